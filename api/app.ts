@@ -1,0 +1,52 @@
+import { bodyLimit } from 'hono/body-limit';
+import { ErrorCode, XtimerError } from '../src/errors.js';
+import type { Logger } from '../src/observability/logger.js';
+import type { TimerService } from '../src/services/timer-service.js';
+import { respondError } from './errors.js';
+import { newRouter } from './router.js';
+import { compatRoutes } from './routes/compat-xtimer.js';
+import { docsRoutes } from './routes/docs.js';
+import { healthRoutes, type ReadinessCheck } from './routes/health.js';
+import { timerRoutes } from './routes/timers.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AppDeps {
+  timers: TimerService;
+  readiness: Record<string, ReadinessCheck>;
+  callbackTimeoutMs: number;
+  logger: Logger;
+}
+
+/** The HTTP application, pure: tests drive it with app.request(), no socket needed. */
+export function createApp(deps: AppDeps) {
+  const app = newRouter();
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        respondError(c, new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB')),
+    }),
+  );
+  app.route('/', healthRoutes(deps.readiness));
+  app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
+  app.route('/', compatRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'xtimer',
+      version: '1',
+      description:
+        'Distributed timers: a cron expression plus an HTTP callback, fired on time, once in effect.',
+    },
+  });
+  app.route('/', docsRoutes());
+  app.notFound((c) =>
+    respondError(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),
+  );
+  app.onError((err, c) => respondError(c, err, deps.logger));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

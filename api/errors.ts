@@ -1,0 +1,116 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+import { CronSyntaxError } from '../src/domain/cron-schedule.js';
+import { ErrorCode, XtimerError } from '../src/errors.js';
+import type { Logger } from '../src/observability/logger.js';
+
+/**
+ * The one place typed errors become HTTP: a status and the envelope
+ * `{"error": {"code", "message", "details"?}}` (SPEC §7).
+ */
+
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  INVALID_CRON: 400,
+  INVALID_TIMEZONE: 400,
+  INVALID_URL: 400,
+  INVALID_METHOD: 400,
+  INVALID_HEADERS: 400,
+  CALLBACK_BODY_TOO_LARGE: 400,
+  INVALID_APP: 400,
+  INVALID_NAME: 400,
+  INVALID_MISFIRE_POLICY: 400,
+  INVALID_RETRY: 400,
+  INVALID_CURSOR: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  NOT_FOUND: 404,
+  TIMER_NOT_FOUND: 404,
+  TIMER_NAME_TAKEN: 409,
+  APP_BUSY: 409,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
+}
+
+/** Which code a validation problem at a field gets when its issue carries none. */
+const CODE_BY_FIELD: Record<string, ErrorCode> = {
+  app: ErrorCode.INVALID_APP,
+  name: ErrorCode.INVALID_NAME,
+  cron: ErrorCode.INVALID_CRON,
+  timezone: ErrorCode.INVALID_TIMEZONE,
+  'callback.url': ErrorCode.INVALID_URL,
+  'callback.method': ErrorCode.INVALID_METHOD,
+  'callback.headers': ErrorCode.INVALID_HEADERS,
+  misfirePolicy: ErrorCode.INVALID_MISFIRE_POLICY,
+  retry: ErrorCode.INVALID_RETRY,
+  cursor: ErrorCode.INVALID_CURSOR,
+};
+
+function codeOf(issue: z.core.$ZodIssue): ErrorCode {
+  const declared = (issue as { params?: { code?: ErrorCode } }).params?.code;
+  if (declared) return declared;
+  const path = issue.path.map(String);
+  for (let n = path.length; n > 0; n--) {
+    const code = CODE_BY_FIELD[path.slice(0, n).join('.')];
+    if (code) return code;
+  }
+  return ErrorCode.VALIDATION_FAILED;
+}
+
+/** A zod failure as one typed error: the first issue's code and message, every issue in details. */
+export function fromZodError(error: z.ZodError, where: string): XtimerError {
+  const issues = error.issues.map((i) => ({
+    path: i.path.map(String).join('.') || where,
+    message: i.message,
+  }));
+  const first = error.issues[0]!;
+  const field = first.path.map(String).join('.');
+  const message = field ? `${field}: ${first.message}` : first.message;
+  return new XtimerError(codeOf(first), message, issues);
+}
+
+export function errorBody(err: XtimerError) {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+    },
+  };
+}
+
+/** Any thrown value as a typed error; unknown failures become INTERNAL (and are logged). */
+export function toXtimerError(err: unknown, logger?: Logger): XtimerError {
+  if (err instanceof XtimerError) return err;
+  if (err instanceof CronSyntaxError) return new XtimerError(ErrorCode.INVALID_CRON, err.message);
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /json/i.test(err.message)) {
+      return new XtimerError(ErrorCode.INVALID_JSON, 'request body is not valid JSON');
+    }
+    if (err.status === 413)
+      return new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB');
+    if (err.status === 415) {
+      return new XtimerError(
+        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        'send the body as Content-Type: application/json',
+      );
+    }
+    if (err.status === 404) return new XtimerError(ErrorCode.NOT_FOUND, err.message || 'not found');
+    if (err.status === 503) return new XtimerError(ErrorCode.UNAVAILABLE, err.message || 'unavailable');
+    return new XtimerError(ErrorCode.VALIDATION_FAILED, err.message || 'bad request');
+  }
+  logger?.error({ err }, 'unhandled error in request');
+  return new XtimerError(ErrorCode.INTERNAL, 'internal error');
+}
+
+export function respondError(c: Context, err: unknown, logger?: Logger): Response {
+  const e = toXtimerError(err, logger);
+  return c.json(errorBody(e), statusOf(e.code));
+}

@@ -1,0 +1,62 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { newRouter } from '../router.js';
+
+/** A dependency readiness depends on; rejects (or times out) when it is not usable. */
+export type ReadinessCheck = () => Promise<void>;
+
+const CHECK_TIMEOUT_MS = 1500;
+
+async function run(check: ReadinessCheck): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)),
+          CHECK_TIMEOUT_MS,
+        );
+      }),
+    ]);
+    return 'ok';
+  } catch (err) {
+    return `down: ${(err as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const HealthSchema = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
+
+const liveness = createRoute({
+  method: 'get',
+  path: '/healthz',
+  tags: ['health'],
+  summary: 'Liveness: the process answers',
+  responses: { 200: { content: { 'application/json': { schema: HealthSchema } }, description: 'Alive' } },
+});
+
+const readiness = createRoute({
+  method: 'get',
+  path: '/readyz',
+  tags: ['health'],
+  summary: 'Readiness: Redis and MySQL answer',
+  responses: {
+    200: { content: { 'application/json': { schema: HealthSchema } }, description: 'Ready' },
+    503: { content: { 'application/json': { schema: HealthSchema } }, description: 'A dependency is down' },
+  },
+});
+
+export function healthRoutes(checks: Record<string, ReadinessCheck>) {
+  return newRouter()
+    .openapi(liveness, (c) => c.json({ status: 'ok' }, 200))
+    .openapi(readiness, async (c) => {
+      const names = Object.keys(checks);
+      const results = await Promise.all(names.map((n) => run(checks[n]!)));
+      const report = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
+      const ready = results.every((r) => r === 'ok');
+      return ready
+        ? c.json({ status: 'ready', checks: report }, 200)
+        : c.json({ status: 'unready', checks: report }, 503);
+    });
+}

@@ -1,0 +1,178 @@
+import { createRoute, type z } from '@hono/zod-openapi';
+import type { TimerDraft } from '../../src/domain/timer.js';
+import type { TimerService } from '../../src/services/timer-service.js';
+import { presentPreview, presentTask, presentTimer } from '../presenters.js';
+import { newRouter } from '../router.js';
+import {
+  CreateTimerSchema,
+  ErrorSchema,
+  IdParamSchema,
+  ListTasksQuerySchema,
+  ListTimersQuerySchema,
+  PreviewQuerySchema,
+  PreviewSchema,
+  page,
+  TaskSchema,
+  TimerSchema,
+  UpdateTimerSchema,
+} from '../schemas/timer-schemas.js';
+
+export interface TimerRoutesDeps {
+  timers: TimerService;
+  callbackTimeoutMs: number;
+}
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
+const errors = {
+  400: json(ErrorSchema, 'Invalid input'),
+  404: json(ErrorSchema, 'No such timer'),
+};
+const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+
+const TimerPage = page(TimerSchema, 'TimerPage');
+const TaskPage = page(TaskSchema, 'TaskPage');
+
+const routes = {
+  create: createRoute({
+    method: 'post',
+    path: '/timers',
+    tags: ['timers'],
+    summary: 'Create a timer',
+    request: jsonBody(CreateTimerSchema),
+    responses: {
+      201: json(TimerSchema, 'Created'),
+      400: errors[400],
+      409: json(ErrorSchema, 'The app already has a timer of that name'),
+      413: json(ErrorSchema, 'Body over 1 MiB'),
+    },
+  }),
+  list: createRoute({
+    method: 'get',
+    path: '/timers',
+    tags: ['timers'],
+    summary: 'List timers (by app and status, id order, cursor-paginated)',
+    request: { query: ListTimersQuerySchema },
+    responses: { 200: json(TimerPage, 'A page of timers'), 400: errors[400] },
+  }),
+  get: createRoute({
+    method: 'get',
+    path: '/timers/{id}',
+    tags: ['timers'],
+    summary: 'Get a timer',
+    request: { params: IdParamSchema },
+    responses: { 200: json(TimerSchema, 'The timer'), ...errors },
+  }),
+  update: createRoute({
+    method: 'patch',
+    path: '/timers/{id}',
+    tags: ['timers'],
+    summary: 'Change a timer (a new cron or timezone re-plans its future runs)',
+    request: { params: IdParamSchema, ...jsonBody(UpdateTimerSchema) },
+    responses: {
+      200: json(TimerSchema, 'The changed timer'),
+      ...errors,
+      409: json(ErrorSchema, 'Name taken'),
+    },
+  }),
+  remove: createRoute({
+    method: 'delete',
+    path: '/timers/{id}',
+    tags: ['timers'],
+    summary: 'Delete a timer and cancel its pending runs',
+    request: { params: IdParamSchema },
+    responses: { 204: { description: 'Deleted' }, ...errors },
+  }),
+  enable: createRoute({
+    method: 'post',
+    path: '/timers/{id}/enable',
+    tags: ['timers'],
+    summary: 'Activate a timer; its runs are planned at once',
+    request: { params: IdParamSchema },
+    responses: { 200: json(TimerSchema, 'The active timer'), ...errors },
+  }),
+  disable: createRoute({
+    method: 'post',
+    path: '/timers/{id}/disable',
+    tags: ['timers'],
+    summary: 'Deactivate a timer; nothing due after this fires',
+    request: { params: IdParamSchema },
+    responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors },
+  }),
+  tasks: createRoute({
+    method: 'get',
+    path: '/timers/{id}/tasks',
+    tags: ['tasks'],
+    summary: "A timer's runs, newest first (pending and missed included)",
+    request: { params: IdParamSchema, query: ListTasksQuerySchema },
+    responses: { 200: json(TaskPage, 'A page of runs'), ...errors },
+  }),
+  preview: createRoute({
+    method: 'get',
+    path: '/timers/{id}/preview',
+    tags: ['timers'],
+    summary: 'The next fire times in the timer’s time zone',
+    request: { params: IdParamSchema, query: PreviewQuerySchema },
+    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+  }),
+};
+
+/** The native timer API (SPEC §7). Thin: validate, call the service, shape the answer. */
+export function timerRoutes({ timers, callbackTimeoutMs }: TimerRoutesDeps) {
+  return newRouter()
+    .openapi(routes.create, async (c) => {
+      const input = c.req.valid('json');
+      const draft: TimerDraft = {
+        ...input,
+        callback: {
+          url: input.callback.url,
+          method: input.callback.method,
+          headers: input.callback.headers,
+          body: input.callback.body ?? null,
+          timeoutMs: input.callback.timeoutMs ?? callbackTimeoutMs,
+        },
+      };
+      return c.json(presentTimer(await timers.create(draft)), 201);
+    })
+    .openapi(routes.list, async (c) => {
+      const q = c.req.valid('query');
+      const result = await timers.list(q);
+      return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
+    })
+    .openapi(routes.get, async (c) => c.json(presentTimer(await timers.get(c.req.valid('param').id)), 200))
+    .openapi(routes.update, async (c) => {
+      const { id } = c.req.valid('param');
+      const timer = await timers.update(id, c.req.valid('json'));
+      return c.json(presentTimer(timer), 200);
+    })
+    .openapi(routes.remove, async (c) => {
+      await timers.delete(c.req.valid('param').id);
+      return c.body(null, 204);
+    })
+    .openapi(routes.enable, async (c) =>
+      c.json(presentTimer(await timers.enable(c.req.valid('param').id)), 200),
+    )
+    .openapi(routes.disable, async (c) =>
+      c.json(presentTimer(await timers.disable(c.req.valid('param').id)), 200),
+    )
+    .openapi(routes.tasks, async (c) => {
+      const { id } = c.req.valid('param');
+      const q = c.req.valid('query');
+      const result = await timers.listTasks(id, {
+        limit: q.limit,
+        statuses: q.status,
+        fromMs: q.from,
+        toMs: q.to,
+        cursor: q.cursor,
+      });
+      return c.json({ items: result.items.map(presentTask), nextCursor: result.nextCursor }, 200);
+    })
+    .openapi(routes.preview, async (c) => {
+      const { timer, runs } = await timers.preview(c.req.valid('param').id, c.req.valid('query').count);
+      return c.json(presentPreview(timer, runs), 200);
+    });
+}

@@ -1,0 +1,316 @@
+import { z } from '@hono/zod-openapi';
+import { findCronProblem } from '../../src/domain/cron-schedule.js';
+import { isValidTimeZone } from '../../src/domain/time-zone.js';
+import {
+  callbackProblem,
+  HTTP_METHODS,
+  LIMITS,
+  MISFIRE_POLICIES,
+  TASK_STATUSES,
+  TIMER_STATUSES,
+} from '../../src/domain/timer.js';
+import { ErrorCode } from '../../src/errors.js';
+
+/**
+ * Request and response schemas of the native API. The same schemas validate
+ * requests and generate /openapi.json. An issue carrying `params.code` names its
+ * error code; api/errors.ts maps the rest by field.
+ */
+
+const withCode = (code: ErrorCode) => ({ params: { code } });
+
+export const AppSchema = z
+  .string()
+  .regex(
+    LIMITS.appPattern,
+    'must be 1-64 letters, digits, dots, dashes or underscores, starting alphanumeric',
+  )
+  .openapi({ example: 'billing', description: 'The business system that owns the timer.' });
+
+const NO_CONTROL = /^[^\p{Cc}\p{Cs}]*$/u;
+
+export const NameSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(LIMITS.nameMaxChars, `must be at most ${LIMITS.nameMaxChars} characters`)
+  .regex(NO_CONTROL, 'must not contain control characters')
+  .refine((v) => v.trim() === v, 'must not start or end with white space')
+  .openapi({ example: 'nightly-invoice', description: 'Unique within the app.' });
+
+export const CronSchema = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = findCronProblem(value);
+    if (problem) {
+      ctx.addIssue({
+        code: 'custom',
+        message: problem.field ? `${problem.field} field: ${problem.message}` : `cron ${problem.message}`,
+        params: { code: ErrorCode.INVALID_CRON, field: problem.field },
+      });
+    }
+  })
+  .openapi({
+    example: '0 30 2 * * *',
+    description:
+      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.',
+  });
+
+export const TimezoneSchema = z
+  .string()
+  .refine(isValidTimeZone, {
+    message: 'is not a known IANA time zone',
+    ...withCode(ErrorCode.INVALID_TIMEZONE),
+  })
+  .openapi({ example: 'Asia/Shanghai' });
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+export const HeadersSchema = z
+  .record(
+    z.string().regex(HEADER_NAME, 'header names must be HTTP tokens'),
+    z
+      .string()
+      .max(
+        LIMITS.headerValueMaxChars,
+        `header values must be at most ${LIMITS.headerValueMaxChars} characters`,
+      )
+      .regex(HEADER_VALUE, 'header values must not contain CR, LF or NUL'),
+  )
+  .refine((h) => Object.keys(h).length <= LIMITS.headersMax, `at most ${LIMITS.headersMax} headers`)
+  .openapi({
+    example: { 'content-type': 'application/json' },
+    description: 'A map of header name to string value.',
+  });
+
+export const UrlSchema = z
+  .string()
+  .max(LIMITS.urlMaxChars, `must be at most ${LIMITS.urlMaxChars} characters`)
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an absolute http(s) URL' },
+  )
+  .openapi({ example: 'https://billing.internal/hooks/run' });
+
+export const MethodSchema = z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` });
+
+export const CallbackBodySchema = z
+  .string()
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= LIMITS.callbackBodyMaxBytes, {
+    message: `must be at most ${LIMITS.callbackBodyMaxBytes} bytes`,
+    ...withCode(ErrorCode.CALLBACK_BODY_TOO_LARGE),
+  })
+  .nullable()
+  .openapi({ example: '{"k":1}', description: 'Sent as given, never re-encoded. At most 64 KiB.' });
+
+const int = (min: number, max: number, what: string) =>
+  z
+    .number()
+    .int(`${what} must be a whole number`)
+    .min(min, `${what} must be >= ${min}`)
+    .max(max, `${what} must be <= ${max}`);
+
+export const TimeoutSchema = int(LIMITS.timeoutMs.min, LIMITS.timeoutMs.max, 'timeoutMs');
+
+export const CallbackSchema = z
+  .strictObject({
+    url: UrlSchema,
+    method: MethodSchema.default('POST'),
+    headers: HeadersSchema.default({}),
+    body: CallbackBodySchema.optional(),
+    timeoutMs: TimeoutSchema.optional(),
+  })
+  .superRefine((cb, ctx) => {
+    const problem = callbackProblem({ method: cb.method, body: cb.body ?? null });
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['body'] });
+  })
+  .openapi('Callback');
+
+export const RetrySchema = z
+  .strictObject({
+    maxAttempts: int(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max, 'maxAttempts').default(3),
+    backoffMs: int(LIMITS.backoffMs.min, LIMITS.backoffMs.max, 'backoffMs').default(1000),
+  })
+  .openapi('RetryPolicy', {
+    description: 'Attempts in all (1 = no retry); exponential backoff with jitter from backoffMs.',
+  });
+
+export const MisfirePolicySchema = z.enum(MISFIRE_POLICIES, {
+  error: `must be one of ${MISFIRE_POLICIES.join(', ')}`,
+});
+export const MisfireThresholdSchema = int(
+  LIMITS.misfireThresholdMs.min,
+  LIMITS.misfireThresholdMs.max,
+  'misfireThresholdMs',
+);
+export const TimerStatusSchema = z.enum(TIMER_STATUSES, {
+  error: `must be one of ${TIMER_STATUSES.join(', ')}`,
+});
+
+export const CreateTimerSchema = z
+  .strictObject({
+    app: AppSchema,
+    name: NameSchema,
+    cron: CronSchema,
+    timezone: TimezoneSchema.default('UTC'),
+    callback: CallbackSchema,
+    retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
+    misfirePolicy: MisfirePolicySchema.default('fire_once'),
+    misfireThresholdMs: MisfireThresholdSchema.default(60_000),
+    status: TimerStatusSchema.default('inactive'),
+  })
+  .openapi('CreateTimer');
+
+export const UpdateTimerSchema = z
+  .strictObject({
+    name: NameSchema.optional(),
+    cron: CronSchema.optional(),
+    timezone: TimezoneSchema.optional(),
+    callback: z
+      .strictObject({
+        url: UrlSchema.optional(),
+        method: MethodSchema.optional(),
+        headers: HeadersSchema.optional(),
+        body: CallbackBodySchema.optional(),
+        timeoutMs: TimeoutSchema.optional(),
+      })
+      .optional(),
+    retry: z
+      .strictObject({
+        maxAttempts: int(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max, 'maxAttempts').optional(),
+        backoffMs: int(LIMITS.backoffMs.min, LIMITS.backoffMs.max, 'backoffMs').optional(),
+      })
+      .optional(),
+    misfirePolicy: MisfirePolicySchema.optional(),
+    misfireThresholdMs: MisfireThresholdSchema.optional(),
+  })
+  .openapi('UpdateTimer', { description: 'Any subset of fields; callback and retry merge field by field.' });
+
+export const TimerSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 42 }),
+    app: z.string().openapi({ example: 'billing' }),
+    name: z.string().openapi({ example: 'nightly-invoice' }),
+    cron: z.string().openapi({ example: '0 30 2 * * *' }),
+    timezone: z.string().openapi({ example: 'Asia/Shanghai' }),
+    callback: z.object({
+      url: z.string(),
+      method: MethodSchema,
+      headers: z.record(z.string(), z.string()),
+      body: z.string().nullable(),
+      timeoutMs: z.number().int(),
+    }),
+    retry: z.object({ maxAttempts: z.number().int(), backoffMs: z.number().int() }),
+    misfirePolicy: MisfirePolicySchema,
+    misfireThresholdMs: z.number().int(),
+    status: TimerStatusSchema,
+    createdAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
+    updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
+  })
+  .openapi('Timer');
+
+export const TaskSchema = z
+  .object({
+    id: z.string().openapi({ example: '42_1795304060000', description: 'The task key: timerId_runAtMs.' }),
+    timerId: z.number().int(),
+    runAt: z.string().openapi({ example: '2026-11-22T10:00:00.000Z' }),
+    status: z.enum(TASK_STATUSES),
+    attempts: z.number().int(),
+    httpStatus: z.number().int().nullable(),
+    output: z.string().nullable(),
+    error: z.string().nullable(),
+    firedAt: z.string().nullable(),
+    latencyMs: z.number().int().nullable().openapi({ description: 'firedAt − runAt.' }),
+    durationMs: z.number().int().nullable(),
+  })
+  .openapi('Task');
+
+export const IdParamSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
+    .transform(Number)
+    .openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
+});
+
+const LimitSchema = z.coerce.number().int().min(1).max(500).default(50);
+const CursorSchema = z
+  .string()
+  .max(64)
+  .optional()
+  .openapi({ description: 'nextCursor of the previous page.' });
+
+export const ListTimersQuerySchema = z.object({
+  app: AppSchema.optional(),
+  status: TimerStatusSchema.optional(),
+  limit: LimitSchema,
+  cursor: CursorSchema,
+});
+
+/** ISO-8601 or epoch milliseconds. */
+const InstantSchema = z
+  .string()
+  .transform((v, ctx) => {
+    const ms = /^\d{1,15}$/.test(v) ? Number(v) : Date.parse(v);
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO-8601 time or epoch milliseconds' });
+      return z.NEVER;
+    }
+    return ms;
+  })
+  .openapi({ type: 'string', example: '2026-11-22T10:00:00Z' });
+
+export const ListTasksQuerySchema = z.object({
+  status: z
+    .string()
+    .transform((v, ctx) => {
+      const list = v.split(',').filter(Boolean);
+      const bad = list.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown status ${bad.join(', ')}; use ${TASK_STATUSES.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return list as (typeof TASK_STATUSES)[number][];
+    })
+    .optional()
+    .openapi({ type: 'string', example: 'succeeded,failed', description: 'Comma list of statuses.' }),
+  from: InstantSchema.optional(),
+  to: InstantSchema.optional(),
+  limit: LimitSchema,
+  cursor: CursorSchema,
+});
+
+export const PreviewQuerySchema = z.object({
+  count: z.coerce.number().int().min(1).max(100).default(10),
+});
+
+export const PreviewSchema = z
+  .object({
+    timerId: z.number().int(),
+    timezone: z.string(),
+    items: z.array(z.string()).openapi({ example: ['2026-11-22T02:30:00.000+08:00'] }),
+  })
+  .openapi('Preview');
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'INVALID_CRON' }),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  })
+  .openapi('Error');
+
+export const page = <T extends z.ZodTypeAny>(item: T, name: string) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() }).openapi(name);

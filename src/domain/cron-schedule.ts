@@ -1,0 +1,330 @@
+import { CronExpressionParser } from 'cron-parser';
+import { offsetAt, wallTimeAt } from './time-zone.js';
+
+/**
+ * Cron schedules: parsing (through cron-parser, so the syntax is the one BullMQ users
+ * know) and a fast expansion of a schedule over a half-open window [start, end).
+ *
+ * cron-parser's own iterator costs ~60 µs per run; the migrator must place 50k+ runs
+ * per second, so expansion walks the parsed field sets directly: a day at a time, with
+ * the zone offset resolved once per day except on DST transition days.
+ */
+
+export const CRON_FIELDS_5 = ['minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
+export const CRON_FIELDS_6 = ['second', ...CRON_FIELDS_5] as const;
+export const CRON_FIELDS_7 = [...CRON_FIELDS_6, 'year'] as const;
+
+const MAX_CRON_LENGTH = 128;
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+
+export interface CronSchedule {
+  readonly source: string;
+  readonly hasSeconds: boolean;
+  readonly seconds: readonly number[];
+  readonly minutes: readonly number[];
+  readonly hours: readonly number[];
+  readonly months: ReadonlySet<number>;
+  readonly domAny: boolean;
+  readonly domDays: ReadonlySet<number>;
+  readonly domLast: boolean;
+  readonly dowAny: boolean;
+  readonly dowDays: ReadonlySet<number>;
+  /** Weekdays written `dL`: the last such weekday of the month. */
+  readonly dowLast: ReadonlySet<number>;
+  /** `d#n`: only the n-th such weekday of the month (0 = no restriction). */
+  readonly nth: number;
+  /** Year restriction of a 7-field (xtimer-compatible) expression; null = any. */
+  readonly years: ReadonlySet<number> | null;
+}
+
+/** What is wrong with an expression, naming the field when one field is at fault. */
+export interface CronProblem {
+  field?: string;
+  message: string;
+}
+
+export class CronSyntaxError extends Error {
+  constructor(readonly problem: CronProblem) {
+    super(problem.field ? `${problem.field}: ${problem.message}` : problem.message);
+  }
+}
+
+export interface ParseOptions {
+  /** Accept a 7th, trailing year field (the Go xtimer's format). */
+  allowYear?: boolean;
+}
+
+function splitFields(expression: string): string[] {
+  return expression.trim().split(/\s+/).filter(Boolean);
+}
+
+/** Explains why `expression` is not a valid cron, or returns null if it is. */
+export function findCronProblem(expression: string, options: ParseOptions = {}): CronProblem | null {
+  try {
+    parseCron(expression, options);
+    return null;
+  } catch (err) {
+    if (err instanceof CronSyntaxError) return err.problem;
+    return { message: (err as Error).message };
+  }
+}
+
+export function parseCron(expression: string, options: ParseOptions = {}): CronSchedule {
+  const source = expression.trim().replace(/\s+/g, ' ');
+  if (source.length === 0) throw new CronSyntaxError({ message: 'is empty' });
+  if (source.length > MAX_CRON_LENGTH) {
+    throw new CronSyntaxError({ message: `is longer than ${MAX_CRON_LENGTH} characters` });
+  }
+  if (source.startsWith('@')) return fromParser(source, source, null);
+
+  const fields = splitFields(source);
+  const maxFields = options.allowYear ? 7 : 6;
+  if (fields.length < 5 || fields.length > maxFields) {
+    const allowed = options.allowYear ? '5, 6 or 7' : '5 or 6';
+    throw new CronSyntaxError({ message: `has ${fields.length} fields, expected ${allowed}` });
+  }
+  const names = fields.length === 5 ? CRON_FIELDS_5 : fields.length === 6 ? CRON_FIELDS_6 : CRON_FIELDS_7;
+  let years: Set<number> | null = null;
+  let cronFields = fields;
+  if (fields.length === 7) {
+    years = parseYearField(fields[6]!);
+    cronFields = fields.slice(0, 6);
+  }
+  // Check each field on its own first, so the error can say which one is wrong.
+  const wildcard = cronFields.map(() => '*');
+  for (let i = 0; i < cronFields.length; i++) {
+    const probe = [...wildcard];
+    probe[i] = cronFields[i]!;
+    try {
+      CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
+    } catch (err) {
+      throw new CronSyntaxError({ field: names[i]!, message: describeParserError(cronFields[i]!, err) });
+    }
+  }
+  return fromParser(source, cronFields.join(' '), years);
+}
+
+function describeParserError(value: string, err: unknown): string {
+  const msg = (err as Error).message ?? String(err);
+  const range = /expected range (\d+-\d+)/.exec(msg);
+  if (range) return `"${value}" is out of range ${range[1]}`;
+  return `"${value}" is not valid (${msg})`;
+}
+
+function parseYearField(field: string): Set<number> {
+  const years = new Set<number>();
+  const fail = (): never => {
+    throw new CronSyntaxError({
+      field: 'year',
+      message: `"${field}" is not a year, range or list in 1970-2199`,
+    });
+  };
+  for (const part of field.split(',')) {
+    const [rangePart, stepPart] = part.split('/');
+    const step = stepPart === undefined ? 1 : Number(stepPart);
+    if (!Number.isInteger(step) || step < 1) fail();
+    let lo = 1970;
+    let hi = 2199;
+    if (rangePart !== '*' && rangePart !== '?') {
+      const [a, b] = (rangePart ?? '').split('-');
+      lo = Number(a);
+      hi = b === undefined ? (stepPart === undefined ? lo : 2199) : Number(b);
+      if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo < 1970 || hi > 2199 || lo > hi) fail();
+    }
+    for (let y = lo; y <= hi; y += step) years.add(y);
+  }
+  return years;
+}
+
+function fromParser(source: string, expression: string, years: Set<number> | null): CronSchedule {
+  let parsed: ReturnType<typeof CronExpressionParser.parse>;
+  try {
+    parsed = CronExpressionParser.parse(expression, { tz: 'UTC' });
+  } catch (err) {
+    throw new CronSyntaxError({ message: describeParserError(expression, err) });
+  }
+  const f = parsed.fields;
+  const numbers = (values: readonly (number | string)[]) =>
+    values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const dowValues = f.dayOfWeek.values as readonly (number | string)[];
+  const dowDays = new Set(numbers(dowValues).map((d) => d % 7));
+  const dowLast = new Set(
+    dowValues
+      .filter((v): v is string => typeof v === 'string' && v.endsWith('L'))
+      .map((v) => Number(v[0]) % 7),
+  );
+  const domValues = f.dayOfMonth.values as readonly (number | string)[];
+  const fieldCount = splitFields(expression).length;
+  return {
+    source,
+    hasSeconds: !source.startsWith('@') && fieldCount >= 6,
+    seconds: numbers(f.second.values),
+    minutes: numbers(f.minute.values),
+    hours: numbers(f.hour.values),
+    months: new Set(numbers(f.month.values)),
+    domAny: f.dayOfMonth.isWildcard,
+    domDays: new Set(numbers(domValues)),
+    domLast: domValues.includes('L'),
+    dowAny: f.dayOfWeek.isWildcard,
+    dowDays,
+    dowLast,
+    nth: (f.dayOfWeek as unknown as { nthDay?: number }).nthDay ?? 0,
+    years,
+  };
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Does the schedule fire on this local calendar day? (Vixie rule: if both day fields are restricted, either may match.) */
+export function matchesDay(s: CronSchedule, year: number, month: number, day: number): boolean {
+  if (s.years && !s.years.has(year)) return false;
+  if (!s.months.has(month)) return false;
+  if (s.domAny && s.dowAny) return true;
+  const last = daysInMonth(year, month);
+  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
+  const domMatch = s.domDays.has(day) || (s.domLast && day === last);
+  const dowMatch =
+    (s.dowDays.has(weekday) && (s.nth === 0 || Math.ceil(day / 7) === s.nth)) ||
+    (s.dowLast.has(weekday) && day + 7 > last);
+  if (s.domAny) return dowMatch;
+  if (s.dowAny) return domMatch;
+  return domMatch || dowMatch;
+}
+
+/**
+ * The zone's offsets around one local day. `transitionAt` is set when the offset
+ * changes inside the 48 h around the day; wall times are then resolved one by one.
+ */
+interface DayOffsets {
+  before: number;
+  after: number;
+  transitionAt: number | null;
+}
+
+function offsetsAround(timeZone: string, dayWallMs: number): DayOffsets {
+  const lo = dayWallMs - 14 * HOUR;
+  const hi = dayWallMs + DAY + 14 * HOUR;
+  const before = offsetAt(timeZone, lo);
+  const after = offsetAt(timeZone, hi);
+  if (before === after) return { before, after, transitionAt: null };
+  // Binary search the first instant (to the second) that carries the new offset.
+  let a = Math.floor(lo / 1000);
+  let b = Math.floor(hi / 1000);
+  while (b - a > 1) {
+    const mid = Math.floor((a + b) / 2);
+    if (offsetAt(timeZone, mid * 1000) === before) a = mid;
+    else b = mid;
+  }
+  return { before, after, transitionAt: b * 1000 };
+}
+
+/** SPEC §6 on a transition day: gap → shifted instant, overlap → first occurrence. */
+function resolveWall(o: DayOffsets, wallMs: number): number {
+  const early = wallMs - o.before;
+  if (o.transitionAt === null) return early;
+  const late = wallMs - o.after;
+  const earlyValid = early < o.transitionAt;
+  const lateValid = late >= o.transitionAt;
+  if (earlyValid && lateValid) return Math.min(early, late);
+  if (earlyValid) return early;
+  if (lateValid) return late;
+  return early;
+}
+
+/** Fire instants of one day whose local midnight is the instant `midnight` (no DST change that day). */
+function expandDay(
+  schedule: CronSchedule,
+  midnight: number,
+  startMs: number,
+  endMs: number,
+  out: number[],
+): void {
+  for (const h of schedule.hours) {
+    const hourStart = midnight + h * HOUR;
+    if (hourStart + HOUR <= startMs) continue;
+    if (hourStart >= endMs) return;
+    for (const m of schedule.minutes) {
+      const minuteStart = hourStart + m * 60_000;
+      if (minuteStart + 60_000 <= startMs) continue;
+      if (minuteStart >= endMs) return;
+      for (const s of schedule.seconds) {
+        const t = minuteStart + s * 1000;
+        if (t < startMs) continue;
+        if (t >= endMs) return;
+        out.push(t);
+      }
+    }
+  }
+}
+
+/**
+ * All fire instants of `schedule` in `timeZone` with start <= t < end, ascending and
+ * unique. Half-open, so consecutive windows neither lose nor double a boundary run.
+ */
+export function expandRuns(
+  schedule: CronSchedule,
+  timeZone: string,
+  startMs: number,
+  endMs: number,
+): number[] {
+  const out: number[] = [];
+  if (endMs <= startMs) return out;
+  const first = wallTimeAt(timeZone, startMs);
+  const last = wallTimeAt(timeZone, endMs - 1);
+  // One spare day each side: DST resolution can move a wall time across midnight.
+  const firstDay = Date.UTC(first.year, first.month - 1, first.day) - DAY;
+  const lastDay = Date.UTC(last.year, last.month - 1, last.day) + DAY;
+  let needsSort = false;
+  for (let dayWall = firstDay; dayWall <= lastDay; dayWall += DAY) {
+    const date = new Date(dayWall);
+    if (!matchesDay(schedule, date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate())) continue;
+    const offsets = offsetsAround(timeZone, dayWall);
+    if (offsets.transitionAt === null) {
+      expandDay(schedule, dayWall - offsets.before, startMs, endMs, out);
+    } else {
+      needsSort = true;
+      for (const h of schedule.hours) {
+        for (const m of schedule.minutes) {
+          for (const s of schedule.seconds) {
+            const t = resolveWall(offsets, dayWall + h * HOUR + m * 60_000 + s * 1000);
+            if (t >= startMs && t < endMs) out.push(t);
+          }
+        }
+      }
+    }
+  }
+  if (!needsSort) return out;
+  out.sort((a, b) => a - b);
+  let w = 0;
+  for (let r = 0; r < out.length; r++) {
+    if (r === 0 || out[r] !== out[r - 1]) out[w++] = out[r]!;
+  }
+  out.length = w;
+  return out;
+}
+
+/** The next `count` fire instants strictly after `afterMs`, searching at most `horizonMs` ahead. */
+export function nextRuns(
+  schedule: CronSchedule,
+  timeZone: string,
+  afterMs: number,
+  count: number,
+  horizonMs = 5 * 366 * DAY,
+): number[] {
+  const out: number[] = [];
+  let from = afterMs + 1;
+  let span = HOUR;
+  while (out.length < count && from < afterMs + horizonMs) {
+    const to = Math.min(from + span, afterMs + horizonMs);
+    for (const t of expandRuns(schedule, timeZone, from, to)) {
+      out.push(t);
+      if (out.length === count) break;
+    }
+    from = to;
+    span = Math.min(span * 4, 400 * DAY);
+  }
+  return out;
+}

@@ -1,0 +1,37 @@
+/**
+ * Time-and-bucket slicing (SPEC §4, seed 002): a run lives in the slice of its UTC
+ * minute and of bucket `timerId % count`, where a minute's bucket count grows with
+ * the number of runs in it: `BUCKETS + floor(runs / 200)`, capped at `MAX_BUCKETS`.
+ */
+export const MINUTE = 60_000;
+export const RUNS_PER_EXTRA_BUCKET = 200;
+
+export function minuteStart(ms: number): number {
+  return Math.floor(ms / MINUTE) * MINUTE;
+}
+
+/** `YYYY-MM-DDTHH:mm` of the UTC minute holding `ms`. */
+export function minuteKey(ms: number): string {
+  return new Date(minuteStart(ms)).toISOString().slice(0, 16);
+}
+
+export function parseMinuteKey(key: string): number {
+  return Date.parse(`${key}:00.000Z`);
+}
+
+/** `YYYY-MM-DD` (UTC), the bloom filter's day. */
+export function dayKey(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function bucketOf(timerId: number, bucketCount: number): number {
+  return timerId % bucketCount;
+}
+
+export function bucketCountFor(runsInMinute: number, base: number, max: number): number {
+  return Math.min(max, base + Math.floor(runsInMinute / RUNS_PER_EXTRA_BUCKET));
+}
+
+export function sliceId(minute: string, bucket: number): string {
+  return `${minute}_${bucket}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * Typed errors with string codes. Services throw these; api/errors.ts is the one
+ * place that turns them into HTTP statuses and the `{"error": {...}}` envelope.
+ */
+export const ErrorCode = {
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  INVALID_JSON: 'INVALID_JSON',
+  INVALID_CRON: 'INVALID_CRON',
+  INVALID_TIMEZONE: 'INVALID_TIMEZONE',
+  INVALID_URL: 'INVALID_URL',
+  INVALID_METHOD: 'INVALID_METHOD',
+  INVALID_HEADERS: 'INVALID_HEADERS',
+  CALLBACK_BODY_TOO_LARGE: 'CALLBACK_BODY_TOO_LARGE',
+  INVALID_APP: 'INVALID_APP',
+  INVALID_NAME: 'INVALID_NAME',
+  INVALID_MISFIRE_POLICY: 'INVALID_MISFIRE_POLICY',
+  INVALID_RETRY: 'INVALID_RETRY',
+  INVALID_CURSOR: 'INVALID_CURSOR',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  NOT_FOUND: 'NOT_FOUND',
+  TIMER_NOT_FOUND: 'TIMER_NOT_FOUND',
+  TIMER_NAME_TAKEN: 'TIMER_NAME_TAKEN',
+  APP_BUSY: 'APP_BUSY',
+  UNAVAILABLE: 'UNAVAILABLE',
+  INTERNAL: 'INTERNAL',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class XtimerError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'XtimerError';
+  }
+}
+
+export const timerNotFound = (id: number | string) =>
+  new XtimerError(ErrorCode.TIMER_NOT_FOUND, `timer ${id} does not exist`);

@@ -1,0 +1,252 @@
+import { nextRuns, parseCron } from '../domain/cron-schedule.js';
+import {
+  callbackProblem,
+  changesSchedule,
+  type Task,
+  type TaskStatus,
+  type Timer,
+  type TimerDraft,
+  type TimerPatch,
+  type TimerStatus,
+} from '../domain/timer.js';
+import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
+import type { Database, Transaction } from '../storage/db/client.js';
+import { TaskRepository } from '../storage/db/task-repository.js';
+import { TimerRepository } from '../storage/db/timer-repository.js';
+import type { Keys } from '../storage/redis/keys.js';
+import type { RedisLock } from '../storage/redis/redis-lock.js';
+import type { RunPlanner } from './run-planner.js';
+
+/** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
+const APP_LOCK_TTL_MS = 3000;
+
+export interface TimerServiceDeps {
+  database: Database;
+  lock: RedisLock;
+  keys: Keys;
+  planner: RunPlanner;
+  /** Tells every process a timer changed (their caches drop it). */
+  announce(timerId: number): Promise<void>;
+  now(): number;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface TimerQuery {
+  app?: string | undefined;
+  status?: TimerStatus | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface TaskQuery {
+  statuses?: TaskStatus[] | undefined;
+  fromMs?: number | undefined;
+  toMs?: number | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** `obj` without its undefined properties (a PATCH's absent fields leave values alone). */
+function defined<T extends object>(
+  obj: T | undefined,
+): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
+  return Object.fromEntries(Object.entries(obj ?? {}).filter(([, v]) => v !== undefined)) as Partial<{
+    [K in keyof T]: Exclude<T[K], undefined>;
+  }>;
+}
+
+function encodeCursor(value: number): string {
+  return Buffer.from(String(value)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const value = Number(Buffer.from(cursor, 'base64url').toString());
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new XtimerError(ErrorCode.INVALID_CURSOR, 'cursor is not one this API returned');
+  }
+  return value;
+}
+
+/** Timer use cases: what the native and the xtimer-compatible API both call. */
+export class TimerService {
+  private readonly timers: TimerRepository;
+  private readonly tasks: TaskRepository;
+
+  constructor(private readonly deps: TimerServiceDeps) {
+    this.timers = new TimerRepository(deps.database.db);
+    this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
+  }
+
+  async create(draft: TimerDraft): Promise<Timer> {
+    const timer = await this.underAppLock(draft.app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const created = await this.timersIn(tx).insert(draft);
+        if (created.status === 'active')
+          await this.deps.planner.plan(created, this.deps.now(), this.tasksIn(tx));
+        return created;
+      }),
+    );
+    await this.deps.announce(timer.id);
+    return timer;
+  }
+
+  async get(id: number): Promise<Timer> {
+    const timer = await this.timers.findById(id);
+    if (!timer) throw timerNotFound(id);
+    return timer;
+  }
+
+  async findByName(app: string, name: string): Promise<Timer | null> {
+    return this.timers.findByName(app, name);
+  }
+
+  async list(q: TimerQuery): Promise<Page<Timer>> {
+    const items = await this.timers.list({
+      ...defined({ app: q.app, status: q.status }),
+      ...(q.cursor === undefined ? {} : { afterId: decodeCursor(q.cursor) }),
+      limit: q.limit + 1,
+    });
+    const more = items.length > q.limit;
+    if (more) items.length = q.limit;
+    return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
+  }
+
+  /** Offset pages with a total, for the xtimer-compatible API (pageIndex/pageSize). */
+  async listNumbered(app: string, offset: number, limit: number): Promise<{ items: Timer[]; total: number }> {
+    const [items, total] = await Promise.all([
+      this.timers.list({ app, offset, limit }),
+      this.timers.count({ app }),
+    ]);
+    return { items, total };
+  }
+
+  async listTasksNumbered(
+    timerId: number,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: Task[]; total: number }> {
+    await this.get(timerId);
+    const [items, total] = await Promise.all([
+      this.tasks.listForTimer({ timerId, offset, limit }),
+      this.tasks.countForTimer(timerId),
+    ]);
+    return { items, total };
+  }
+
+  /** Applies a PATCH; a changed cron or timezone of an active timer re-plans its future runs. */
+  async update(id: number, patch: TimerPatch): Promise<Timer> {
+    const existing = await this.get(id);
+    await this.underAppLock(existing.app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const current = await this.timersIn(tx).findById(id, true);
+        if (!current) throw timerNotFound(id);
+        const merged = applyPatch(current, patch);
+        const problem = callbackProblem(merged.callback);
+        if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
+        await this.timersIn(tx).update(merged);
+        if (current.status === 'active' && changesSchedule(patch)) {
+          const now = this.deps.now();
+          await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+          await this.deps.planner.plan(merged, now, this.tasksIn(tx));
+        }
+      }),
+    );
+    await this.deps.announce(id);
+    return this.get(id);
+  }
+
+  /** Deletes the timer and its runs; pending runs are cancelled. */
+  async delete(id: number): Promise<void> {
+    const existing = await this.get(id);
+    await this.underAppLock(existing.app, async () => {
+      await this.deps.database.transaction(async (tx) => {
+        if (!(await this.timersIn(tx).delete(id))) throw timerNotFound(id);
+        await this.deps.planner.cancel(id, 0, this.tasksIn(tx));
+      });
+      await this.tasks.deleteAllForTimer(id);
+    });
+    await this.deps.announce(id);
+  }
+
+  /** Activates the timer and materialises its runs at once (SPEC §5.1). Idempotent. */
+  async enable(id: number): Promise<Timer> {
+    return this.setStatus(id, 'active');
+  }
+
+  /** Deactivates the timer and cancels its runs not yet due. Idempotent. */
+  async disable(id: number): Promise<Timer> {
+    return this.setStatus(id, 'inactive');
+  }
+
+  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
+    const timer = await this.get(id);
+    const runs = nextRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, this.deps.now(), count);
+    return { timer, runs };
+  }
+
+  async listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>> {
+    await this.get(timerId);
+    const items = await this.tasks.listForTimer({
+      ...defined({ statuses: q.statuses, fromMs: q.fromMs, toMs: q.toMs }),
+      ...(q.cursor === undefined ? {} : { beforeMs: decodeCursor(q.cursor) }),
+      timerId,
+      limit: q.limit + 1,
+    });
+    const more = items.length > q.limit;
+    if (more) items.length = q.limit;
+    return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.runAt) : null };
+  }
+
+  private async setStatus(id: number, status: TimerStatus): Promise<Timer> {
+    const existing = await this.get(id);
+    const changed = await this.underAppLock(existing.app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const current = await this.timersIn(tx).findById(id, true);
+        if (!current) throw timerNotFound(id);
+        if (current.status === status) return false;
+        await this.timersIn(tx).setStatus(id, status);
+        const now = this.deps.now();
+        if (status === 'active') await this.deps.planner.plan({ ...current, status }, now, this.tasksIn(tx));
+        else await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+        return true;
+      }),
+    );
+    if (changed) await this.deps.announce(id);
+    return this.get(id);
+  }
+
+  private timersIn(tx: Transaction): TimerRepository {
+    return this.timers.withDb(tx.db);
+  }
+
+  private tasksIn(tx: Transaction): TaskRepository {
+    return this.tasks.withDb(tx.db, tx.conn);
+  }
+
+  private async underAppLock<T>(app: string, fn: () => Promise<T>): Promise<T> {
+    const result = await this.deps.lock.withLock(
+      this.deps.keys.appLock(app),
+      APP_LOCK_TTL_MS,
+      APP_LOCK_TTL_MS,
+      fn,
+    );
+    if (!result) {
+      throw new XtimerError(ErrorCode.APP_BUSY, `another change to app ${app} is in progress; retry shortly`);
+    }
+    return result.value;
+  }
+}
+
+function applyPatch(t: Timer, p: TimerPatch): Timer {
+  const { callback, retry, ...rest } = p;
+  return {
+    ...t,
+    ...defined(rest),
+    callback: { ...t.callback, ...defined(callback) },
+    retry: { ...t.retry, ...defined(retry) },
+  };
+}

@@ -1,0 +1,36 @@
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/mysql2';
+import { migrate } from 'drizzle-orm/mysql2/migrator';
+import mysql from 'mysql2/promise';
+import { poolOptions } from './client.js';
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/**
+ * Creates the database if missing and applies the committed migrations. Safe when
+ * several processes start at once: the work runs under a MySQL named lock.
+ */
+export async function prepareDatabase(url: string): Promise<void> {
+  const opts = poolOptions(url);
+  const database = String(opts.database);
+  const { database: _db, connectionLimit: _limit, enableKeepAlive: _ka, ...serverOnly } = opts;
+  const conn = await mysql.createConnection(serverOnly);
+  try {
+    await conn.query("SET time_zone = '+00:00'");
+    const [rows] = await conn.query('SELECT GET_LOCK(?, 60) AS ok', [`xtimer_migrate:${database}`]);
+    if ((rows as Array<{ ok: number | null }>)[0]?.ok !== 1) {
+      throw new Error(`could not take the migration lock for database ${database} within 60 s`);
+    }
+    try {
+      await conn.query(
+        `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+      );
+      await conn.changeUser({ database });
+      await migrate(drizzle(conn), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await conn.query('SELECT RELEASE_LOCK(?)', [`xtimer_migrate:${database}`]);
+    }
+  } finally {
+    await conn.end();
+  }
+}

@@ -1,0 +1,95 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  customType,
+  datetime,
+  index,
+  int,
+  mediumtext,
+  mysqlTable,
+  smallint,
+  text,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/mysql-core';
+
+/**
+ * MySQL is the source of truth (SPEC §3). Times are DATETIME(3) in UTC: the pool pins
+ * the session time zone to +00:00 and drizzle reads/writes them as UTC.
+ */
+
+/** Exact, case- and accent-sensitive text: app and timer names are identifiers, "Billing" ≠ "billing". */
+const exactVarchar = (length: number) =>
+  customType<{ data: string; driverData: string }>({
+    dataType: () => `varchar(${length}) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`,
+  });
+
+const createdAt = () =>
+  datetime('created_at', { mode: 'date', fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`);
+// Set explicitly on every update: MySQL 8 rejects drizzle's onUpdateNow() at fsp 3.
+const updatedAt = () =>
+  datetime('updated_at', { mode: 'date', fsp: 3 })
+    .notNull()
+    .default(sql`CURRENT_TIMESTAMP(3)`)
+    .$onUpdate(() => new Date());
+
+export const timers = mysqlTable(
+  'timers',
+  {
+    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
+    app: exactVarchar(64)('app').notNull(),
+    name: exactVarchar(255)('name').notNull(),
+    cron: varchar('cron', { length: 128 }).notNull(),
+    timezone: varchar('timezone', { length: 64 }).notNull().default('UTC'),
+    callbackUrl: varchar('callback_url', { length: 2048 }).notNull(),
+    callbackMethod: varchar('callback_method', { length: 8 }).notNull().default('POST'),
+    /** JSON object of header name → value, serialised by the repository (MariaDB has no JSON type). */
+    callbackHeaders: text('callback_headers').notNull(),
+    callbackBody: mediumtext('callback_body'),
+    callbackTimeoutMs: int('callback_timeout_ms').notNull(),
+    retryMaxAttempts: smallint('retry_max_attempts').notNull(),
+    retryBackoffMs: int('retry_backoff_ms').notNull(),
+    misfirePolicy: varchar('misfire_policy', { length: 16 }).notNull().default('fire_once'),
+    misfireThresholdMs: int('misfire_threshold_ms').notNull().default(60_000),
+    status: varchar('status', { length: 16 }).notNull().default('inactive'),
+    /** Bumped on every change; caches and planners compare it. */
+    version: int('version').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('timers_app_name_uq').on(t.app, t.name),
+    index('timers_app_id_idx').on(t.app, t.id),
+    index('timers_status_id_idx').on(t.status, t.id),
+  ],
+);
+
+export const tasks = mysqlTable(
+  'tasks',
+  {
+    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
+    timerId: bigint('timer_id', { mode: 'number', unsigned: true }).notNull(),
+    app: exactVarchar(64)('app').notNull(),
+    runAt: datetime('run_at', { mode: 'date', fsp: 3 }).notNull(),
+    status: varchar('status', { length: 16 }).notNull().default('pending'),
+    attempts: smallint('attempts').notNull().default(0),
+    httpStatus: smallint('http_status'),
+    output: text('output'),
+    error: varchar('error', { length: 1024 }),
+    firedAt: datetime('fired_at', { mode: 'date', fsp: 3 }),
+    durationMs: int('duration_ms'),
+    /** While `running`: when the claim lapses and the compensator may re-enqueue the run. */
+    leaseUntil: datetime('lease_until', { mode: 'date', fsp: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // The run's identity (SPEC §3): generating it twice is a no-op.
+    uniqueIndex('tasks_timer_run_uq').on(t.timerId, t.runAt),
+    // Trigger fallback, compensator and retention purge all range-scan by status and time.
+    index('tasks_status_run_idx').on(t.status, t.runAt),
+  ],
+);
+
+export type TimerRow = typeof timers.$inferSelect;
+export type TaskRow = typeof tasks.$inferSelect;

@@ -1,0 +1,161 @@
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import type { HttpMethod, MisfirePolicy, Timer, TimerDraft, TimerStatus } from '../../domain/timer.js';
+import { ErrorCode, XtimerError } from '../../errors.js';
+import type { Db } from './client.js';
+import { type TimerRow, timers } from './schema.js';
+
+export function isDuplicateKey(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === 'ER_DUP_ENTRY' || e?.cause?.code === 'ER_DUP_ENTRY';
+}
+
+function toTimer(row: TimerRow): Timer {
+  return {
+    id: row.id,
+    app: row.app,
+    name: row.name,
+    cron: row.cron,
+    timezone: row.timezone,
+    callback: {
+      url: row.callbackUrl,
+      method: row.callbackMethod as HttpMethod,
+      headers: JSON.parse(row.callbackHeaders) as Record<string, string>,
+      body: row.callbackBody,
+      timeoutMs: row.callbackTimeoutMs,
+    },
+    retry: { maxAttempts: row.retryMaxAttempts, backoffMs: row.retryBackoffMs },
+    misfirePolicy: row.misfirePolicy as MisfirePolicy,
+    misfireThresholdMs: row.misfireThresholdMs,
+    status: row.status as TimerStatus,
+    version: row.version,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function toColumns(t: TimerDraft) {
+  return {
+    app: t.app,
+    name: t.name,
+    cron: t.cron,
+    timezone: t.timezone,
+    callbackUrl: t.callback.url,
+    callbackMethod: t.callback.method,
+    callbackHeaders: JSON.stringify(t.callback.headers),
+    callbackBody: t.callback.body,
+    callbackTimeoutMs: t.callback.timeoutMs,
+    retryMaxAttempts: t.retry.maxAttempts,
+    retryBackoffMs: t.retry.backoffMs,
+    misfirePolicy: t.misfirePolicy,
+    misfireThresholdMs: t.misfireThresholdMs,
+    status: t.status,
+  };
+}
+
+const nameTaken = (t: Pick<Timer, 'app' | 'name'>) =>
+  new XtimerError(
+    ErrorCode.TIMER_NAME_TAKEN,
+    `app ${t.app} already has a timer named ${JSON.stringify(t.name)}`,
+  );
+
+export interface TimerListQuery {
+  app?: string;
+  status?: TimerStatus;
+  afterId?: number;
+  limit: number;
+  offset?: number;
+}
+
+/** Timers in MySQL. `db` may be a transaction. */
+export class TimerRepository {
+  constructor(private readonly db: Db) {}
+
+  withDb(db: Db): TimerRepository {
+    return new TimerRepository(db);
+  }
+
+  async insert(draft: TimerDraft): Promise<Timer> {
+    try {
+      const [result] = await this.db.insert(timers).values(toColumns(draft)).$returningId();
+      const created = await this.findById(result!.id);
+      return created!;
+    } catch (err) {
+      if (isDuplicateKey(err)) throw nameTaken(draft);
+      throw err;
+    }
+  }
+
+  async findById(id: number, forUpdate = false): Promise<Timer | null> {
+    const q = this.db.select().from(timers).where(eq(timers.id, id));
+    const rows = forUpdate ? await q.for('update') : await q;
+    return rows[0] ? toTimer(rows[0]) : null;
+  }
+
+  async findByIds(ids: readonly number[]): Promise<Timer[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(inArray(timers.id, [...ids]));
+    return rows.map(toTimer);
+  }
+
+  async findByName(app: string, name: string): Promise<Timer | null> {
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(and(eq(timers.app, app), eq(timers.name, name)));
+    return rows[0] ? toTimer(rows[0]) : null;
+  }
+
+  /** Keyset pagination in id order: stable while rows are added or removed. */
+  async list(q: TimerListQuery): Promise<Timer[]> {
+    const where = and(
+      q.app === undefined ? undefined : eq(timers.app, q.app),
+      q.status === undefined ? undefined : eq(timers.status, q.status),
+      q.afterId === undefined ? undefined : gt(timers.id, q.afterId),
+    );
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(where)
+      .orderBy(asc(timers.id))
+      .limit(q.limit)
+      .offset(q.offset ?? 0);
+    return rows.map(toTimer);
+  }
+
+  async count(q: Omit<TimerListQuery, 'limit' | 'afterId'>): Promise<number> {
+    const where = and(
+      q.app === undefined ? undefined : eq(timers.app, q.app),
+      q.status === undefined ? undefined : eq(timers.status, q.status),
+    );
+    const [row] = await this.db.select({ n: sql<number>`count(*)` }).from(timers).where(where);
+    return Number(row?.n ?? 0);
+  }
+
+  /** Writes the whole timer (already merged by the service) and bumps its version. */
+  async update(timer: Timer): Promise<void> {
+    try {
+      await this.db
+        .update(timers)
+        .set({ ...toColumns(timer), version: sql`${timers.version} + 1` })
+        .where(eq(timers.id, timer.id));
+    } catch (err) {
+      if (isDuplicateKey(err)) throw nameTaken(timer);
+      throw err;
+    }
+  }
+
+  async setStatus(id: number, status: TimerStatus): Promise<void> {
+    await this.db
+      .update(timers)
+      .set({ status, version: sql`${timers.version} + 1` })
+      .where(eq(timers.id, id));
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const [result] = await this.db.delete(timers).where(eq(timers.id, id));
+    return result.affectedRows > 0;
+  }
+}

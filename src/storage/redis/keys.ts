@@ -1,0 +1,33 @@
+/**
+ * Every Redis key xtimer uses, built in one place (SPEC §4). Times in keys are UTC.
+ * Each key is used on its own by the scripts, so the layout is Redis Cluster safe.
+ */
+export interface Keys {
+  slice(minuteKey: string, bucket: number): string;
+  bucketCount(minuteKey: string): string;
+  sliceLock(minuteKey: string, bucket: number): string;
+  migratorLock(windowKey: string): string;
+  appLock(app: string): string;
+  bloom(dayKey: string): string;
+  /** Claim record of one run (who holds it, which attempt, until when). */
+  claim(taskKey: string): string;
+  /** Pub/sub channel announcing timer changes to every process's cache. */
+  timerChanges(): string;
+  /** BullMQ prefix: hash-tagged so each queue's keys share one cluster slot. */
+  bullPrefix(): string;
+}
+
+export function createKeys(prefix: string): Keys {
+  const tag = prefix.replace(/:+$/, '');
+  return {
+    slice: (minute, bucket) => `${prefix}slice:${minute}_${bucket}`,
+    bucketCount: (minute) => `${prefix}bucket_cnt:${minute}`,
+    sliceLock: (minute, bucket) => `${prefix}lock:slice:${minute}_${bucket}`,
+    migratorLock: (window) => `${prefix}lock:migrator:${window}`,
+    appLock: (app) => `${prefix}lock:app:${app}`,
+    bloom: (day) => `${prefix}bloom:${day}`,
+    claim: (taskKey) => `${prefix}claim:${taskKey}`,
+    timerChanges: () => `${prefix}timer-changes`,
+    bullPrefix: () => `{${tag}}`,
+  };
+}

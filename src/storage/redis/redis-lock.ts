@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ScriptedRedis } from './scripts.js';
+
+/** A holder token unique to this process and acquisition: `host:pid:random` (SPEC §4). */
+export function newLockToken(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Locks with a unique token per holder: acquire is an atomic SET NX PX; extend and
+ * release go through compare-token Lua scripts, so nobody frees a lock it lost.
+ */
+export class RedisLock {
+  constructor(private readonly redis: ScriptedRedis) {}
+
+  async acquire(key: string, ttlMs: number, token = newLockToken()): Promise<string | null> {
+    const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
+    return ok === 'OK' ? token : null;
+  }
+
+  async extend(key: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.extendLock(key, token, ttlMs)) === 1;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    return (await this.redis.releaseLock(key, token)) === 1;
+  }
+
+  /**
+   * Runs `fn` holding `key`, waiting up to `waitMs` for it; returns null (without
+   * running `fn`) if the lock could not be had in time.
+   */
+  async withLock<T>(
+    key: string,
+    ttlMs: number,
+    waitMs: number,
+    fn: () => Promise<T>,
+  ): Promise<{ value: T } | null> {
+    const deadline = Date.now() + waitMs;
+    let token = await this.acquire(key, ttlMs);
+    let pause = 5;
+    while (!token && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, 100);
+      token = await this.acquire(key, ttlMs);
+    }
+    if (!token) return null;
+    try {
+      return { value: await fn() };
+    } finally {
+      await this.release(key, token).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { type App, createApp } from '../../api/app.js';
+import type { Core } from '../../src/core.js';
+import { createLogger } from '../../src/observability/logger.js';
+
+/** The HTTP app over a test's core, driven with app.request() (no socket). */
+export function createTestApp(core: Core): App {
+  return createApp({
+    timers: core.timers,
+    callbackTimeoutMs: core.config.callbackTimeoutMs,
+    logger: createLogger('silent'),
+    readiness: {
+      redis: async () => {
+        await core.redis.ping();
+      },
+      mysql: async () => {
+        await core.database.pool.query('SELECT 1');
+      },
+    },
+  });
+}
+
+/** JSON request helper: returns status and parsed body. */
+export async function call(
+  app: App,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const res = await app.request(path, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: leave the text
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** A valid create body; override what a test cares about. */
+export function timerBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    app: 'billing',
+    name: `t-${Math.random().toString(36).slice(2, 10)}`,
+    cron: '0 30 2 * * *',
+    timezone: 'Asia/Shanghai',
+    callback: {
+      url: 'http://127.0.0.1:9/hooks/run',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"k":1}',
+      timeoutMs: 5000,
+    },
+    ...overrides,
+  };
+}

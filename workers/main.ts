@@ -1,0 +1,92 @@
+/**
+ * The one entrypoint: runs the roles XTIMER_ROLES names (default all) in this process.
+ * It is the composition root: config → connections → services → roles, with shutdown
+ * registered in reverse order.
+ */
+import { startApiServer } from '../api/server.js';
+import { type Config, ConfigError, loadConfig } from '../src/config.js';
+import { createCore } from '../src/core.js';
+import { createLogger, type Logger } from '../src/observability/logger.js';
+import { Shutdown } from '../src/shutdown.js';
+import { openDatabase } from '../src/storage/db/client.js';
+import { prepareDatabase } from '../src/storage/db/migrate.js';
+import { createRedis } from '../src/storage/redis/connection.js';
+import { withScripts } from '../src/storage/redis/scripts.js';
+
+async function untilReady(what: string, logger: Logger, attempt: () => Promise<void>): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      await attempt();
+      return;
+    } catch (err) {
+      const wait = Math.min(tries * 500, 5000);
+      logger.warn({ err: (err as Error).message, retryInMs: wait, tries }, `${what} is not reachable yet`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+export async function main(config: Config): Promise<Shutdown> {
+  const logger = createLogger(config.logLevel);
+  const shutdown = new Shutdown(logger);
+
+  await untilReady('MySQL', logger, () => prepareDatabase(config.mysqlUrl));
+  const database = openDatabase(config.mysqlUrl);
+  shutdown.add('mysql', () => database.close());
+
+  const redis = withScripts(createRedis(config.redisUrl, { connectionName: 'xtimer' }));
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  shutdown.add('redis', () => redis.quit().then(() => undefined));
+  await untilReady('Redis', logger, () => redis.ping().then(() => undefined));
+
+  const core = createCore(config, logger, database, redis);
+
+  if (config.roles.includes('api')) {
+    const api = await startApiServer(
+      {
+        timers: core.timers,
+        callbackTimeoutMs: config.callbackTimeoutMs,
+        logger: logger.child({ component: 'api' }),
+        readiness: {
+          redis: async () => {
+            await redis.ping();
+          },
+          mysql: async () => {
+            await database.pool.query('SELECT 1');
+          },
+        },
+      },
+      config.host,
+      config.port,
+      logger,
+    );
+    shutdown.add('api', () => api.close());
+  }
+
+  logger.info({ roles: config.roles }, 'xtimer started');
+  return shutdown;
+}
+
+async function run(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const shutdown = await main(config);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      shutdown.run(signal).then(() => process.exit(0));
+    });
+  }
+}
+
+run().catch((err) => {
+  console.error('xtimer failed to start:', err);
+  process.exit(1);
+});
