@@ -4,14 +4,19 @@
  * registered in reverse order.
  */
 import { startApiServer } from '../api/server.js';
-import { type Config, ConfigError, loadConfig } from '../src/config.js';
+import { type Config, ConfigError, loadConfig, type Role } from '../src/config.js';
 import { createCore } from '../src/core.js';
 import { createLogger, type Logger } from '../src/observability/logger.js';
 import { Shutdown } from '../src/shutdown.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
+import { createQueues } from '../src/storage/redis/queues.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
+import { startExecutor } from './executor.js';
+import { startMigrator } from './migrator.js';
+import { startScheduler } from './scheduler.js';
+import { startTrigger } from './trigger.js';
 
 async function untilReady(what: string, logger: Logger, attempt: () => Promise<void>): Promise<void> {
   for (let tries = 1; ; tries++) {
@@ -61,6 +66,24 @@ export async function main(config: Config): Promise<Shutdown> {
       logger,
     );
     shutdown.add('api', () => api.close());
+  }
+
+  const has = (role: Role) => config.roles.includes(role);
+  if (has('scheduler') || has('trigger') || has('migrator')) {
+    const queueConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-queues' });
+    queueConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+    const queues = createQueues(queueConnection, core.keys);
+    shutdown.add('queues', async () => {
+      await queues.close();
+      await queueConnection.quit().catch(() => undefined);
+    });
+    // Start order: what produces work last, so shutdown (reverse order) stops it first.
+    if (has('executor')) shutdown.add('executor', (await startExecutor(core)).close);
+    if (has('trigger')) shutdown.add('trigger', (await startTrigger(core, queues)).close);
+    if (has('migrator')) shutdown.add('migrator', (await startMigrator(core, queues)).close);
+    if (has('scheduler')) shutdown.add('scheduler', (await startScheduler(core, queues)).close);
+  } else if (has('executor')) {
+    shutdown.add('executor', (await startExecutor(core)).close);
   }
 
   logger.info({ roles: config.roles }, 'xtimer started');

@@ -2,6 +2,7 @@ import { expandRuns, parseCron } from '../domain/cron-schedule.js';
 import { planHorizon } from '../domain/migration-window.js';
 import type { Timer } from '../domain/timer.js';
 import type { TaskRepository } from '../storage/db/task-repository.js';
+import type { TimerRepository } from '../storage/db/timer-repository.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 
 /**
@@ -14,22 +15,22 @@ export class RunPlanner {
     private readonly stepMinutes: number,
   ) {}
 
-  /** Where materialisation stops when a timer is enabled at `nowMs`. */
+  /** Where materialisation stops when a timer is planned at `nowMs`: the end of the next window. */
   horizon(nowMs: number): number {
     return planHorizon(nowMs, this.stepMinutes);
   }
 
-  /** Plans `timer`'s runs in [fromMs, horizon) through `tasks` (a transaction's, usually). */
-  async plan(timer: Timer, fromMs: number, tasks: TaskRepository): Promise<number> {
-    const runAts = expandRuns(
-      parseCron(timer.cron, { allowYear: true }),
-      timer.timezone,
-      fromMs,
-      this.horizon(fromMs),
-    );
+  /**
+   * Plans `timer`'s runs in [fromMs, horizon) through `tasks` and `timers` (a
+   * transaction's, usually) and records how far they now reach.
+   */
+  async plan(timer: Timer, fromMs: number, tasks: TaskRepository, timers: TimerRepository): Promise<number> {
+    const until = this.horizon(fromMs);
+    const runAts = expandRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, fromMs, until);
     const runs = runAts.map((runAt) => ({ timerId: timer.id, app: timer.app, runAt }));
     await tasks.insertRuns(runs);
     await this.slices.addRuns(runs);
+    await timers.setPlannedUntil([timer.id], until);
     return runs.length;
   }
 

@@ -64,8 +64,11 @@ function encodeCursor(value: number): string {
 }
 
 function decodeCursor(cursor: string): number {
-  const value = Number(Buffer.from(cursor, 'base64url').toString());
-  if (!Number.isSafeInteger(value) || value < 0) {
+  // base64url decoding skips what it cannot read (and "" reads as 0): only a cursor
+  // that re-encodes to itself is one we issued.
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const value = Number(text);
+  if (!/^\d{1,15}$/.test(text) || encodeCursor(value) !== cursor) {
     throw new XtimerError(ErrorCode.INVALID_CURSOR, 'cursor is not one this API returned');
   }
   return value;
@@ -85,8 +88,9 @@ export class TimerService {
     const timer = await this.underAppLock(draft.app, () =>
       this.deps.database.transaction(async (tx) => {
         const created = await this.timersIn(tx).insert(draft);
-        if (created.status === 'active')
-          await this.deps.planner.plan(created, this.deps.now(), this.tasksIn(tx));
+        if (created.status === 'active') {
+          await this.deps.planner.plan(created, this.deps.now(), this.tasksIn(tx), this.timersIn(tx));
+        }
         return created;
       }),
     );
@@ -151,7 +155,7 @@ export class TimerService {
         if (current.status === 'active' && changesSchedule(patch)) {
           const now = this.deps.now();
           await this.deps.planner.cancel(id, now, this.tasksIn(tx));
-          await this.deps.planner.plan(merged, now, this.tasksIn(tx));
+          await this.deps.planner.plan(merged, now, this.tasksIn(tx), this.timersIn(tx));
         }
       }),
     );
@@ -210,8 +214,12 @@ export class TimerService {
         if (current.status === status) return false;
         await this.timersIn(tx).setStatus(id, status);
         const now = this.deps.now();
-        if (status === 'active') await this.deps.planner.plan({ ...current, status }, now, this.tasksIn(tx));
-        else await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+        if (status === 'active') {
+          await this.deps.planner.plan({ ...current, status }, now, this.tasksIn(tx), this.timersIn(tx));
+        } else {
+          await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+          await this.timersIn(tx).setPlannedUntil([id], null);
+        }
         return true;
       }),
     );

@@ -54,6 +54,11 @@ export const timers = mysqlTable(
     status: varchar('status', { length: 16 }).notNull().default('inactive'),
     /** Bumped on every change; caches and planners compare it. */
     version: int('version').notNull().default(1),
+    /**
+     * Runs exist up to here (exclusive). The migrator plans each active timer from this
+     * point, so windows missed while the cluster was down are caught up (SPEC §5.2).
+     */
+    plannedUntil: datetime('planned_until', { mode: 'date', fsp: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

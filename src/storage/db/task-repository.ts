@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Pool } from 'mysql2/promise';
+import { taskKey } from '../../domain/task-key.js';
 import type { Task, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
 import { type TaskRow, tasks } from './schema.js';
@@ -44,6 +45,34 @@ export interface PlannedRun {
 }
 
 const INSERT_BATCH = 2000;
+const UPDATE_BATCH = 1000;
+
+/** A run's new state, as the executor reports it. */
+export interface RunOutcome {
+  timerId: number;
+  runAt: number;
+  status: TaskStatus;
+  attempts: number;
+  httpStatus: number | null;
+  output: string | null;
+  error: string | null;
+  firedAt: number | null;
+  durationMs: number | null;
+  leaseUntil: number | null;
+}
+
+/** A pending run found in MySQL, for the trigger's fallback and the compensator. */
+export interface PendingRun {
+  timerId: number;
+  runAt: number;
+}
+
+const TERMINAL = "'succeeded','failed','skipped','missed'";
+
+function literal(pool: Pick<Pool, 'escape'>, v: string | number | null): string {
+  if (v === null) return 'NULL';
+  return typeof v === 'number' ? String(v) : pool.escape(v);
+}
 
 /** Runs (one row per scheduled instant) in MySQL. `db` and `pool` may be a transaction's. */
 export class TaskRepository {
@@ -123,6 +152,172 @@ export class TaskRepository {
       ]);
       if ((result as { affectedRows: number }).affectedRows < batch) return;
     }
+  }
+
+  /**
+   * Writes many runs' outcomes in one statement (the executor's hot path: one UPDATE
+   * per batch instead of one fsync per run). A finished run is never set back to
+   * running, and a run whose row is gone (timer deleted) is not recreated.
+   */
+  async recordOutcomes(outcomes: readonly RunOutcome[]): Promise<void> {
+    for (let i = 0; i < outcomes.length; i += UPDATE_BATCH) {
+      const rows = outcomes.slice(i, i + UPDATE_BATCH).map((o, n) => {
+        const cols = [
+          `${o.timerId}`,
+          `CAST('${sqlDateTime(o.runAt)}' AS DATETIME(3))`,
+          literal(this.pool, o.status),
+          `${o.attempts}`,
+          literal(this.pool, o.httpStatus),
+          literal(this.pool, o.output),
+          literal(this.pool, o.error),
+          o.firedAt === null ? 'NULL' : `CAST('${sqlDateTime(o.firedAt)}' AS DATETIME(3))`,
+          literal(this.pool, o.durationMs),
+          o.leaseUntil === null ? 'NULL' : `CAST('${sqlDateTime(o.leaseUntil)}' AS DATETIME(3))`,
+        ];
+        if (n > 0) return `SELECT ${cols.join(',')}`;
+        const names = [
+          'timer_id',
+          'run_at',
+          'status',
+          'attempts',
+          'http_status',
+          'output',
+          'error',
+          'fired_at',
+          'duration_ms',
+          'lease_until',
+        ];
+        return `SELECT ${cols.map((c, k) => `${c} AS ${names[k]}`).join(',')}`;
+      });
+      await this.pool.query(
+        `UPDATE tasks t JOIN (${rows.join(' UNION ALL ')}) v ON t.timer_id = v.timer_id AND t.run_at = v.run_at
+         SET t.status = IF(t.status IN (${TERMINAL}) AND v.status = 'running', t.status, v.status),
+             t.attempts = GREATEST(t.attempts, v.attempts),
+             t.http_status = COALESCE(v.http_status, t.http_status),
+             t.output = COALESCE(v.output, t.output),
+             t.error = v.error,
+             t.fired_at = COALESCE(v.fired_at, t.fired_at),
+             t.duration_ms = COALESCE(v.duration_ms, t.duration_ms),
+             t.lease_until = v.lease_until,
+             t.updated_at = CURRENT_TIMESTAMP(3)`,
+      );
+    }
+  }
+
+  /** Pending runs due in [fromMs, toMs) whose timer falls in `bucket` of `bucketCount` (trigger fallback). */
+  async pendingInBucket(
+    fromMs: number,
+    toMs: number,
+    bucket: number,
+    bucketCount: number,
+  ): Promise<PendingRun[]> {
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at FROM tasks
+        WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND MOD(timer_id, ?) = ?
+        ORDER BY run_at`,
+      [new Date(fromMs), new Date(toMs), bucketCount, bucket],
+    );
+    return (rows as Array<{ timer_id: number; run_at: Date }>).map((r) => ({
+      timerId: Number(r.timer_id),
+      runAt: r.run_at.getTime(),
+    }));
+  }
+
+  /** Current status of each run (absent if the row is gone). */
+  async statuses(
+    runs: readonly PendingRun[],
+  ): Promise<Map<string, { status: TaskStatus; leaseUntil: number | null }>> {
+    const out = new Map<string, { status: TaskStatus; leaseUntil: number | null }>();
+    if (runs.length === 0) return out;
+    const where = runs.map((r) => `(${r.timerId}, CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`).join(',');
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at, status, lease_until FROM tasks WHERE (timer_id, run_at) IN (${where})`,
+    );
+    for (const r of rows as Array<{
+      timer_id: number;
+      run_at: Date;
+      status: TaskStatus;
+      lease_until: Date | null;
+    }>) {
+      out.set(taskKey(Number(r.timer_id), r.run_at.getTime()), {
+        status: r.status,
+        leaseUntil: r.lease_until ? r.lease_until.getTime() : null,
+      });
+    }
+    return out;
+  }
+
+  /** Pending runs due in [fromMs, toMs), a page at a time in (run_at, id) order. */
+  async pendingPage(
+    fromMs: number,
+    toMs: number,
+    after: { runAt: number; id: number } | null,
+    limit: number,
+  ): Promise<Array<PendingRun & { id: number }>> {
+    const [rows] = after
+      ? await this.pool.query(
+          `SELECT id, timer_id, run_at FROM tasks
+            WHERE status = 'pending' AND run_at < ? AND (run_at > ? OR (run_at = ? AND id > ?))
+            ORDER BY run_at, id LIMIT ?`,
+          [new Date(toMs), new Date(after.runAt), new Date(after.runAt), after.id, limit],
+        )
+      : await this.pool.query(
+          `SELECT id, timer_id, run_at FROM tasks WHERE status = 'pending' AND run_at >= ? AND run_at < ?
+            ORDER BY run_at, id LIMIT ?`,
+          [new Date(fromMs), new Date(toMs), limit],
+        );
+    return (rows as Array<{ id: number; timer_id: number; run_at: Date }>).map((r) => ({
+      id: Number(r.id),
+      timerId: Number(r.timer_id),
+      runAt: r.run_at.getTime(),
+    }));
+  }
+
+  /** Pending runs per minute (minute start ms → count) in [fromMs, toMs). */
+  async pendingPerMinute(fromMs: number, toMs: number): Promise<Map<number, number>> {
+    const [rows] = await this.pool.query(
+      `SELECT FLOOR(UNIX_TIMESTAMP(run_at) / 60) AS m, COUNT(*) AS n FROM tasks
+        WHERE status = 'pending' AND run_at >= ? AND run_at < ? GROUP BY m`,
+      [new Date(fromMs), new Date(toMs)],
+    );
+    return new Map((rows as Array<{ m: number; n: number }>).map((r) => [Number(r.m) * 60_000, Number(r.n)]));
+  }
+
+  /** The oldest runs still `status` and due (or, for running, leased) before `beforeMs`. */
+  async overdue(status: 'pending' | 'running', beforeMs: number, limit: number): Promise<PendingRun[]> {
+    const column = status === 'pending' ? 'run_at' : 'lease_until';
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at FROM tasks WHERE status = ? AND ${column} < ? ORDER BY run_at LIMIT ?`,
+      [status, new Date(beforeMs), limit],
+    );
+    return (rows as Array<{ timer_id: number; run_at: Date }>).map((r) => ({
+      timerId: Number(r.timer_id),
+      runAt: r.run_at.getTime(),
+    }));
+  }
+
+  /** Records runs as `missed`, only where they are still pending. */
+  async markMissed(runs: readonly PendingRun[]): Promise<void> {
+    for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
+      const where = runs
+        .slice(i, i + UPDATE_BATCH)
+        .map((r) => `(${r.timerId}, CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`)
+        .join(',');
+      await this.pool.query(
+        `UPDATE tasks SET status = 'missed', updated_at = CURRENT_TIMESTAMP(3)
+          WHERE status = 'pending' AND (timer_id, run_at) IN (${where})`,
+      );
+    }
+  }
+
+  /** Deletes up to `limit` runs of `status` due before `beforeMs`; returns how many. */
+  async purge(status: TaskStatus, beforeMs: number, limit: number): Promise<number> {
+    const [result] = await this.pool.query('DELETE FROM tasks WHERE status = ? AND run_at < ? LIMIT ?', [
+      status,
+      new Date(beforeMs),
+      limit,
+    ]);
+    return (result as { affectedRows: number }).affectedRows;
   }
 
   async countForTimer(timerId: number): Promise<number> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { HttpMethod, MisfirePolicy, Timer, TimerDraft, TimerStatus } from '../../domain/timer.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
@@ -152,6 +152,39 @@ export class TimerRepository {
       .update(timers)
       .set({ status, version: sql`${timers.version} + 1` })
       .where(eq(timers.id, id));
+  }
+
+  /** Records that runs of these timers now exist up to `untilMs` (null: none planned). */
+  async setPlannedUntil(ids: readonly number[], untilMs: number | null): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .update(timers)
+      .set({ plannedUntil: untilMs === null ? null : new Date(untilMs), updatedAt: sql`${timers.updatedAt}` })
+      .where(inArray(timers.id, [...ids]));
+  }
+
+  /** A page of active timers (id order) whose runs stop short of `horizonMs`, with where they stop. */
+  async pageToPlan(
+    horizonMs: number,
+    afterId: number,
+    limit: number,
+  ): Promise<Array<{ timer: Timer; plannedUntil: number | null }>> {
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(
+        and(
+          eq(timers.status, 'active'),
+          gt(timers.id, afterId),
+          or(isNull(timers.plannedUntil), lt(timers.plannedUntil, new Date(horizonMs))),
+        ),
+      )
+      .orderBy(asc(timers.id))
+      .limit(limit);
+    return rows.map((row) => ({
+      timer: toTimer(row),
+      plannedUntil: row.plannedUntil ? row.plannedUntil.getTime() : null,
+    }));
   }
 
   async delete(id: number): Promise<boolean> {

@@ -11,6 +11,10 @@ export interface Keys {
   bloom(dayKey: string): string;
   /** Claim record of one run (who holds it, which attempt, until when). */
   claim(taskKey: string): string;
+  /** One compensator pass at a time across the cluster. */
+  compensatorLock(): string;
+  /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
+  slicesIntact(): string;
   /** Pub/sub channel announcing timer changes to every process's cache. */
   timerChanges(): string;
   /** BullMQ prefix: hash-tagged so each queue's keys share one cluster slot. */
@@ -27,6 +31,8 @@ export function createKeys(prefix: string): Keys {
     appLock: (app) => `${prefix}lock:app:${app}`,
     bloom: (day) => `${prefix}bloom:${day}`,
     claim: (taskKey) => `${prefix}claim:${taskKey}`,
+    compensatorLock: () => `${prefix}lock:compensator`,
+    slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,
     bullPrefix: () => `{${tag}}`,
   };

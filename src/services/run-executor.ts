@@ -1,0 +1,243 @@
+import { prepareCall, withAttempt } from '../callback/callback-request.js';
+import type { CallResult, HttpCaller } from '../callback/http-caller.js';
+import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../callback/retry-policy.js';
+import { type CronSchedule, nextRuns, parseCron } from '../domain/cron-schedule.js';
+import { misfireDecision } from '../domain/misfire.js';
+import { taskKey } from '../domain/task-key.js';
+import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
+import type { Logger } from '../observability/logger.js';
+import type { RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
+import type { BloomFilter } from '../storage/redis/bloom.js';
+import type { RunClaims } from '../storage/redis/run-claims.js';
+import { MicroBatcher } from './micro-batcher.js';
+import type { ReleaseGate } from './release-gate.js';
+import type { RunRecorder } from './run-recorder.js';
+import type { CachedTimer, TimerCache } from './timer-cache.js';
+
+/** A run handed to the executor. */
+export interface RunToExecute {
+  timerId: number;
+  runAt: number;
+  slice: string;
+}
+
+export type RunVerdict = TaskStatus | 'duplicate' | 'withdrawn';
+
+export interface RunReport {
+  verdict: RunVerdict;
+  attempt?: number;
+  httpStatus?: number | null;
+  latencyMs?: number;
+}
+
+export interface RunExecutorDeps {
+  claims: RunClaims;
+  bloom: BloomFilter;
+  tasks: TaskRepository;
+  cache: TimerCache;
+  recorder: RunRecorder;
+  caller: HttpCaller;
+  gate: ReleaseGate;
+  /** This process's claim token (`host:pid:random`). */
+  owner: string;
+  logger: Logger;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const LEASE_MARGIN_MS = 5000;
+
+const schedules = new WeakMap<Timer, CronSchedule>();
+function scheduleOf(timer: Timer): CronSchedule {
+  let s = schedules.get(timer);
+  if (!s) {
+    s = parseCron(timer.cron, { allowYear: true });
+    schedules.set(timer, s);
+  }
+  return s;
+}
+
+function truncate(s: string | null, max: number): string | null {
+  return s === null || s.length <= max ? s : s.slice(0, max);
+}
+
+/**
+ * Executes one run (SPEC §5.5): dedup (claim record → bloom → MySQL), atomic claim,
+ * timer lookup and request building — all before the due instant — then waits on the
+ * release gate, sends, retries, and records the outcome.
+ */
+export class RunExecutor {
+  private readonly bloomCheck: MicroBatcher<{ key: string; runAt: number }, boolean>;
+  private readonly statusCheck: MicroBatcher<
+    { timerId: number; runAt: number },
+    { status: TaskStatus; leaseUntil: number | null } | null
+  >;
+
+  constructor(private readonly d: RunExecutorDeps) {
+    this.bloomCheck = new MicroBatcher((items) => d.bloom.mayContain(items));
+    this.statusCheck = new MicroBatcher(async (runs) => {
+      const found = await d.tasks.statuses(runs);
+      return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
+    }, 500);
+  }
+
+  async execute(run: RunToExecute): Promise<RunReport> {
+    const d = this.d;
+    const key = taskKey(run.timerId, run.runAt);
+    let cached = await d.cache.get(run.timerId);
+    const timeoutMs = cached.timer?.callback.timeoutMs ?? 5000;
+    const leaseMs = () => Math.max(0, run.runAt - d.now()) + timeoutMs + LEASE_MARGIN_MS;
+
+    // 1. Claim (the claim record also says whether the run already finished).
+    let claim = await d.claims.claim(key, d.owner, leaseMs());
+    while (claim.outcome === 'busy') {
+      // Another executor holds it (a takeover while the first is alive, or it died):
+      // wait for its lease to end, then look again.
+      await d.sleep(Math.min(Math.max(claim.leaseUntil - d.now(), 0) + 50, 5000));
+      claim = await d.claims.claim(key, d.owner, leaseMs());
+    }
+    if (claim.outcome === 'done') return { verdict: 'duplicate' };
+    let attempt = claim.attempt;
+
+    // 2. Beyond the claim record's memory: the bloom filter, then MySQL.
+    if (attempt === 1 && (await this.bloomCheck.load({ key, runAt: run.runAt }))) {
+      const row = await this.statusCheck.load({ timerId: run.timerId, runAt: run.runAt }).catch(() => null);
+      if (row && row.status !== 'pending' && row.status !== 'running') {
+        await d.claims.finish(key, d.owner, attempt);
+        return { verdict: 'duplicate' };
+      }
+    }
+
+    // 3. Is the run still wanted?
+    const early = this.decide(cached, run);
+    if (early) return this.finish(run, key, attempt, early, null);
+
+    // 4. Prepare, then wait for the due millisecond.
+    let call = prepareCall(cached.timer!, key, run.runAt, attempt);
+    if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(key, false);
+    if (cached.stale) {
+      // Changed while waiting (a disable or an update): go by the timer as it is now.
+      cached = await d.cache.get(run.timerId);
+      const late = this.decide(cached, run);
+      if (late) return this.finish(run, key, attempt, late, null);
+      call = prepareCall(cached.timer!, key, run.runAt, attempt);
+    }
+    const timer = cached.timer!;
+
+    // 5. Send, retrying what may succeed later.
+    for (;;) {
+      // Usually written together with the result (the recorder coalesces); it matters
+      // when the process dies mid-call: the compensator then sees a lapsed lease.
+      d.recorder.record(
+        this.outcome(run, 'running', attempt, {
+          leaseUntil: d.now() + timer.callback.timeoutMs + LEASE_MARGIN_MS,
+        }),
+      );
+      const result = await d.caller.send(call);
+      const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
+      if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
+        return this.finish(run, key, attempt, isSuccess(result) ? 'succeeded' : 'failed', result);
+      }
+      const delay = retryDelayMs(
+        timer.retry,
+        attempt,
+        result.kind === 'response' ? parseRetryAfter(result.retryAfter, d.now()) : null,
+      );
+      d.recorder.record(
+        this.outcome(run, 'running', attempt, { result, leaseUntil: d.now() + delay + LEASE_MARGIN_MS }),
+      );
+      const due = d.now() + delay;
+      if ((await d.gate.at(due)) === 'withdrawn') return this.withdraw(key, true);
+      const next = await d.claims.claim(key, d.owner, timer.callback.timeoutMs + LEASE_MARGIN_MS);
+      if (next.outcome !== 'claimed') return { verdict: 'duplicate', attempt };
+      attempt = next.attempt;
+      call = withAttempt(call, attempt);
+    }
+  }
+
+  /** Why a run must not be called, if it must not. */
+  private decide(cached: CachedTimer, run: RunToExecute): TaskStatus | null {
+    const timer = cached.timer;
+    if (timer?.status !== 'active') return 'skipped';
+    const decision = misfireDecision(
+      timer.misfirePolicy,
+      timer.misfireThresholdMs,
+      run.runAt,
+      this.d.now(),
+      (at) => {
+        const [next] = nextRuns(scheduleOf(timer), timer.timezone, at, 1);
+        return next ?? null;
+      },
+    );
+    return decision === 'missed' ? 'missed' : null;
+  }
+
+  private async finish(
+    run: RunToExecute,
+    key: string,
+    attempt: number,
+    status: TaskStatus,
+    result: CallResult | null,
+  ): Promise<RunReport> {
+    const d = this.d;
+    // Skipped and missed runs made no call: their attempt count stays 0.
+    const attempts = result === null ? attempt - 1 : attempt;
+    d.recorder.record(this.outcome(run, status, attempts, { result }));
+    await d.claims.finish(key, d.owner, attempt);
+    await d.bloom.add([{ key, runAt: run.runAt }]).catch((err) => {
+      d.logger.warn({ err: (err as Error).message, taskKey: key }, 'bloom filter not updated');
+    });
+    if (status === 'failed') {
+      d.logger.warn(
+        {
+          taskKey: key,
+          timerId: run.timerId,
+          attempt,
+          httpStatus: result?.kind === 'response' ? result.status : null,
+          error: result?.kind === 'error' ? result.error : undefined,
+        },
+        'run failed',
+      );
+    }
+    return {
+      verdict: status,
+      attempt: attempts,
+      httpStatus: result?.kind === 'response' ? result.status : null,
+      ...(result ? { latencyMs: result.sentAt - run.runAt } : {}),
+    };
+  }
+
+  /** Shutdown: hands the run back (its job is retried elsewhere) without calling it now. */
+  private async withdraw(key: string, attemptMade: boolean): Promise<RunReport> {
+    await this.d.claims.release(key, this.d.owner, attemptMade);
+    return { verdict: 'withdrawn' };
+  }
+
+  private outcome(
+    run: RunToExecute,
+    status: TaskStatus,
+    attempts: number,
+    extra: { result?: CallResult | null; leaseUntil?: number },
+  ): RunOutcome {
+    const r = extra.result ?? null;
+    return {
+      timerId: run.timerId,
+      runAt: run.runAt,
+      status,
+      attempts,
+      httpStatus: r?.kind === 'response' ? r.status : null,
+      output: r?.kind === 'response' ? truncate(r.output, LIMITS.outputMaxChars) : null,
+      error:
+        r === null
+          ? null
+          : r.kind === 'error'
+            ? truncate(r.error, LIMITS.errorMaxChars)
+            : r.status >= 300
+              ? `HTTP ${r.status}`
+              : null,
+      firedAt: r ? r.sentAt : null,
+      durationMs: r ? r.durationMs : null,
+      leaseUntil: extra.leaseUntil ?? null,
+    };
+  }
+}

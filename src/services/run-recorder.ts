@@ -1,0 +1,109 @@
+import { taskKey } from '../domain/task-key.js';
+import type { Logger } from '../observability/logger.js';
+import type { RunOutcome } from '../storage/db/task-repository.js';
+
+export interface RunRecorderOptions {
+  flushEveryMs: number;
+  batchSize: number;
+  /** Beyond this many unwritten outcomes (MySQL down for long), the oldest are dropped and logged. */
+  maxBuffered: number;
+}
+
+const DEFAULTS: RunRecorderOptions = { flushEveryMs: 100, batchSize: 1000, maxBuffered: 1_000_000 };
+
+/**
+ * Batched result writes (SPEC §5.5). Outcomes are buffered and written together;
+ * a run's later state replaces an earlier unwritten one. When MySQL is unavailable
+ * the buffer is kept and retried, so results land once it is back.
+ */
+export class RunRecorder {
+  private buffer = new Map<string, RunOutcome>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private failures = 0;
+  private readonly options: RunRecorderOptions;
+
+  constructor(
+    private readonly write: (outcomes: RunOutcome[]) => Promise<void>,
+    private readonly logger: Logger,
+    options: Partial<RunRecorderOptions> = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  record(outcome: RunOutcome): void {
+    const key = taskKey(outcome.timerId, outcome.runAt);
+    this.buffer.delete(key);
+    this.buffer.set(key, outcome);
+    if (this.buffer.size > this.options.maxBuffered) {
+      const oldest = this.buffer.keys().next().value as string;
+      this.buffer.delete(oldest);
+      this.logger.error(
+        { taskKey: oldest },
+        'run outcome dropped: result buffer full while MySQL is unavailable',
+      );
+    }
+    this.schedule(this.buffer.size >= this.options.batchSize ? 0 : this.options.flushEveryMs);
+  }
+
+  get buffered(): number {
+    return this.buffer.size;
+  }
+
+  /** Writes everything buffered so far (waits for a flush already under way). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.buffer.size === 0) return;
+    this.flushing = this.flushOnce().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  /** Final flush on shutdown: keeps trying until `deadlineMs` passes. */
+  async stop(deadlineMs = 5000): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const until = Date.now() + deadlineMs;
+    while (this.buffer.size > 0 && Date.now() < until) {
+      await this.flush().catch(() => new Promise((r) => setTimeout(r, 200)));
+    }
+    if (this.buffer.size > 0)
+      this.logger.error({ unwritten: this.buffer.size }, 'run outcomes not written at shutdown');
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush().catch(() => undefined);
+    }, delayMs);
+  }
+
+  private async flushOnce(): Promise<void> {
+    const batch = [...this.buffer.entries()].slice(0, this.options.batchSize * 10);
+    for (const [key] of batch) this.buffer.delete(key);
+    try {
+      await this.write(batch.map(([, o]) => o));
+      if (this.failures > 0)
+        this.logger.info({ after: this.failures }, 'run outcomes are being written again');
+      this.failures = 0;
+    } catch (err) {
+      // Put them back unless a newer outcome arrived meanwhile.
+      for (const [key, outcome] of batch) if (!this.buffer.has(key)) this.buffer.set(key, outcome);
+      this.failures++;
+      if (this.failures === 1 || this.failures % 50 === 0) {
+        this.logger.warn(
+          { err: (err as Error).message, buffered: this.buffer.size },
+          'cannot write run outcomes; will retry',
+        );
+      }
+      this.schedule(Math.min(2000, 100 * 2 ** Math.min(this.failures, 5)));
+      throw err;
+    }
+    if (this.buffer.size > 0) this.schedule(0);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Timer } from '../domain/timer.js';
+import { MicroBatcher } from './micro-batcher.js';
+
+/** A cached timer; `stale` flips when a change is announced, so holders re-read it. */
+export interface CachedTimer {
+  readonly id: number;
+  readonly timer: Timer | null;
+  stale: boolean;
+  readonly loadedAt: number;
+}
+
+/**
+ * Timers by id for the executor, loaded in batches and dropped the moment a change is
+ * announced (TimerEvents), so a disable, update or delete shows within 1 s. If MySQL
+ * cannot be read, an expired entry is served rather than failing the run (SPEC §5.5:
+ * firing goes on through a MySQL outage for runs already in Redis).
+ */
+export class TimerCache {
+  private readonly entries = new Map<number, CachedTimer>();
+  private readonly loader: MicroBatcher<number, Timer | null>;
+
+  constructor(
+    load: (ids: number[]) => Promise<Timer[]>,
+    private readonly ttlMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.loader = new MicroBatcher(async (ids) => {
+      const found = new Map((await load([...new Set(ids)])).map((t) => [t.id, t]));
+      return ids.map((id) => found.get(id) ?? null);
+    }, 500);
+  }
+
+  async get(id: number): Promise<CachedTimer> {
+    const cached = this.entries.get(id);
+    if (cached && !cached.stale && this.now() - cached.loadedAt < this.ttlMs) return cached;
+    try {
+      const timer = await this.loader.load(id);
+      const entry: CachedTimer = { id, timer, stale: false, loadedAt: this.now() };
+      // A change announced while loading wins over what was read.
+      if (this.entries.get(id) === cached) this.entries.set(id, entry);
+      return entry;
+    } catch (err) {
+      if (cached) return cached;
+      throw err;
+    }
+  }
+
+  /** Drops one timer (a change was announced), or every timer (`null`: announcements may have been missed). */
+  invalidate(id: number | null): void {
+    if (id === null) {
+      for (const entry of this.entries.values()) entry.stale = true;
+      this.entries.clear();
+      return;
+    }
+    const entry = this.entries.get(id);
+    if (entry) entry.stale = true;
+    this.entries.delete(id);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `timers` ADD `planned_until` datetime(3);

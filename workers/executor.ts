@@ -1,0 +1,103 @@
+import { WaitingError, Worker } from 'bullmq';
+import { HttpCaller } from '../src/callback/http-caller.js';
+import type { Core } from '../src/core.js';
+import { ReleaseGate } from '../src/services/release-gate.js';
+import { RunExecutor, type RunReport } from '../src/services/run-executor.js';
+import { RunRecorder } from '../src/services/run-recorder.js';
+import { TimerCache } from '../src/services/timer-cache.js';
+import { TaskRepository } from '../src/storage/db/task-repository.js';
+import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { BloomFilter } from '../src/storage/redis/bloom.js';
+import { createRedis } from '../src/storage/redis/connection.js';
+import { EXECUTE_QUEUE, KEEP_COMPLETED, KEEP_FAILED, type RunJobData } from '../src/storage/redis/queues.js';
+import { newLockToken } from '../src/storage/redis/redis-lock.js';
+import { RunClaims } from '../src/storage/redis/run-claims.js';
+import { withScripts } from '../src/storage/redis/scripts.js';
+
+export interface Role {
+  close(): Promise<void>;
+}
+
+/**
+ * The executor role: a BullMQ worker on `execute`. Queue concurrency stands in for
+ * the original's goroutine pool: each slot holds one run from its claim, through the
+ * wait for its due millisecond, to its recorded outcome.
+ */
+export async function startExecutor(core: Core): Promise<Role> {
+  const { config, keys } = core;
+  const logger = core.logger.child({ component: 'executor' });
+  // Claims and bloom checks of runs arriving together go out in one pipeline.
+  const fast = withScripts(
+    createRedis(config.redisUrl, { enableAutoPipelining: true, connectionName: 'xtimer-executor' }),
+  );
+  const subscriber = createRedis(config.redisUrl, { connectionName: 'xtimer-executor-events' });
+  const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-executor-bull' });
+  for (const c of [fast, subscriber, bullConnection])
+    c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+
+  const timers = new TimerRepository(core.database.db);
+  const tasks = new TaskRepository(core.database.db, core.database.pool);
+  const cache = new TimerCache((ids) => timers.findByIds(ids));
+  await core.events.listen(subscriber, (id) => cache.invalidate(id));
+  const recorder = new RunRecorder((outcomes) => tasks.recordOutcomes(outcomes), logger);
+  const caller = new HttpCaller(config.callbackConnections);
+  const gate = new ReleaseGate();
+  const executor = new RunExecutor({
+    claims: new RunClaims(fast, keys),
+    bloom: new BloomFilter(fast, keys),
+    tasks,
+    cache,
+    recorder,
+    caller,
+    gate,
+    owner: newLockToken(),
+    logger,
+    now: Date.now,
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  });
+
+  const worker = new Worker<RunJobData, RunReport>(
+    EXECUTE_QUEUE,
+    async (job, token) => {
+      const report = await executor.execute(job.data);
+      if (report.verdict === 'withdrawn') {
+        // Shutting down before its due time: straight back to wait for another executor.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      return report;
+    },
+    {
+      connection: bullConnection,
+      prefix: keys.bullPrefix(),
+      concurrency: config.executorConcurrency,
+      // A dead executor's runs come back within ~15 s (stalled check), retried with the next attempt.
+      lockDuration: 15_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 10,
+      removeOnComplete: KEEP_COMPLETED,
+      removeOnFail: KEEP_FAILED,
+    },
+  );
+  worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
+  worker.on('failed', (job, err) => {
+    if (job && !(err instanceof WaitingError))
+      logger.error({ taskKey: job.id, err: err.message }, 'run job failed');
+  });
+  logger.info({ concurrency: config.executorConcurrency }, 'executor started');
+
+  return {
+    async close() {
+      // Stop fetching first, then hand back what waits for its due time; in-flight calls finish.
+      const closing = worker.close();
+      const withdrawn = gate.close();
+      if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet due');
+      await closing;
+      await recorder.stop();
+      await caller.close();
+      await Promise.all(
+        [fast.quit(), subscriber.quit(), bullConnection.quit()].map((p) => p.catch(() => undefined)),
+      );
+    },
+  };
+}

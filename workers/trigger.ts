@@ -1,0 +1,171 @@
+import { Job, WaitingError, Worker } from 'bullmq';
+import type { Core } from '../src/core.js';
+import { MINUTE, parseMinuteKey, sliceId } from '../src/domain/slice.js';
+import { taskKey } from '../src/domain/task-key.js';
+import type { Logger } from '../src/observability/logger.js';
+import { SliceReader, type SliceRunRef } from '../src/services/slice-reader.js';
+import { TaskRepository } from '../src/storage/db/task-repository.js';
+import { createRedis } from '../src/storage/redis/connection.js';
+import {
+  KEEP_COMPLETED,
+  KEEP_FAILED,
+  type Queues,
+  type RunJobData,
+  type SliceJobData,
+  TRIGGER_QUEUE,
+} from '../src/storage/redis/queues.js';
+import { RedisLock } from '../src/storage/redis/redis-lock.js';
+import type { Role } from './executor.js';
+
+/** Lock time of a completed slice (SPEC §4): past the scheduler's previous-minute pass. */
+export const SLICE_ACK_TTL_MS = 130_000;
+const WINDOW_MS = 1000;
+const FAN_OUT_CHUNK = 1000;
+
+/** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
+export function runJobs(runs: readonly SliceRunRef[], slice: string) {
+  return runs.map((r) => {
+    const key = taskKey(r.timerId, r.runAt);
+    const data: RunJobData = { timerId: r.timerId, runAt: r.runAt, slice };
+    return { name: key, data, opts: { jobId: key } };
+  });
+}
+
+/**
+ * The trigger role: a BullMQ worker on `trigger`. For its slice it walks the minute in
+ * wall-clock 1 s windows, reading each window PREREAD_MS ahead of its start and fanning
+ * the runs into `execute` (job id = task key); the executor holds each until its due ms.
+ * Runs already overdue (takeover, late start) go out in the first read, at once. The
+ * slice is acked (lock → 130 s) only when the whole minute was walked.
+ */
+export async function startTrigger(core: Core, queues: Queues): Promise<Role> {
+  const { config, keys } = core;
+  const logger = core.logger.child({ component: 'trigger' });
+  const reader = new SliceReader(
+    core.redis,
+    keys,
+    core.slices,
+    new TaskRepository(core.database.db, core.database.pool),
+  );
+  const lock = new RedisLock(core.redis);
+  const stopping = new AbortController();
+  const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-trigger-bull' });
+  bullConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        stopping.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      stopping.signal.addEventListener('abort', done, { once: true });
+    });
+
+  async function fanOut(runs: SliceRunRef[], slice: string): Promise<void> {
+    const jobs = runJobs(runs, slice);
+    for (let i = 0; i < jobs.length; i += FAN_OUT_CHUNK) {
+      await queues.execute.addBulk(jobs.slice(i, i + FAN_OUT_CHUNK));
+    }
+  }
+
+  async function readWithRetry(log: Logger, data: SliceJobData, from: number, to: number) {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await reader.read(data.minute, data.bucket, data.bucketCount, from, to);
+      } catch (err) {
+        if (tries >= 5 || stopping.signal.aborted) throw err;
+        log.warn({ err: (err as Error).message, tries }, 'slice window read failed; retrying');
+        await sleep(200 * tries);
+      }
+    }
+  }
+
+  async function ack(job: Job<SliceJobData>, log: Logger): Promise<boolean> {
+    // The scheduler may have re-claimed the slice meanwhile: ack with the token it holds now.
+    const fresh = job.id ? await Job.fromId<SliceJobData>(queues.trigger, job.id) : undefined;
+    const token = fresh?.data.token ?? job.data.token;
+    const acked = await lock.extend(
+      keys.sliceLock(job.data.minute, job.data.bucket),
+      token,
+      SLICE_ACK_TTL_MS,
+    );
+    if (!acked) log.warn('slice lock was lost before the ack; the slice may be walked again');
+    return acked;
+  }
+
+  const worker = new Worker<SliceJobData>(
+    TRIGGER_QUEUE,
+    async (job, token) => {
+      const data = job.data;
+      const slice = sliceId(data.minute, data.bucket);
+      const log = logger.child({ slice });
+      const start = parseMinuteKey(data.minute);
+      const end = start + MINUTE;
+      let cursor = start;
+      let fanned = 0;
+      let source: 'redis' | 'mysql' = 'redis';
+      while (cursor < end) {
+        if (stopping.signal.aborted) {
+          // Not done: give the slice straight back so another trigger continues it.
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
+        const wait = cursor - config.prereadMs - Date.now();
+        if (wait > 0) {
+          await sleep(wait);
+          continue;
+        }
+        // Everything due before the next wall-clock second after now + preread: on time
+        // that is one window; after a takeover it is all the overdue runs at once.
+        const upto = Math.min(
+          end,
+          Math.max(
+            cursor + WINDOW_MS,
+            Math.floor((Date.now() + config.prereadMs) / WINDOW_MS) * WINDOW_MS + WINDOW_MS,
+          ),
+        );
+        const read = await readWithRetry(log, data, cursor, upto);
+        if (read.source !== source) {
+          source = read.source;
+          log.warn(
+            { source },
+            source === 'mysql' ? 'slice missing in Redis; reading runs from MySQL' : 'slice back in Redis',
+          );
+        }
+        if (read.runs.length > 0) await fanOut(read.runs, slice);
+        fanned += read.runs.length;
+        cursor = upto;
+      }
+      const acked = await ack(job, log);
+      log.info({ runs: fanned, acked, lateMs: Date.now() - end }, 'slice walked');
+      return { runs: fanned, acked, source };
+    },
+    {
+      connection: bullConnection,
+      prefix: keys.bullPrefix(),
+      concurrency: config.triggerConcurrency,
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 20,
+      removeOnComplete: KEEP_COMPLETED,
+      removeOnFail: KEEP_FAILED,
+    },
+  );
+  worker.on('error', (err) => logger.warn({ err: err.message }, 'trigger worker error'));
+  worker.on('failed', (job, err) => {
+    if (job && !(err instanceof WaitingError))
+      logger.error({ slice: job.name, err: err.message }, 'slice job failed; it will be taken over');
+  });
+  logger.info({ concurrency: config.triggerConcurrency }, 'trigger started');
+
+  return {
+    async close() {
+      const closing = worker.close();
+      stopping.abort();
+      await closing;
+      await bullConnection.quit().catch(() => undefined);
+    },
+  };
+}
