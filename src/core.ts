@@ -5,6 +5,7 @@ import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
 import type { Database } from './storage/db/client.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
+import { createQueues, type Queues } from './storage/redis/queues.js';
 import { RedisLock } from './storage/redis/redis-lock.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
 import { SliceStore } from './storage/redis/slice-store.js';
@@ -20,6 +21,7 @@ export interface Core {
   planner: RunPlanner;
   events: TimerEvents;
   timers: TimerService;
+  queues: Queues;
   now(): number;
 }
 
@@ -31,8 +33,11 @@ export function createCore(
   now: () => number = Date.now,
 ): Core {
   const keys = createKeys(config.prefix);
+  const queues = createQueues(redis, keys);
   const slices = new SliceStore(redis, keys, { buckets: config.buckets, maxBuckets: config.maxBuckets });
-  const planner = new RunPlanner(slices, config.migrateStepMinutes);
+  const planner = new RunPlanner(slices, config.migrateStepMinutes, config.prereadMs, (jobs) =>
+    queues.execute.addBulk(jobs),
+  );
   const events = new TimerEvents(redis, keys);
   const timers = new TimerService({
     database,
@@ -42,5 +47,5 @@ export function createCore(
     announce: (id) => events.announce(id),
     now,
   });
-  return { config, logger, database, redis, keys, slices, planner, events, timers, now };
+  return { config, logger, database, redis, keys, slices, planner, events, timers, queues, now };
 }

@@ -11,7 +11,6 @@ import { Shutdown } from '../src/shutdown.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
-import { createQueues } from '../src/storage/redis/queues.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startExecutor } from './executor.js';
 import { startMigrator } from './migrator.js';
@@ -69,22 +68,12 @@ export async function main(config: Config): Promise<Shutdown> {
   }
 
   const has = (role: Role) => config.roles.includes(role);
-  if (has('scheduler') || has('trigger') || has('migrator')) {
-    const queueConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-queues' });
-    queueConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-    const queues = createQueues(queueConnection, core.keys);
-    shutdown.add('queues', async () => {
-      await queues.close();
-      await queueConnection.quit().catch(() => undefined);
-    });
-    // Start order: what produces work last, so shutdown (reverse order) stops it first.
-    if (has('executor')) shutdown.add('executor', (await startExecutor(core)).close);
-    if (has('trigger')) shutdown.add('trigger', (await startTrigger(core, queues)).close);
-    if (has('migrator')) shutdown.add('migrator', (await startMigrator(core, queues)).close);
-    if (has('scheduler')) shutdown.add('scheduler', (await startScheduler(core, queues)).close);
-  } else if (has('executor')) {
-    shutdown.add('executor', (await startExecutor(core)).close);
-  }
+  shutdown.add('queues', () => core.queues.close());
+  // Start order: what produces work last, so shutdown (reverse order) stops it first.
+  if (has('executor')) shutdown.add('executor', (await startExecutor(core)).close);
+  if (has('trigger')) shutdown.add('trigger', (await startTrigger(core)).close);
+  if (has('migrator')) shutdown.add('migrator', (await startMigrator(core)).close);
+  if (has('scheduler')) shutdown.add('scheduler', (await startScheduler(core)).close);
 
   logger.info({ roles: config.roles }, 'xtimer started');
   return shutdown;

@@ -5,7 +5,6 @@ import { Compensator } from '../src/services/compensator.js';
 import { Migration } from '../src/services/migration.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
-import type { Queues } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './executor.js';
 
@@ -20,7 +19,8 @@ const INTACT_CHECK_EVERY_MS = 5_000;
  * window's lock (at start-up, then at every window boundary); rebuilds the slices when
  * Redis has lost them; and runs the compensator every 30 s.
  */
-export async function startMigrator(core: Core, queues: Queues): Promise<Role> {
+export async function startMigrator(core: Core): Promise<Role> {
+  const { queues } = core;
   const { config, keys, redis } = core;
   const logger = core.logger.child({ component: 'migrator' });
   const timers = new TimerRepository(core.database.db);

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Core } from '../src/core.js';
 import { MINUTE, minuteKey, minuteStart, sliceId } from '../src/domain/slice.js';
-import { type Queues, type SliceJobData, sliceJobId } from '../src/storage/redis/queues.js';
+import { type SliceJobData, sliceJobId } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './executor.js';
 
@@ -24,7 +24,8 @@ export function minutesToScan(now: number, prefetchMs: number): number[] {
  * PREFETCH_MS) next minute, try the slice lock (SET NX PX 70 s with a unique token) and,
  * on success, enqueue the slice job into `trigger`.
  */
-export async function startScheduler(core: Core, queues: Queues): Promise<Role> {
+export async function startScheduler(core: Core): Promise<Role> {
+  const { queues } = core;
   const { config, keys, redis } = core;
   const logger = core.logger.child({ component: 'scheduler' });
   const owner = `${hostname()}:${process.pid}`;

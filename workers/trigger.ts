@@ -1,7 +1,6 @@
 import { Job, WaitingError, Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
 import { MINUTE, parseMinuteKey, sliceId } from '../src/domain/slice.js';
-import { taskKey } from '../src/domain/task-key.js';
 import type { Logger } from '../src/observability/logger.js';
 import { SliceReader, type SliceRunRef } from '../src/services/slice-reader.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
@@ -9,8 +8,7 @@ import { createRedis } from '../src/storage/redis/connection.js';
 import {
   KEEP_COMPLETED,
   KEEP_FAILED,
-  type Queues,
-  type RunJobData,
+  runJob,
   type SliceJobData,
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
@@ -22,15 +20,6 @@ export const SLICE_ACK_TTL_MS = 130_000;
 const WINDOW_MS = 1000;
 const FAN_OUT_CHUNK = 1000;
 
-/** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
-export function runJobs(runs: readonly SliceRunRef[], slice: string) {
-  return runs.map((r) => {
-    const key = taskKey(r.timerId, r.runAt);
-    const data: RunJobData = { timerId: r.timerId, runAt: r.runAt, slice };
-    return { name: key, data, opts: { jobId: key } };
-  });
-}
-
 /**
  * The trigger role: a BullMQ worker on `trigger`. For its slice it walks the minute in
  * wall-clock 1 s windows, reading each window PREREAD_MS ahead of its start and fanning
@@ -38,7 +27,8 @@ export function runJobs(runs: readonly SliceRunRef[], slice: string) {
  * Runs already overdue (takeover, late start) go out in the first read, at once. The
  * slice is acked (lock → 130 s) only when the whole minute was walked.
  */
-export async function startTrigger(core: Core, queues: Queues): Promise<Role> {
+export async function startTrigger(core: Core): Promise<Role> {
+  const { queues } = core;
   const { config, keys } = core;
   const logger = core.logger.child({ component: 'trigger' });
   const reader = new SliceReader(
@@ -64,7 +54,7 @@ export async function startTrigger(core: Core, queues: Queues): Promise<Role> {
     });
 
   async function fanOut(runs: SliceRunRef[], slice: string): Promise<void> {
-    const jobs = runJobs(runs, slice);
+    const jobs = runs.map((r) => runJob(r.timerId, r.runAt, slice));
     for (let i = 0; i < jobs.length; i += FAN_OUT_CHUNK) {
       await queues.execute.addBulk(jobs.slice(i, i + FAN_OUT_CHUNK));
     }

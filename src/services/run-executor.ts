@@ -19,6 +19,8 @@ export interface RunToExecute {
   timerId: number;
   runAt: number;
   slice: string;
+  /** The timer version that planned the run: a cached copy older than that is re-read. */
+  version?: number | undefined;
 }
 
 export type RunVerdict = TaskStatus | 'duplicate' | 'withdrawn';
@@ -85,6 +87,10 @@ export class RunExecutor {
     const d = this.d;
     const key = taskKey(run.timerId, run.runAt);
     let cached = await d.cache.get(run.timerId);
+    if (run.version !== undefined && (cached.timer?.version ?? 0) < run.version) {
+      d.cache.invalidate(run.timerId);
+      cached = await d.cache.get(run.timerId);
+    }
     const timeoutMs = cached.timer?.callback.timeoutMs ?? 5000;
     const leaseMs = () => Math.max(0, run.runAt - d.now()) + timeoutMs + LEASE_MARGIN_MS;
 

@@ -1,9 +1,13 @@
 import { expandRuns, parseCron } from '../domain/cron-schedule.js';
 import { planHorizon } from '../domain/migration-window.js';
 import type { Timer } from '../domain/timer.js';
-import type { TaskRepository } from '../storage/db/task-repository.js';
+import type { PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
+import { runJob } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
+
+/** Queues execute jobs (the execute queue's addBulk). */
+export type Dispatch = (jobs: ReturnType<typeof runJob>[]) => Promise<unknown>;
 
 /**
  * Materialises a single timer's runs (MySQL rows, then slice entries) and cancels
@@ -13,6 +17,8 @@ export class RunPlanner {
   constructor(
     private readonly slices: SliceStore,
     private readonly stepMinutes: number,
+    private readonly prereadMs: number,
+    private readonly dispatch: Dispatch,
   ) {}
 
   /** Where materialisation stops when a timer is planned at `nowMs`: the end of the next window. */
@@ -24,14 +30,32 @@ export class RunPlanner {
    * Plans `timer`'s runs in [fromMs, horizon) through `tasks` and `timers` (a
    * transaction's, usually) and records how far they now reach.
    */
-  async plan(timer: Timer, fromMs: number, tasks: TaskRepository, timers: TimerRepository): Promise<number> {
+  async plan(
+    timer: Timer,
+    fromMs: number,
+    tasks: TaskRepository,
+    timers: TimerRepository,
+  ): Promise<PlannedRun[]> {
     const until = this.horizon(fromMs);
     const runAts = expandRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, fromMs, until);
     const runs = runAts.map((runAt) => ({ timerId: timer.id, app: timer.app, runAt }));
     await tasks.insertRuns(runs);
     await this.slices.addRuns(runs);
     await timers.setPlannedUntil([timer.id], until);
-    return runs.length;
+    return runs;
+  }
+
+  /**
+   * Queues, straight into `execute`, the planned runs so close that the trigger may
+   * already have read their slice window (it reads PREREAD_MS ahead). Call it after
+   * the plan is committed. The job id (task key) keeps the trigger's copy from doubling it.
+   */
+  async dispatchImminent(timer: Timer, runs: readonly PlannedRun[], nowMs: number): Promise<void> {
+    const soon = nowMs + this.prereadMs + 1000;
+    const jobs = runs
+      .filter((r) => r.runAt < soon)
+      .map((r) => runJob(r.timerId, r.runAt, 'planner', timer.version));
+    if (jobs.length > 0) await this.dispatch(jobs);
   }
 
   /** Cancels `timerId`'s pending runs due at or after `fromMs`. */

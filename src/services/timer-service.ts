@@ -11,7 +11,7 @@ import {
 } from '../domain/timer.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
 import type { Database, Transaction } from '../storage/db/client.js';
-import { TaskRepository } from '../storage/db/task-repository.js';
+import { type PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
@@ -85,17 +85,18 @@ export class TimerService {
   }
 
   async create(draft: TimerDraft): Promise<Timer> {
-    const timer = await this.underAppLock(draft.app, () =>
+    const now = this.deps.now();
+    const { created, runs } = await this.underAppLock(draft.app, () =>
       this.deps.database.transaction(async (tx) => {
         const created = await this.timersIn(tx).insert(draft);
-        if (created.status === 'active') {
-          await this.deps.planner.plan(created, this.deps.now(), this.tasksIn(tx), this.timersIn(tx));
-        }
-        return created;
+        const runs =
+          created.status === 'active'
+            ? await this.deps.planner.plan(created, now, this.tasksIn(tx), this.timersIn(tx))
+            : [];
+        return { created, runs };
       }),
     );
-    await this.deps.announce(timer.id);
-    return timer;
+    return this.afterCommit(created.id, runs, now);
   }
 
   async get(id: number): Promise<Timer> {
@@ -144,7 +145,8 @@ export class TimerService {
   /** Applies a PATCH; a changed cron or timezone of an active timer re-plans its future runs. */
   async update(id: number, patch: TimerPatch): Promise<Timer> {
     const existing = await this.get(id);
-    await this.underAppLock(existing.app, () =>
+    const now = this.deps.now();
+    const runs = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx) => {
         const current = await this.timersIn(tx).findById(id, true);
         if (!current) throw timerNotFound(id);
@@ -152,15 +154,12 @@ export class TimerService {
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.timersIn(tx).update(merged);
-        if (current.status === 'active' && changesSchedule(patch)) {
-          const now = this.deps.now();
-          await this.deps.planner.cancel(id, now, this.tasksIn(tx));
-          await this.deps.planner.plan(merged, now, this.tasksIn(tx), this.timersIn(tx));
-        }
+        if (current.status !== 'active' || !changesSchedule(patch)) return [];
+        await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+        return this.deps.planner.plan(merged, now, this.tasksIn(tx), this.timersIn(tx));
       }),
     );
-    await this.deps.announce(id);
-    return this.get(id);
+    return this.afterCommit(id, runs, now);
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
@@ -207,24 +206,34 @@ export class TimerService {
 
   private async setStatus(id: number, status: TimerStatus): Promise<Timer> {
     const existing = await this.get(id);
-    const changed = await this.underAppLock(existing.app, () =>
+    const now = this.deps.now();
+    const runs = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx) => {
         const current = await this.timersIn(tx).findById(id, true);
         if (!current) throw timerNotFound(id);
-        if (current.status === status) return false;
+        if (current.status === status) return null;
         await this.timersIn(tx).setStatus(id, status);
-        const now = this.deps.now();
         if (status === 'active') {
-          await this.deps.planner.plan({ ...current, status }, now, this.tasksIn(tx), this.timersIn(tx));
-        } else {
-          await this.deps.planner.cancel(id, now, this.tasksIn(tx));
-          await this.timersIn(tx).setPlannedUntil([id], null);
+          return this.deps.planner.plan({ ...current, status }, now, this.tasksIn(tx), this.timersIn(tx));
         }
-        return true;
+        await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+        await this.timersIn(tx).setPlannedUntil([id], null);
+        return [];
       }),
     );
-    if (changed) await this.deps.announce(id);
-    return this.get(id);
+    if (runs === null) return this.get(id);
+    return this.afterCommit(id, runs, now);
+  }
+
+  /**
+   * Once a change is committed: tell every process, then queue the runs due too soon
+   * for the trigger to see in their slices.
+   */
+  private async afterCommit(id: number, runs: PlannedRun[], now: number): Promise<Timer> {
+    await this.deps.announce(id);
+    const timer = await this.get(id);
+    await this.deps.planner.dispatchImminent(timer, runs, now);
+    return timer;
   }
 
   private timersIn(tx: Transaction): TimerRepository {

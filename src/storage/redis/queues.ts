@@ -1,5 +1,6 @@
 import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { taskKey } from '../../domain/task-key.js';
 import type { Keys } from './keys.js';
 
 /** BullMQ queues (SPEC §2): slice jobs go to `trigger`, one job per run to `execute`. */
@@ -24,8 +25,18 @@ export interface SliceJobData {
 export interface RunJobData {
   timerId: number;
   runAt: number;
-  /** The slice it came from (`minute_bucket`, or `compensator`). */
+  /** The slice it came from (`minute_bucket`, `planner` or `compensator`). */
   slice: string;
+  /** The timer version that planned it, when known: an older cached copy is re-read. */
+  version?: number;
+}
+
+/** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
+export function runJob(timerId: number, runAt: number, slice: string, version?: number) {
+  const key = taskKey(timerId, runAt);
+  const data: RunJobData =
+    version === undefined ? { timerId, runAt, slice } : { timerId, runAt, slice, version };
+  return { name: key, data, opts: { jobId: key } };
 }
 
 /** Kept long enough to answer "what happened to timer 42 at 10:05:03" on the board. */

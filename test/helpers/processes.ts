@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// tsx directly, not through npx: killing npx would leave the real process orphaned.
+const TSX = `${ROOT}node_modules/.bin/tsx`;
+
+/** A port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+/** A running xtimer process (workers/main.ts) with its output kept for assertions. */
+export class XtimerProcess {
+  readonly child: ChildProcess;
+  output = '';
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(
+    readonly name: string,
+    env: Record<string, string>,
+  ) {
+    this.child = spawn(TSX, ['workers/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => {
+      this.output += chunk.toString('utf8');
+      if (this.output.length > 4_000_000) this.output = this.output.slice(-2_000_000);
+    };
+    this.child.stdout?.on('data', keep);
+    this.child.stderr?.on('data', keep);
+    this.exit = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves once the process has logged that all its roles started. */
+  async started(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.output.includes('"xtimer started"')) {
+      if (!this.running) throw new Error(`${this.name} exited before starting:\n${this.output.slice(-3000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} did not start in ${timeoutMs} ms:\n${this.output.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Sends `signal` and waits for the exit. */
+  async stop(
+    signal: NodeJS.Signals = 'SIGTERM',
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.running) this.child.kill(signal);
+    return this.exit;
+  }
+
+  /** Log lines (parsed JSON) whose message matches. */
+  logs(msg: string): Array<Record<string, unknown>> {
+    return this.output
+      .split('\n')
+      .filter((l) => l.startsWith('{') && l.includes(msg))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === msg);
+  }
+}
