@@ -91,6 +91,11 @@ async function run(): Promise<void> {
     throw err;
   }
   const shutdown = await main(config);
+  // A lost connection must not take the process down (no crash loop while Redis or MySQL
+  // is away): log what escaped and carry on; the roles retry on their own.
+  process.on('unhandledRejection', (reason) => {
+    console.error('unhandled rejection (continuing):', reason);
+  });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       shutdown.run(signal).then(() => process.exit(0));

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Core } from '../src/core.js';
-import { MINUTE, minuteKey, minuteStart, sliceId } from '../src/domain/slice.js';
+import { minuteKey, minutesToScan, sliceId } from '../src/domain/slice.js';
 import { type SliceJobData, sliceJobId } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './executor.js';
@@ -10,14 +10,6 @@ import type { Role } from './executor.js';
  * so a slice whose trigger died is claimed again by the previous-minute pass.
  */
 export const SLICE_CLAIM_TTL_MS = 70_000;
-
-/** The minutes a tick looks at: previous (takeover), current, and the next one within the prefetch. */
-export function minutesToScan(now: number, prefetchMs: number): number[] {
-  const current = minuteStart(now);
-  const minutes = [current - MINUTE, current];
-  if (current + MINUTE - now <= prefetchMs) minutes.push(current + MINUTE);
-  return minutes;
-}
 
 /**
  * The scheduler role: every tick, for each bucket of the previous, current and (within

@@ -35,3 +35,11 @@ export function bucketCountFor(runsInMinute: number, base: number, max: number):
 export function sliceId(minute: string, bucket: number): string {
   return `${minute}_${bucket}`;
 }
+
+/** The minutes a scheduler tick looks at: previous (takeover), current, and the next one within the prefetch. */
+export function minutesToScan(now: number, prefetchMs: number): number[] {
+  const current = minuteStart(now);
+  const minutes = [current - MINUTE, current];
+  if (current + MINUTE - now <= prefetchMs) minutes.push(current + MINUTE);
+  return minutes;
+}

@@ -6,7 +6,8 @@ import { TASK_STATUSES, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
 import type { PendingRun, RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import type { Queues } from '../storage/redis/queues.js';
+import { type Queues, runJob } from '../storage/redis/queues.js';
+import { COMPENSATOR } from './run-executor.js';
 
 /** A slice can be walked until its minute's previous-minute pass ends (2 min); past 3 min a pending run was lost. */
 export const PENDING_LIFETIME_MS = 3 * 60_000;
@@ -77,7 +78,7 @@ export class Compensator {
     }
     await this.d.tasks.markMissed(missed);
     if (skipped.length > 0) await this.d.record(skipped);
-    await this.enqueue(fire, 'compensator');
+    await this.enqueue(fire);
     report.refired += fire.length;
     report.missed += missed.length;
     report.skipped += skipped.length;
@@ -92,13 +93,13 @@ export class Compensator {
   private async requeueStuckRuns(now: number, report: CompensationReport): Promise<void> {
     const stuck = await this.d.tasks.overdue('running', now, BATCH);
     if (stuck.length === 0) return;
-    await this.enqueue(stuck, 'compensator');
+    await this.enqueue(stuck);
     report.requeued += stuck.length;
     this.d.logger.warn({ runs: stuck.length }, 'runs stuck running past their lease queued again');
   }
 
   /** Queues runs for execution; a job of the same run that ended (failed) is replaced. */
-  private async enqueue(runs: PendingRun[], slice: string): Promise<void> {
+  private async enqueue(runs: PendingRun[]): Promise<void> {
     for (const r of runs) {
       const key = taskKey(r.timerId, r.runAt);
       const existing = await this.d.queues.execute.getJob(key);
@@ -107,7 +108,8 @@ export class Compensator {
         if (state !== 'completed' && state !== 'failed') continue;
         await existing.remove();
       }
-      await this.d.queues.execute.add(key, { timerId: r.timerId, runAt: r.runAt, slice }, { jobId: key });
+      const job = runJob(r.timerId, r.runAt, COMPENSATOR);
+      await this.d.queues.execute.add(job.name, job.data, job.opts);
     }
   }
 

@@ -7,8 +7,8 @@ import { taskKey } from '../domain/task-key.js';
 import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
 import type { RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
-import type { BloomFilter } from '../storage/redis/bloom.js';
-import type { RunClaims } from '../storage/redis/run-claims.js';
+import type { BloomAnswer, BloomFilter } from '../storage/redis/bloom.js';
+import type { FinalStatus, RunClaims } from '../storage/redis/run-claims.js';
 import { MicroBatcher } from './micro-batcher.js';
 import type { ReleaseGate } from './release-gate.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -48,6 +48,10 @@ export interface RunExecutorDeps {
 }
 
 const LEASE_MARGIN_MS = 5000;
+/** Longer than the run recorder takes to write a buffered outcome. */
+const OUTCOME_SETTLE_MS = 1000;
+/** The `slice` of runs the compensator queues. */
+export const COMPENSATOR = 'compensator';
 
 const schedules = new WeakMap<Timer, CronSchedule>();
 function scheduleOf(timer: Timer): CronSchedule {
@@ -69,14 +73,14 @@ function truncate(s: string | null, max: number): string | null {
  * release gate, sends, retries, and records the outcome.
  */
 export class RunExecutor {
-  private readonly bloomCheck: MicroBatcher<{ key: string; runAt: number }, boolean>;
+  private readonly bloomCheck: MicroBatcher<{ key: string; runAt: number }, BloomAnswer>;
   private readonly statusCheck: MicroBatcher<
     { timerId: number; runAt: number },
     { status: TaskStatus; leaseUntil: number | null } | null
   >;
 
   constructor(private readonly d: RunExecutorDeps) {
-    this.bloomCheck = new MicroBatcher((items) => d.bloom.mayContain(items));
+    this.bloomCheck = new MicroBatcher((items) => d.bloom.check(items));
     this.statusCheck = new MicroBatcher(async (runs) => {
       const found = await d.tasks.statuses(runs);
       return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
@@ -102,16 +106,18 @@ export class RunExecutor {
       await d.sleep(Math.min(Math.max(claim.leaseUntil - d.now(), 0) + 50, 5000));
       claim = await d.claims.claim(key, d.owner, leaseMs());
     }
-    if (claim.outcome === 'done') return { verdict: 'duplicate' };
+    if (claim.outcome === 'done') {
+      // The compensator re-queues runs MySQL still shows pending: if the outcome write was
+      // lost (a process killed with it buffered), the claim record supplies it.
+      if (run.slice === COMPENSATOR) d.recorder.record(this.outcome(run, claim.status, claim.attempt, {}));
+      return { verdict: 'duplicate' };
+    }
     let attempt = claim.attempt;
 
     // 2. Beyond the claim record's memory: the bloom filter, then MySQL.
-    if (attempt === 1 && (await this.bloomCheck.load({ key, runAt: run.runAt }))) {
-      const row = await this.statusCheck.load({ timerId: run.timerId, runAt: run.runAt }).catch(() => null);
-      if (row && row.status !== 'pending' && row.status !== 'running') {
-        await d.claims.finish(key, d.owner, attempt);
-        return { verdict: 'duplicate' };
-      }
+    if (attempt === 1 && (await this.alreadyRan(run, key))) {
+      await d.claims.finish(key, d.owner, attempt, 'succeeded');
+      return { verdict: 'duplicate' };
     }
 
     // 3. Is the run still wanted?
@@ -161,8 +167,22 @@ export class RunExecutor {
     }
   }
 
+  /** Did this run already finish, though its claim record is gone? (bloom filter, then MySQL) */
+  private async alreadyRan(run: RunToExecute, key: string): Promise<boolean> {
+    const d = this.d;
+    const seen = await this.bloomCheck.load({ key, runAt: run.runAt });
+    if (seen === 'no') return false;
+    if (seen === 'unknown' && run.runAt < d.now()) {
+      // Redis lost the filter and this overdue run is being fanned out again: give every
+      // executor's buffered outcomes time to reach MySQL before asking it.
+      await d.sleep(OUTCOME_SETTLE_MS);
+    }
+    const row = await this.statusCheck.load({ timerId: run.timerId, runAt: run.runAt }).catch(() => null);
+    return row !== null && row.status !== 'pending' && row.status !== 'running';
+  }
+
   /** Why a run must not be called, if it must not. */
-  private decide(cached: CachedTimer, run: RunToExecute): TaskStatus | null {
+  private decide(cached: CachedTimer, run: RunToExecute): 'skipped' | 'missed' | null {
     const timer = cached.timer;
     if (timer?.status !== 'active') return 'skipped';
     const decision = misfireDecision(
@@ -182,14 +202,14 @@ export class RunExecutor {
     run: RunToExecute,
     key: string,
     attempt: number,
-    status: TaskStatus,
+    status: FinalStatus,
     result: CallResult | null,
   ): Promise<RunReport> {
     const d = this.d;
     // Skipped and missed runs made no call: their attempt count stays 0.
     const attempts = result === null ? attempt - 1 : attempt;
     d.recorder.record(this.outcome(run, status, attempts, { result }));
-    await d.claims.finish(key, d.owner, attempt);
+    await d.claims.finish(key, d.owner, attempt, status);
     await d.bloom.add([{ key, runAt: run.runAt }]).catch((err) => {
       d.logger.warn({ err: (err as Error).message, taskKey: key }, 'bloom filter not updated');
     });

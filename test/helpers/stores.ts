@@ -82,19 +82,21 @@ export function createTestCore(stores: TestStores, now: () => number = Date.now)
   return createCore(stores.config, createLogger('silent'), stores.database, stores.redis, now);
 }
 
+type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
+
 /** Polls `probe` until it returns a truthy value or the deadline passes (then throws with `what`). */
 export async function eventually<T>(
   probe: () => Promise<T> | T,
   what: string,
   timeoutMs = 10_000,
   everyMs = 50,
-): Promise<NonNullable<T>> {
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value) return value as Truthy<T>;
     } catch (err) {
       last = err;
     }

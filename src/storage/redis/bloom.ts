@@ -15,6 +15,8 @@ export interface BloomSettings {
 
 export const DEFAULT_BLOOM: BloomSettings = { bits: 2 ** 27, hashes: 3, ttlMs: 48 * 3600_000 };
 
+export type BloomAnswer = 'no' | 'maybe' | 'unknown';
+
 export interface BloomItem {
   key: string;
   runAt: number;
@@ -68,11 +70,12 @@ export class BloomFilter {
   }
 
   /**
-   * For each item: false if it certainly never executed, true if it may have (its bits
-   * are set, or the filter cannot tell because it was created after the run was due).
+   * For each item: 'no' if it certainly never executed, 'maybe' if its bits are set,
+   * 'unknown' if the filter cannot tell (it is missing, or was created after the run
+   * was due — Redis lost it, or the day's first runs are still going out).
    */
-  async mayContain(items: readonly BloomItem[]): Promise<boolean[]> {
-    const result = new Array<boolean>(items.length).fill(true);
+  async check(items: readonly BloomItem[]): Promise<BloomAnswer[]> {
+    const result = new Array<BloomAnswer>(items.length).fill('unknown');
     const byDay = groupBy(
       items.map((item, index) => ({ item, index })),
       (x) => dayKey(x.item.runAt),
@@ -84,11 +87,11 @@ export class BloomFilter {
         const bits = (await this.redis.call('BITFIELD', this.keys.bloom(day), ...args)) as number[];
         const createdAt = bits[0] ?? 0;
         entries.forEach(({ item, index }, n) => {
-          if (createdAt === 0 || item.runAt < createdAt) return; // cannot tell
+          if (createdAt === 0 || item.runAt < createdAt) return;
           const base = 1 + n * this.settings.hashes;
           let all = true;
           for (let h = 0; h < this.settings.hashes; h++) all &&= bits[base + h] === 1;
-          result[index] = all;
+          result[index] = all ? 'maybe' : 'no';
         });
       }),
     );

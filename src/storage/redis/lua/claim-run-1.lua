@@ -1,6 +1,7 @@
 --[[
   Claims one attempt of a run, so no two executors call it at once (SPEC §5.5).
-  The record is "state|attempt|leaseUntilMs|owner"; state is running or done.
+  The record is "state|attempt|leaseUntilMs|owner"; state is running, or the outcome
+  of a finished run (succeeded, failed, skipped, missed).
 
   Input:
     KEYS[1] claim:{taskKey}
@@ -10,7 +11,7 @@
 
   Output:
     { "claimed", attempt, leaseUntilMs }  this caller holds attempt number `attempt`
-    { "done", attempt, 0 }               the run has finished already
+    { "done", attempt, 0, outcome }      the run has finished already
     { "busy", attempt, leaseUntilMs }    another owner holds an unexpired lease
 ]]
 local t = redis.call("TIME")
@@ -22,8 +23,8 @@ if record then
   attempt = tonumber(attempt)
   lease = tonumber(lease)
 end
-if state == "done" then
-  return { "done", attempt, 0 }
+if state and state ~= "running" then
+  return { "done", attempt, 0, state }
 end
 if state == "running" and owner ~= ARGV[1] and lease > now then
   return { "busy", attempt, lease }
