@@ -4,7 +4,7 @@ import type { Logger } from '../src/observability/logger.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { respondError } from './errors.js';
 import { newRouter } from './router.js';
-import { compatRoutes } from './routes/compat-xtimer.js';
+import { COMPAT_PATH, compatRoutes, respondCompatError } from './routes/compat-xtimer.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { timerRoutes } from './routes/timers.js';
@@ -25,13 +25,22 @@ export function createApp(deps: AppDeps) {
     '/api/*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        respondError(c, new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB')),
+      onError: (c) => {
+        const err = new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB');
+        return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err) : respondError(c, err);
+      },
     }),
   );
   app.route('/', healthRoutes(deps.readiness));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
-  app.route('/', compatRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
+  app.route(
+    '/',
+    compatRoutes({
+      timers: deps.timers,
+      callbackTimeoutMs: deps.callbackTimeoutMs,
+      logger: deps.logger,
+    }),
+  );
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {
@@ -42,9 +51,10 @@ export function createApp(deps: AppDeps) {
     },
   });
   app.route('/', docsRoutes());
-  app.notFound((c) =>
-    respondError(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),
-  );
+  app.notFound((c) => {
+    const err = new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`);
+    return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err) : respondError(c, err);
+  });
   app.onError((err, c) => respondError(c, err, deps.logger));
   return app;
 }

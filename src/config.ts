@@ -19,7 +19,13 @@ const schema = z.object({
   MYSQL_URL: z
     .url({ protocol: /^mysql$/ })
     .default('mysql://root@127.0.0.1:3306/xtimer')
-    .refine((u) => /^\/[A-Za-z0-9_$]{1,64}$/.test(new URL(u).pathname), 'must name a database, e.g. /xtimer'),
+    .refine((u) => {
+      try {
+        return /^\/[A-Za-z0-9_$]{1,64}$/.test(new URL(u).pathname);
+      } catch {
+        return false;
+      }
+    }, 'must name a database, e.g. /xtimer'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   XTIMER_PREFIX: z
     .string()
@@ -81,6 +87,7 @@ export type Config = {
   callbackConnections: number;
   taskRetentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  insecure: boolean;
 };
 
 export class ConfigError extends Error {
@@ -131,5 +138,6 @@ export function loadConfig(env: Env = process.env): Config {
     callbackConnections: e.CALLBACK_CONNECTIONS,
     taskRetentionDays: e.TASK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    insecure: e.XTIMER_INSECURE,
   };
 }

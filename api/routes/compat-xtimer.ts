@@ -1,8 +1,9 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { findCronProblem } from '../../src/domain/cron-schedule.js';
 import type { Task, Timer, TimerDraft } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
+import type { Logger } from '../../src/observability/logger.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { fromZodError, statusOf, toXtimerError } from '../errors.js';
 import { CreateTimerSchema } from '../schemas/timer-schemas.js';
@@ -16,6 +17,17 @@ import { CreateTimerSchema } from '../schemas/timer-schemas.js';
 export interface CompatDeps {
   timers: TimerService;
   callbackTimeoutMs: number;
+  logger?: Logger;
+}
+
+/** The paths this API answers: their errors (even a 413 or an unknown route) use its envelope. */
+export const COMPAT_PATH = /^\/api\/(timer|task)\/v1\//;
+
+/** An error in the Go envelope: `code` is the HTTP status, `msg` starts with the native error code. */
+export function respondCompatError(c: Context, err: unknown, logger?: Logger): Response {
+  const e = toXtimerError(err, logger);
+  const status = statusOf(e.code);
+  return c.json({ code: status, msg: `${e.code}: ${e.message}` }, status);
 }
 
 /** Go xTimer timer status: 1 inactive ("unabled"), 2 active. */
@@ -30,7 +42,8 @@ const CreateDto = z.object({
   name: z.string(),
   cron: z.string(),
   creator: z.string().optional(),
-  status: z.union([z.literal(1), z.literal(2)]).optional(),
+  // Go clients send their zero value, 0, when no status is set; like the original, it means inactive.
+  status: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
   notifyHTTPParam: z.object({
     method: z.string().optional(),
     url: z.string(),
@@ -40,9 +53,17 @@ const CreateDto = z.object({
 });
 
 const IdDto = z.object({ id: z.coerce.number().int().positive() });
+/** Go's PageLimiter: a missing, zero or negative index or size means the default (page 1 of 10). */
+const pageField = (fallback: number, max: number) =>
+  z.coerce
+    .number()
+    .int()
+    .max(max)
+    .transform((v) => (v <= 0 ? fallback : v))
+    .default(fallback);
 const PageDto = z.object({
-  pageIndex: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).max(500).default(10),
+  pageIndex: pageField(1, 1_000_000_000),
+  pageSize: pageField(10, 500),
 });
 
 /** Native validation, except that a 7-field cron (seconds first, year last) is allowed here. */
@@ -52,7 +73,7 @@ const CompatTimerSchema = CreateTimerSchema.extend({
     if (problem) {
       ctx.addIssue({
         code: 'custom',
-        message: problem.field ? `${problem.field} field: ${problem.message}` : `cron ${problem.message}`,
+        message: problem.field ? `${problem.field} field: ${problem.message}` : problem.message,
         params: { code: ErrorCode.INVALID_CRON },
       });
     }
@@ -102,7 +123,7 @@ async function readJson(req: { json(): Promise<unknown> }): Promise<unknown> {
   }
 }
 
-export function compatRoutes({ timers, callbackTimeoutMs }: CompatDeps) {
+export function compatRoutes({ timers, callbackTimeoutMs, logger }: CompatDeps) {
   const ok = <T extends object>(extra: T) => ({ code: 0, msg: 'ok', ...extra });
 
   const app = new Hono()
@@ -176,10 +197,6 @@ export function compatRoutes({ timers, callbackTimeoutMs }: CompatDeps) {
       return c.json(ok({ data: items.map(goTask), total }));
     });
 
-  app.onError((err, c) => {
-    const e = toXtimerError(err);
-    const status = statusOf(e.code);
-    return c.json({ code: status, msg: `${e.code}: ${e.message}` }, status);
-  });
+  app.onError((err, c) => respondCompatError(c, err, logger));
   return app;
 }

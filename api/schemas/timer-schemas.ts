@@ -44,7 +44,8 @@ export const CronSchema = z
     if (problem) {
       ctx.addIssue({
         code: 'custom',
-        message: problem.field ? `${problem.field} field: ${problem.message}` : `cron ${problem.message}`,
+        // fromZodError prefixes "cron: ", so the message does not repeat it.
+        message: problem.field ? `${problem.field} field: ${problem.message}` : problem.message,
         params: { code: ErrorCode.INVALID_CRON, field: problem.field },
       });
     }

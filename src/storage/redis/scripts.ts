@@ -20,7 +20,12 @@ export interface XtimerCommands {
   extendLock(key: string, token: string, ttlMs: number): Promise<number>;
   releaseLock(key: string, token: string): Promise<number>;
   raiseBucketCount(key: string, wanted: number, expireAtMs: number): Promise<number>;
-  claimRun(key: string, owner: string, leaseMs: number, keepMs: number): Promise<[string, number, number, string?]>;
+  claimRun(
+    key: string,
+    owner: string,
+    leaseMs: number,
+    keepMs: number,
+  ): Promise<[string, number, number, string?]>;
   finishRun(key: string, owner: string, attempt: number, outcome: string, keepMs: number): Promise<number>;
   bloomAdd(key: string, ttlMs: number, ...offsets: number[]): Promise<number>;
   releaseRun(key: string, owner: string, undo: 0 | 1): Promise<number>;
