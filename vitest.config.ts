@@ -1,14 +1,34 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Unit and integration files own their database and key prefix and run in parallel;
+ * end-to-end files start real processes and run after them, two at a time, so the
+ * two cores are not shared by more xtimer processes than the tests reason about.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Integration and e2e files own their database and key prefix, so files may run in
-    // parallel; two cores, so not too many at once.
     pool: 'forks',
-    maxWorkers: 3,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      {
+        test: {
+          name: 'fast',
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          maxWorkers: 3,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          maxWorkers: 2,
+          testTimeout: 120_000,
+          hookTimeout: 90_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -1,4 +1,6 @@
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { createDashboard, DASHBOARD_PATH, type DashboardDeps } from '../dashboard/dashboard.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { TimerService } from '../src/services/timer-service.js';
@@ -16,6 +18,8 @@ export interface AppDeps {
   readiness: Record<string, ReadinessCheck>;
   callbackTimeoutMs: number;
   logger: Logger;
+  /** The queues board and timers page at /dashboard; left out when absent. */
+  dashboard?: Pick<DashboardDeps, 'queues' | 'auth'> | undefined;
 }
 
 /** The HTTP application, pure: tests drive it with app.request(), no socket needed. */
@@ -51,6 +55,13 @@ export function createApp(deps: AppDeps) {
     },
   });
   app.route('/', docsRoutes());
+  if (deps.dashboard) {
+    const dashboard = createDashboard({ ...deps.dashboard, timers: deps.timers, logger: deps.logger });
+    // Whole requests, not merged routes: the dashboard matches paths its own (non-strict) way.
+    const toDashboard = (c: Context) => dashboard.fetch(c.req.raw, c.env);
+    app.all(DASHBOARD_PATH, toDashboard);
+    app.all(`${DASHBOARD_PATH}/*`, toDashboard);
+  }
   app.notFound((c) => {
     const err = new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`);
     return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err) : respondError(c, err);

@@ -66,7 +66,13 @@ const schema = z.object({
   TASK_RETENTION_DAYS: int(1, 3650).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   XTIMER_INSECURE: bool.default(false),
+  // Basic auth over /dashboard (the board and the timers page); both or neither.
+  DASHBOARD_USER: z.string().min(1).max(256).optional(),
+  DASHBOARD_PASSWORD: z.string().min(1).max(256).optional(),
 });
+
+/** Every environment variable the configuration reads (docs and deployment files are checked against it). */
+export const SETTINGS = Object.keys(schema.shape) as ReadonlyArray<keyof typeof schema.shape>;
 
 export type Config = {
   port: number;
@@ -88,6 +94,9 @@ export type Config = {
   taskRetentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   insecure: boolean;
+  /** Dashboard basic-auth credentials; both set or both absent. */
+  dashboardUser?: string | undefined;
+  dashboardPassword?: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -99,17 +108,48 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Reads and validates the configuration from `env` (process.env unless a test passes its own). */
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * Command-line settings: only `--roles=a,b` (or `--roles a,b`), which stands in for
+ * XTIMER_ROLES so the npm start:* scripts need no platform-specific env syntax.
+ * Anything else is an error: a mistyped flag must not silently start every role.
+ */
+function parseArgv(argv: readonly string[]): { roles?: string } {
+  const out: { roles?: string } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const inline = /^--roles=(.*)$/.exec(arg);
+    if (inline) {
+      out.roles = inline[1]!;
+    } else if (arg === '--roles' && argv[i + 1] !== undefined) {
+      out.roles = argv[++i]!;
+    } else {
+      throw new ConfigError([`${arg}: unknown argument; the only one is --roles=<comma list of roles>`]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads and validates the configuration from `env` and the command line `argv`
+ * (process.env and no arguments unless the caller passes them; see loadProcessConfig).
+ * `--roles` wins over XTIMER_ROLES.
+ */
+export function loadConfig(env: Env = process.env, argv: readonly string[] = []): Config {
   // Empty strings mean "not set" (docker-compose writes them for blank variables).
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const args = parseArgv(argv);
+  if (args.roles !== undefined) present.XTIMER_ROLES = args.roles;
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
-        const name = String(issue.path[0] ?? 'config');
-        const got = present[name];
-        return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
+        let name = String(issue.path[0] ?? 'config');
+        if (name === 'XTIMER_ROLES' && args.roles !== undefined) name = '--roles';
+        const got = name === '--roles' ? args.roles : present[name];
+        // Secrets are named, never echoed.
+        const shown =
+          name === 'DASHBOARD_PASSWORD' || got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
+        return `${name}: ${issue.message}${shown}`;
       }),
     );
   }
@@ -117,6 +157,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (e.MAX_BUCKETS < e.BUCKETS) {
     throw new ConfigError([
       `MAX_BUCKETS: must be >= BUCKETS (${e.BUCKETS}) (got ${JSON.stringify(present.MAX_BUCKETS)})`,
+    ]);
+  }
+  if ((e.DASHBOARD_USER === undefined) !== (e.DASHBOARD_PASSWORD === undefined)) {
+    const missing = e.DASHBOARD_USER === undefined ? 'DASHBOARD_USER' : 'DASHBOARD_PASSWORD';
+    throw new ConfigError([
+      `${missing}: must be set together with ${missing === 'DASHBOARD_USER' ? 'DASHBOARD_PASSWORD' : 'DASHBOARD_USER'} (basic auth needs both)`,
     ]);
   }
   return {
@@ -139,5 +185,12 @@ export function loadConfig(env: Env = process.env): Config {
     taskRetentionDays: e.TASK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     insecure: e.XTIMER_INSECURE,
+    dashboardUser: e.DASHBOARD_USER,
+    dashboardPassword: e.DASHBOARD_PASSWORD,
   };
+}
+
+/** The configuration of this process: its environment and its command-line arguments. */
+export function loadProcessConfig(): Config {
+  return loadConfig(process.env, process.argv.slice(2));
 }

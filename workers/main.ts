@@ -4,7 +4,7 @@
  * registered in reverse order.
  */
 import { startApiServer } from '../api/server.js';
-import { type Config, ConfigError, loadConfig, type Role } from '../src/config.js';
+import { type Config, ConfigError, loadProcessConfig, type Role } from '../src/config.js';
 import { createCore } from '../src/core.js';
 import { createLogger, type Logger } from '../src/observability/logger.js';
 import { Shutdown } from '../src/shutdown.js';
@@ -51,6 +51,13 @@ export async function main(config: Config): Promise<Shutdown> {
         timers: core.timers,
         callbackTimeoutMs: config.callbackTimeoutMs,
         logger: logger.child({ component: 'api' }),
+        dashboard: {
+          queues: core.queues,
+          auth:
+            config.dashboardUser && config.dashboardPassword
+              ? { username: config.dashboardUser, password: config.dashboardPassword }
+              : null,
+        },
         readiness: {
           redis: async () => {
             await redis.ping();
@@ -82,7 +89,7 @@ export async function main(config: Config): Promise<Shutdown> {
 async function run(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadProcessConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

@@ -8,9 +8,23 @@ import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './executor.js';
 
-/** Migration lock times (SPEC §4): 20 min while working, 120 min once the window is done. */
-const MIGRATION_LOCK_MS = 20 * 60_000;
-const MIGRATION_DONE_MS = 120 * 60_000;
+/**
+ * Migration lock times (SPEC §4): 20 min while working, 120 min once the window is done,
+ * for hour windows. Shorter windows scale them down (a third and twice the window), so a
+ * migrator that died mid-way is replaced well before the next window starts.
+ */
+export function migrationLockTimes(stepMinutes: number): {
+  workingMs: number;
+  doneMs: number;
+  checkEveryMs: number;
+} {
+  const step = stepMs(stepMinutes);
+  return {
+    workingMs: Math.min(20 * 60_000, Math.floor(step / 3)),
+    doneMs: Math.min(120 * 60_000, 2 * step),
+    checkEveryMs: Math.min(MINUTE, Math.floor(step / 4)),
+  };
+}
 const COMPENSATE_EVERY_MS = 30_000;
 const INTACT_CHECK_EVERY_MS = 5_000;
 
@@ -25,7 +39,14 @@ export async function startMigrator(core: Core): Promise<Role> {
   const logger = core.logger.child({ component: 'migrator' });
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
-  const migration = new Migration(timers, tasks, core.slices, logger);
+  const migration = new Migration(
+    timers,
+    tasks,
+    core.slices,
+    (jobs) => queues.execute.addBulk(jobs),
+    config.prereadMs,
+    logger,
+  );
   const compensator = new Compensator({
     timers,
     tasks,
@@ -36,12 +57,13 @@ export async function startMigrator(core: Core): Promise<Role> {
   });
   const lock = new RedisLock(redis);
   const step = config.migrateStepMinutes;
+  const lockTimes = migrationLockTimes(step);
 
   async function migrate(): Promise<void> {
     const now = Date.now();
     const window = windowAt(now, step);
     const lockKey = keys.migratorLock(windowKey(window.start, step));
-    const token = await lock.acquire(lockKey, MIGRATION_LOCK_MS);
+    const token = await lock.acquire(lockKey, lockTimes.workingMs);
     if (!token) return;
     const horizon = planHorizon(now, step);
     const log = logger.child({ window: windowKey(window.start, step) });
@@ -52,16 +74,17 @@ export async function startMigrator(core: Core): Promise<Role> {
         if (Date.now() - lastLog >= 2000) {
           lastLog = Date.now();
           log.info(p, 'migration progress');
+          // A long migration keeps its window: the working lock only lapses if we die.
+          lock.extend(lockKey, token, lockTimes.workingMs).catch(() => undefined);
         }
       });
-      await lock.extend(lockKey, token, MIGRATION_DONE_MS);
+      await lock.extend(lockKey, token, lockTimes.doneMs);
       log.info(
         { ...result, runsPerSecond: Math.round((result.runs * 1000) / Math.max(result.ms, 1)) },
         'migration done',
       );
     } catch (err) {
-      // Keep the 20-min lock: another migrator retries the window once it lapses; an earlier
-      // retry by this process happens at the next boundary.
+      // Keep the working lock: any migrator retries the window once it lapses.
       log.error({ err: (err as Error).message }, 'migration failed');
     }
   }
@@ -112,7 +135,7 @@ export async function startMigrator(core: Core): Promise<Role> {
   every('slice check', INTACT_CHECK_EVERY_MS, checkSlicesIntact);
   // At start-up, then just after each window boundary (re-checked every minute in case
   // the lock holder died mid-way and the 20-min lock lapsed).
-  every('migration', MINUTE, migrate, stepMs(step));
+  every('migration', lockTimes.checkEveryMs, migrate, stepMs(step));
   every('compensator', COMPENSATE_EVERY_MS, compensate);
   logger.info({ stepMinutes: step }, 'migrator started');
 

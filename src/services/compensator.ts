@@ -1,6 +1,7 @@
 import { type CronSchedule, nextRuns, parseCron } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
 import { misfireDecision } from '../domain/misfire.js';
+import { MINUTE, minuteStart } from '../domain/slice.js';
 import { taskKey } from '../domain/task-key.js';
 import { TASK_STATUSES, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
@@ -9,8 +10,13 @@ import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type Queues, runJob } from '../storage/redis/queues.js';
 import { COMPENSATOR } from './run-executor.js';
 
-/** A slice can be walked until its minute's previous-minute pass ends (2 min); past 3 min a pending run was lost. */
-export const PENDING_LIFETIME_MS = 3 * 60_000;
+/**
+ * Pending runs of minutes no scheduler scans any more (older than the previous minute)
+ * were lost: their slice was never walked, or Redis lost it.
+ */
+export function lostBefore(now: number): number {
+  return minuteStart(now) - MINUTE;
+}
 const BATCH = 2000;
 const PURGE_BATCH = 1000;
 const PURGE_ROUNDS = 10;
@@ -50,7 +56,7 @@ export class Compensator {
   }
 
   private async settleLostRuns(now: number, report: CompensationReport): Promise<void> {
-    const lost = await this.d.tasks.overdue('pending', now - PENDING_LIFETIME_MS, BATCH);
+    const lost = await this.d.tasks.overdue('pending', lostBefore(now), BATCH);
     if (lost.length === 0) return;
     const timers = new Map(
       (await this.d.timers.findByIds([...new Set(lost.map((r) => r.timerId))])).map((t) => [t.id, t]),

@@ -4,7 +4,9 @@ import type { Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
 import type { PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
+import { runJob } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
+import type { Dispatch } from './run-planner.js';
 
 export interface MigrationProgress {
   phase: 'mysql' | 'redis';
@@ -44,10 +46,17 @@ interface Planned {
 export class Migration {
   private readonly options: MigrationOptions;
 
+  /**
+   * @param dispatch queues runs straight into `execute`: a catch-up plans runs that are
+   * already due (or due before the trigger's next read), whose slices will not be walked.
+   * @param prereadMs how far ahead the trigger reads its slice windows.
+   */
   constructor(
     private readonly timers: TimerRepository,
     private readonly tasks: TaskRepository,
     private readonly slices: SliceStore,
+    private readonly dispatch: Dispatch,
+    private readonly prereadMs: number,
     private readonly logger: Logger,
     options: Partial<MigrationOptions> = {},
   ) {
@@ -115,14 +124,22 @@ export class Migration {
       batchRuns = [];
       onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });
     };
+    const soon = nowMs + this.prereadMs + 1000;
+    let due: ReturnType<typeof runJob>[] = [];
     for (const p of planned) {
       for (const runAt of expandRuns(p.schedule, p.timer.timezone, p.from, horizonMs)) {
         batchRuns.push({ timerId: p.timer.id, app: p.timer.app, runAt });
+        if (runAt < soon) due.push(runJob(p.timer.id, runAt, 'migrator', p.timer.version));
+      }
+      if (due.length >= 1000) {
+        await this.dispatch(due);
+        due = [];
       }
       batch.push(p);
       if (batchRuns.length >= this.options.flushRows) await flushRedis();
     }
     if (batch.length > 0) await flushRedis();
+    if (due.length > 0) await this.dispatch(due);
     return { timers: planned.length, runs, ms: Date.now() - started };
   }
 

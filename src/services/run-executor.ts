@@ -79,6 +79,8 @@ export class RunExecutor {
     { status: TaskStatus; leaseUntil: number | null } | null
   >;
 
+  private executions = 0;
+
   constructor(private readonly d: RunExecutorDeps) {
     this.bloomCheck = new MicroBatcher((items) => d.bloom.check(items));
     this.statusCheck = new MicroBatcher(async (runs) => {
@@ -90,6 +92,9 @@ export class RunExecutor {
   async execute(run: RunToExecute): Promise<RunReport> {
     const d = this.d;
     const key = taskKey(run.timerId, run.runAt);
+    // Each execution is its own claimant: two copies of a run in one process (a job
+    // queued again after Redis lost the first) must not pass for one another.
+    const owner = `${d.owner}:${++this.executions}`;
     let cached = await d.cache.get(run.timerId);
     if (run.version !== undefined && (cached.timer?.version ?? 0) < run.version) {
       d.cache.invalidate(run.timerId);
@@ -99,12 +104,12 @@ export class RunExecutor {
     const leaseMs = () => Math.max(0, run.runAt - d.now()) + timeoutMs + LEASE_MARGIN_MS;
 
     // 1. Claim (the claim record also says whether the run already finished).
-    let claim = await d.claims.claim(key, d.owner, leaseMs());
+    let claim = await d.claims.claim(key, owner, leaseMs());
     while (claim.outcome === 'busy') {
       // Another executor holds it (a takeover while the first is alive, or it died):
       // wait for its lease to end, then look again.
       await d.sleep(Math.min(Math.max(claim.leaseUntil - d.now(), 0) + 50, 5000));
-      claim = await d.claims.claim(key, d.owner, leaseMs());
+      claim = await d.claims.claim(key, owner, leaseMs());
     }
     if (claim.outcome === 'done') {
       // The compensator re-queues runs MySQL still shows pending: if the outcome write was
@@ -116,22 +121,32 @@ export class RunExecutor {
 
     // 2. Beyond the claim record's memory: the bloom filter, then MySQL.
     if (attempt === 1 && (await this.alreadyRan(run, key))) {
-      await d.claims.finish(key, d.owner, attempt, 'succeeded');
+      await d.claims.finish(key, owner, attempt, 'succeeded');
       return { verdict: 'duplicate' };
     }
 
     // 3. Is the run still wanted?
     const early = this.decide(cached, run);
-    if (early) return this.finish(run, key, attempt, early, null);
+    if (early) return this.finish(run, key, owner, attempt, early, null);
 
     // 4. Prepare, then wait for the due millisecond.
     let call = prepareCall(cached.timer!, key, run.runAt, attempt);
-    if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(key, false);
+    if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(key, owner, false);
+    // One pipelined GET for all runs of this instant: if Redis lost the claims meanwhile
+    // (FLUSHDB), another executor may hold this run now, and only one copy may go out.
+    const standing = await d.claims.verify(key, owner);
+    if (standing === 'taken') return { verdict: 'duplicate' };
+    if (standing === 'lost') {
+      const again = await d.claims.claim(key, owner, timeoutMs + LEASE_MARGIN_MS);
+      if (again.outcome !== 'claimed') return { verdict: 'duplicate' };
+      attempt = again.attempt;
+      call = withAttempt(call, attempt);
+    }
     if (cached.stale) {
       // Changed while waiting (a disable or an update): go by the timer as it is now.
       cached = await d.cache.get(run.timerId);
       const late = this.decide(cached, run);
-      if (late) return this.finish(run, key, attempt, late, null);
+      if (late) return this.finish(run, key, owner, attempt, late, null);
       call = prepareCall(cached.timer!, key, run.runAt, attempt);
     }
     const timer = cached.timer!;
@@ -148,7 +163,7 @@ export class RunExecutor {
       const result = await d.caller.send(call);
       const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
       if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
-        return this.finish(run, key, attempt, isSuccess(result) ? 'succeeded' : 'failed', result);
+        return this.finish(run, key, owner, attempt, isSuccess(result) ? 'succeeded' : 'failed', result);
       }
       const delay = retryDelayMs(
         timer.retry,
@@ -159,8 +174,8 @@ export class RunExecutor {
         this.outcome(run, 'running', attempt, { result, leaseUntil: d.now() + delay + LEASE_MARGIN_MS }),
       );
       const due = d.now() + delay;
-      if ((await d.gate.at(due)) === 'withdrawn') return this.withdraw(key, true);
-      const next = await d.claims.claim(key, d.owner, timer.callback.timeoutMs + LEASE_MARGIN_MS);
+      if ((await d.gate.at(due)) === 'withdrawn') return this.withdraw(key, owner, true);
+      const next = await d.claims.claim(key, owner, timer.callback.timeoutMs + LEASE_MARGIN_MS);
       if (next.outcome !== 'claimed') return { verdict: 'duplicate', attempt };
       attempt = next.attempt;
       call = withAttempt(call, attempt);
@@ -201,6 +216,7 @@ export class RunExecutor {
   private async finish(
     run: RunToExecute,
     key: string,
+    owner: string,
     attempt: number,
     status: FinalStatus,
     result: CallResult | null,
@@ -209,7 +225,7 @@ export class RunExecutor {
     // Skipped and missed runs made no call: their attempt count stays 0.
     const attempts = result === null ? attempt - 1 : attempt;
     d.recorder.record(this.outcome(run, status, attempts, { result }));
-    await d.claims.finish(key, d.owner, attempt, status);
+    await d.claims.finish(key, owner, attempt, status);
     await d.bloom.add([{ key, runAt: run.runAt }]).catch((err) => {
       d.logger.warn({ err: (err as Error).message, taskKey: key }, 'bloom filter not updated');
     });
@@ -234,8 +250,8 @@ export class RunExecutor {
   }
 
   /** Shutdown: hands the run back (its job is retried elsewhere) without calling it now. */
-  private async withdraw(key: string, attemptMade: boolean): Promise<RunReport> {
-    await this.d.claims.release(key, this.d.owner, attemptMade);
+  private async withdraw(key: string, owner: string, attemptMade: boolean): Promise<RunReport> {
+    await this.d.claims.release(key, owner, attemptMade);
     return { verdict: 'withdrawn' };
   }
 

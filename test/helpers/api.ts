@@ -1,13 +1,18 @@
 import { type App, createApp } from '../../api/app.js';
+import type { BasicAuthCredentials } from '../../dashboard/dashboard.js';
 import type { Core } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 /** The HTTP app over a test's core, driven with app.request() (no socket). */
-export function createTestApp(core: Core): App {
+export function createTestApp(
+  core: Core,
+  options: { dashboardAuth?: BasicAuthCredentials | null } = {},
+): App {
   return createApp({
     timers: core.timers,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
+    dashboard: { queues: core.queues, auth: options.dashboardAuth ?? null },
     readiness: {
       redis: async () => {
         await core.redis.ping();

@@ -3,8 +3,9 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// tsx directly, not through npx: killing npx would leave the real process orphaned.
-const TSX = `${ROOT}node_modules/.bin/tsx`;
+// Node itself with tsx as a loader: one process, so SIGKILL kills xtimer (the tsx CLI,
+// like npx, would leave its child running).
+const NODE_ARGS = ['--import', 'tsx', 'workers/main.ts'];
 
 /** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -28,7 +29,7 @@ export class XtimerProcess {
     readonly name: string,
     env: Record<string, string>,
   ) {
-    this.child = spawn(TSX, ['workers/main.ts'], {
+    this.child = spawn(process.execPath, NODE_ARGS, {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

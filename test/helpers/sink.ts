@@ -15,7 +15,13 @@ export interface Delivery {
 }
 
 /** Decides the sink's answer to a delivery (default 200 "ok"). */
-export type Responder = (d: Delivery) => { status: number; body?: string; headers?: Record<string, string> };
+export type Responder = (d: Delivery) => {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+  /** Answer only after this long (a slow receiver). */
+  delayMs?: number;
+};
 
 /**
  * A real HTTP receiver for callbacks: records every delivery with its arrival time, so
@@ -47,8 +53,12 @@ export class Sink {
         };
         this.deliveries.push(d);
         const answer = this.respond(d);
-        res.writeHead(answer.status, answer.headers ?? {});
-        res.end(answer.body ?? '');
+        const send = () => {
+          res.writeHead(answer.status, answer.headers ?? {});
+          res.end(answer.body ?? '');
+        };
+        if (answer.delayMs) setTimeout(send, answer.delayMs);
+        else send();
       });
     });
     this.server.keepAliveTimeout = 60_000;

@@ -41,7 +41,7 @@ export async function createTestStores(label: string, env: Record<string, string
   const config = loadConfig(fullEnv);
   await prepareDatabase(config.mysqlUrl);
   const database = openDatabase(config.mysqlUrl);
-  const redis = withScripts(createRedis(REDIS_URL));
+  const redis = withScripts(createRedis(config.redisUrl));
   return {
     name,
     env: fullEnv,

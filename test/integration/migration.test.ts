@@ -12,6 +12,7 @@ let timers: TimerRepository;
 let tasks: TaskRepository;
 let slices: SliceStore;
 let migration: Migration;
+const dispatched: Array<{ name: string }> = [];
 const keys = () => createKeys(stores.config.prefix);
 
 const HOUR = 3600_000;
@@ -63,9 +64,21 @@ beforeAll(async () => {
   timers = new TimerRepository(stores.database.db);
   tasks = new TaskRepository(stores.database.db, stores.database.pool);
   slices = new SliceStore(stores.redis, keys(), { buckets: 4, maxBuckets: 8 });
-  migration = new Migration(timers, tasks, slices, createLogger('silent'), { pageSize: 7, flushRows: 500 });
+  migration = new Migration(
+    timers,
+    tasks,
+    slices,
+    async (jobs) => dispatched.push(...jobs),
+    1500,
+    createLogger('silent'),
+    {
+      pageSize: 7,
+      flushRows: 500,
+    },
+  );
 });
 beforeEach(async () => {
+  dispatched.length = 0;
   await stores.database.pool.query('DELETE FROM tasks');
   await stores.database.pool.query('DELETE FROM timers');
   await deleteKeys(stores.redis, [`${stores.config.prefix}*`]);
@@ -113,6 +126,10 @@ describe('migration', () => {
     expect(result.runs).toBe(5);
     const rows = await tasks.listForTimer({ timerId: t.id, limit: 10 });
     expect(rows.map((r) => r.runAt).sort()).toEqual([-3, -2, -1, 0, 1].map((m) => T0 + m * 60_000));
+    // The runs already due will not be read from their slices: they are queued directly.
+    expect(dispatched.map((j) => j.name).sort()).toEqual(
+      [-3, -2, -1, 0].map((m) => `${t.id}_${T0 + m * 60_000}`),
+    );
   });
 
   it('spreads a busy minute over more buckets (BUCKETS + runs/200, capped at MAX_BUCKETS)', async () => {

@@ -40,6 +40,18 @@ export class RunClaims {
     return { outcome: 'done', attempt: Number(attempt), status: (status ?? 'succeeded') as FinalStatus };
   }
 
+  /**
+   * Is this owner's claim still standing, right before the call goes out? 'lost' when
+   * the record is gone (Redis lost its data), 'taken' when another owner holds or finished
+   * the run — then this copy must not be sent.
+   */
+  async verify(taskKey: string, owner: string): Promise<'mine' | 'lost' | 'taken'> {
+    const record = await this.redis.get(this.keys.claim(taskKey));
+    if (record === null) return 'lost';
+    const [state, , , holder] = record.split('|', 4);
+    return state === 'running' && holder === owner ? 'mine' : 'taken';
+  }
+
   /** Ends this owner's lease at once (shutdown); `attemptMade` false undoes the claimed attempt. */
   async release(taskKey: string, owner: string, attemptMade: boolean): Promise<void> {
     await this.redis.releaseRun(this.keys.claim(taskKey), owner, attemptMade ? 0 : 1);

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, Cluster, createTimers, sleep } from '../helpers/cluster.js';
+import { Sink } from '../helpers/sink.js';
+import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+
+/**
+ * Cluster down and back (issue 4): every process stopped for 3 minutes, then started.
+ * One-minute migration windows, so the outage also leaves windows unplanned that the
+ * migrator must catch up. Each misfire policy then behaves as SPEC §6 says.
+ */
+const DOWN_MS = 180_000;
+const THRESHOLD_MS = 60_000;
+let stores: TestStores;
+let sink: Sink;
+let cluster: Cluster;
+
+beforeAll(async () => {
+  stores = await createTestStores('clusterdown', { MIGRATE_STEP_MINUTES: '1' });
+  sink = await new Sink().start();
+  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
+});
+
+afterAll(async () => {
+  await cluster?.stopAll('SIGKILL');
+  await sink?.stop();
+  await stores?.cleanup();
+});
+
+async function runsOf(timerId: number): Promise<any[]> {
+  const page = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${timerId}/tasks?limit=500`);
+  return page.items;
+}
+
+describe('all processes stopped for 3 minutes', () => {
+  it('catches up per misfire policy: fire_all fires every missed run, skip none, fire_once the latest', {
+    timeout: 420_000,
+  }, async () => {
+    const callback = { url: sink.url() };
+    const [fireAll] = await createTimers(cluster.api(), 1, {
+      cron: '*/5 * * * * *',
+      misfirePolicy: 'fire_all',
+      callback,
+    });
+    const [skip] = await createTimers(cluster.api(), 1, {
+      cron: '*/5 * * * * *',
+      misfirePolicy: 'skip',
+      callback,
+    });
+    const [fireOnce] = await createTimers(cluster.api(), 1, {
+      cron: '*/10 * * * * *',
+      misfirePolicy: 'fire_once',
+      callback,
+    });
+    const ids = [fireAll!, skip!, fireOnce!];
+    await eventually(() => ids.every((id) => sink.forTimer(id).length > 0), 'each timer firing', 30_000);
+
+    await cluster.stopAll('SIGTERM');
+    const downFrom = Date.now();
+    await sleep(DOWN_MS);
+    const restartedAt = Date.now();
+    await cluster.startAll();
+
+    // Runs owed while down: (downFrom + 1 s) .. restartedAt.
+    const owed = (stepS: number) => {
+      const out: number[] = [];
+      for (
+        let t = Math.ceil((downFrom + 1000) / (stepS * 1000)) * stepS * 1000;
+        t < restartedAt;
+        t += stepS * 1000
+      )
+        out.push(t);
+      return out;
+    };
+    const settled = async (id: number, times: number[]) => {
+      const runs = await runsOf(id);
+      const byTime = new Map(runs.map((r) => [Date.parse(r.runAt), r]));
+      return times.every((t) => ['succeeded', 'missed'].includes(byTime.get(t)?.status)) && byTime;
+    };
+
+    // fire_all: every missed run fires, once.
+    const allTimes = owed(5);
+    await eventually(() => settled(fireAll!, allTimes), 'fire_all runs settled', 150_000, 2000);
+    const allDelivered = sink
+      .forTimer(fireAll!)
+      .filter((d) => d.scheduledAt > downFrom + 1000 && d.scheduledAt < restartedAt);
+    expect(allDelivered.map((d) => d.scheduledAt).sort((a, b) => a - b)).toEqual(allTimes);
+
+    // skip: what was later than the threshold when picked up is recorded missed, not sent.
+    const skipTimes = owed(5);
+    const skipRuns = await eventually(() => settled(skip!, skipTimes), 'skip runs settled', 150_000, 2000);
+    const skipSent = sink
+      .forTimer(skip!)
+      .filter((d) => d.scheduledAt > downFrom + 1000 && d.scheduledAt < restartedAt);
+    expect(skipSent.every((d) => d.arrivedAt - d.scheduledAt <= THRESHOLD_MS + 2000)).toBe(true);
+    const skipMissed = skipTimes.filter((t) => skipRuns.get(t)?.status === 'missed');
+    expect(skipMissed.length).toBeGreaterThan(0);
+    expect(skipMissed.length + skipSent.length).toBe(skipTimes.length);
+
+    // fire_once: the runs within the threshold fire, and of the missed ones only the latest.
+    const onceTimes = owed(10);
+    const onceRuns = await eventually(
+      () => settled(fireOnce!, onceTimes),
+      'fire_once runs settled',
+      150_000,
+      2000,
+    );
+    const onceSent = sink
+      .forTimer(fireOnce!)
+      .filter((d) => d.scheduledAt > downFrom + 1000 && d.scheduledAt < restartedAt);
+    const lateSent = onceSent.filter((d) => d.arrivedAt - d.scheduledAt > THRESHOLD_MS);
+    expect(lateSent).toHaveLength(1);
+    const onceMissed = onceTimes.filter((t) => onceRuns.get(t)?.status === 'missed');
+    expect(onceMissed.length).toBe(onceTimes.length - onceSent.length);
+    expect(Math.max(...onceMissed)).toBeLessThan(lateSent[0]!.scheduledAt);
+
+    // Nothing was delivered twice.
+    const counts = sink.countByTask();
+    expect([...counts.entries()].filter(([, n]) => n > 1)).toEqual([]);
+    console.log(
+      `cluster-down: fire_all owed=${allTimes.length} sent=${allDelivered.length}; ` +
+        `skip owed=${skipTimes.length} sent=${skipSent.length} missed=${skipMissed.length}; ` +
+        `fire_once owed=${onceTimes.length} sent=${onceSent.length} (late ${lateSent.length}) missed=${onceMissed.length}`,
+    );
+  });
+});

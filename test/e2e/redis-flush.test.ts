@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis } from '../../src/storage/redis/connection.js';
+import { Cluster, createTimers, deliveryReport, sleep } from '../helpers/cluster.js';
+import { Sink } from '../helpers/sink.js';
+import { createTestStores, eventually, REDIS_URL, type TestStores } from '../helpers/stores.js';
+
+/**
+ * Redis data loss (issue 4): FLUSHDB of xtimer's Redis database while timers fire.
+ * Runs keep firing from MySQL (the trigger's fallback), the migrator rebuilds the
+ * slices, and no run is delivered twice. The test owns Redis database 7.
+ */
+const REDIS_DB_URL = `${REDIS_URL}/7`;
+let stores: TestStores;
+let sink: Sink;
+let cluster: Cluster;
+
+beforeAll(async () => {
+  stores = await createTestStores('redisflush', { REDIS_URL: REDIS_DB_URL });
+  sink = await new Sink().start();
+  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
+});
+
+afterAll(async () => {
+  await cluster?.stopAll('SIGKILL');
+  await sink?.stop();
+  await stores?.cleanup();
+});
+
+describe('FLUSHDB mid-run', () => {
+  it('keeps firing from MySQL, rebuilds the slices and doubles nothing', { timeout: 180_000 }, async () => {
+    const ids = await createTimers(cluster.api(), 20, { callback: { url: sink.url() } });
+    const from = Math.ceil(Date.now() / 1000) * 1000 + 2000;
+    await sleep(10_000);
+
+    const admin = createRedis(REDIS_DB_URL);
+    const flushedAt = Date.now();
+    await admin.flushdb();
+    admin.disconnect();
+
+    await sleep(30_000);
+    const to = Math.floor(Date.now() / 1000) * 1000 - 2000;
+    await eventually(
+      () => deliveryReport(sink, ids, from, to).missing.length === 0,
+      'every run delivered',
+      30_000,
+      500,
+    ).catch(() => undefined);
+    const report = deliveryReport(sink, ids, from, to);
+    console.log(
+      `redis-flush: expected=${report.expected} delivered=${report.delivered} missing=${report.missing.length} ` +
+        `duplicates=${report.duplicates.length}`,
+    );
+    for (const key of report.duplicates.slice(0, 3)) {
+      const ds = sink.deliveries.filter((d) => d.taskId === key);
+      console.log(
+        key,
+        'flushedAt+',
+        ds.map(
+          (d) => `sched ${d.scheduledAt - flushedAt} arrived ${d.arrivedAt - flushedAt} attempt ${d.attempt}`,
+        ),
+      );
+    }
+    expect(report.missing).toEqual([]);
+    expect(report.duplicates).toEqual([]);
+    // The runs of the seconds after the flush came while Redis had nothing to give.
+    expect(sink.deliveries.some((d) => d.scheduledAt > flushedAt && d.scheduledAt < flushedAt + 3000)).toBe(
+      true,
+    );
+    expect(cluster.output()).toContain('slices rebuilt from MySQL');
+  });
+});

@@ -1,0 +1,57 @@
+import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy a test can cut: while "down" it resets every open connection and refuses
+ * new ones, as if the server behind it had gone away. Used to take MySQL away from a
+ * running process without touching the shared server.
+ */
+export class TcpProxy {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  private down = false;
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((client) => {
+      if (this.down) {
+        client.resetAndDestroy();
+        return;
+      }
+      const upstream = connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Cuts every connection and refuses new ones until `restore()`. */
+  cut(): void {
+    this.down = true;
+    for (const s of this.sockets) s.resetAndDestroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  async stop(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+}
