@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { CronSyntaxError } from '../src/domain/cron-schedule.js';
-import { ErrorCode, XtimerError } from '../src/errors.js';
+import { ErrorCode, RateLimitedError, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 
 /**
@@ -31,6 +31,14 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   TIMER_NOT_FOUND: 404,
   TIMER_NAME_TAKEN: 409,
   APP_BUSY: 409,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  RATE_LIMITED: 429,
+  TIMER_LIMIT_REACHED: 409,
+  CRON_TOO_FREQUENT: 400,
+  CALLBACK_TARGET_FORBIDDEN: 400,
+  APP_EXISTS: 409,
+  APP_NOT_FOUND: 404,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -110,7 +118,14 @@ export function toXtimerError(err: unknown, logger?: Logger): XtimerError {
   return new XtimerError(ErrorCode.INTERNAL, 'internal error');
 }
 
+/** Headers an error answer carries: Retry-After on 429, the bearer challenge on 401. */
+export function errorHeaders(e: XtimerError): Record<string, string> {
+  if (e instanceof RateLimitedError) return { 'retry-after': String(e.retryAfterSec) };
+  if (e.code === ErrorCode.UNAUTHORIZED) return { 'www-authenticate': 'Bearer realm="xtimer"' };
+  return {};
+}
+
 export function respondError(c: Context, err: unknown, logger?: Logger): Response {
   const e = toXtimerError(err, logger);
-  return c.json(errorBody(e), statusOf(e.code));
+  return c.json(errorBody(e), statusOf(e.code), errorHeaders(e));
 }

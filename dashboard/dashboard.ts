@@ -1,10 +1,10 @@
-import { Hono } from 'hono';
-import { basicAuth } from 'hono/basic-auth';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { statusOf, toXtimerError } from '../api/errors.js';
 import type { Logger } from '../src/observability/logger.js';
+import { tokensEqual } from '../src/security/api-keys.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type BoardQueues, createBoard } from './board.js';
 import type { DashboardPaths } from './layout.js';
@@ -23,8 +23,13 @@ export interface BasicAuthCredentials {
 export interface DashboardDeps {
   timers: TimerService;
   queues: BoardQueues;
-  /** Basic auth over every dashboard path (DASHBOARD_USER / DASHBOARD_PASSWORD); null = open. */
+  /** Basic auth over every dashboard path (DASHBOARD_USER / DASHBOARD_PASSWORD); null = none. */
   auth: BasicAuthCredentials | null;
+  /**
+   * Checks XTIMER_ADMIN_TOKEN (null: none configured). When set it is accepted as the
+   * basic-auth password (any user name) or as a bearer token. Open only without either.
+   */
+  isAdminToken?: ((token: string) => boolean) | null | undefined;
   logger?: Logger | undefined;
   now?: (() => number) | undefined;
 }
@@ -38,9 +43,8 @@ export interface DashboardDeps {
 export function createDashboard(deps: DashboardDeps): Hono {
   const paths = DASHBOARD_PATHS;
   const app = new Hono({ strict: false });
-  if (deps.auth) {
-    app.use('*', basicAuth({ ...deps.auth, realm: 'xtimer dashboard' }));
-  }
+  const guard = dashboardAuth(deps.auth, deps.isAdminToken ?? null);
+  if (guard) app.use('*', guard);
   // The enable/disable forms: a browser holding basic-auth credentials must not be made
   // to post them from another site.
   app.use(`${paths.timers}/*`, csrf(), bodyLimit({ maxSize: 16 * 1024 }));
@@ -55,4 +59,40 @@ export function createDashboard(deps: DashboardDeps): Hono {
     return c.html(errorPage(status, e.message, paths), status);
   });
   return app;
+}
+
+/**
+ * Who may see the dashboard: DASHBOARD_USER/PASSWORD by basic auth, and the admin
+ * token as basic-auth password or bearer token; null (open) when neither is configured.
+ * Comparisons take the same time wherever the strings differ.
+ */
+function dashboardAuth(
+  basic: BasicAuthCredentials | null,
+  isAdminToken: ((token: string) => boolean) | null,
+): MiddlewareHandler | null {
+  if (!basic && !isAdminToken) return null;
+  const allowed = (header: string | undefined): boolean => {
+    if (!header) return false;
+    const bearer = /^Bearer +(\S+) *$/i.exec(header);
+    if (bearer) return isAdminToken?.(bearer[1]!) ?? false;
+    const encoded = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
+    if (!encoded) return false;
+    const decoded = Buffer.from(encoded[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return false;
+    const user = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    if (isAdminToken?.(password)) return true;
+    if (!basic) return false;
+    // Both compared, always: which one was wrong must not show in the time taken.
+    const userOk = tokensEqual(user, basic.username);
+    const passwordOk = tokensEqual(password, basic.password);
+    return userOk && passwordOk;
+  };
+  return async (c, next) => {
+    if (allowed(c.req.header('authorization'))) return next();
+    return c.text('Unauthorized', 401, {
+      'www-authenticate': 'Basic realm="xtimer dashboard", charset="UTF-8"',
+    });
+  };
 }

@@ -12,6 +12,14 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/** A secret of at least `min` characters, printable ASCII without spaces (it travels in headers). */
+const secret = (min: number) =>
+  z
+    .string()
+    .min(min, `must be at least ${min} characters`)
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces only')
+    .optional();
 
 const schema = z.object({
   PORT: int(0, 65_535).default(8081),
@@ -65,11 +73,53 @@ const schema = z.object({
   CALLBACK_CONNECTIONS: int(1, 10_000).default(256),
   TASK_RETENTION_DAYS: int(1, 3650).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // A process without the api role serves /metrics and /healthz here (unset: not at all).
+  METRICS_PORT: int(0, 65_535).optional(),
   XTIMER_INSECURE: bool.default(false),
   // Basic auth over /dashboard (the board and the timers page); both or neither.
   DASHBOARD_USER: z.string().min(1).max(256).optional(),
   DASHBOARD_PASSWORD: z.string().min(1).max(256).optional(),
+  // Security (README "Security"). Unset admin token: the API is open (loopback only unless XTIMER_INSECURE).
+  XTIMER_ADMIN_TOKEN: secret(24),
+  // Encrypts the apps' signing secrets at rest; required once XTIMER_ADMIN_TOKEN is set.
+  XTIMER_SECRET_KEY: secret(24),
+  APP_KEY_GRACE_SECONDS: int(0, 30 * 86_400).default(86_400),
+  APP_RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).default(600),
+  MAX_TIMERS_PER_APP: int(0, 100_000_000).default(10_000),
+  MIN_RUN_INTERVAL_MS: int(0, 86_400_000).default(1000),
+  CALLBACK_BLOCK_PRIVATE: bool.default(false),
+  CALLBACK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const hosts = [
+        ...new Set(
+          v
+            .split(',')
+            .map((h) => h.trim().toLowerCase().replace(/\.$/, ''))
+            .filter(Boolean),
+        ),
+      ];
+      const bad = hosts.filter(
+        (h) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h),
+      );
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `not host names: ${JSON.stringify(bad)}; use a comma list of host names`,
+        });
+        return z.NEVER;
+      }
+      return hosts;
+    }),
 });
+
+/** Settings whose values are never echoed in errors. */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'DASHBOARD_PASSWORD',
+  'XTIMER_ADMIN_TOKEN',
+  'XTIMER_SECRET_KEY',
+]);
 
 /** Every environment variable the configuration reads (docs and deployment files are checked against it). */
 export const SETTINGS = Object.keys(schema.shape) as ReadonlyArray<keyof typeof schema.shape>;
@@ -93,10 +143,24 @@ export type Config = {
   callbackConnections: number;
   taskRetentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  metricsPort?: number | undefined;
   insecure: boolean;
   /** Dashboard basic-auth credentials; both set or both absent. */
   dashboardUser?: string | undefined;
   dashboardPassword?: string | undefined;
+  /** Bearer token that administers everything; absent = open mode (README "Security"). */
+  adminToken?: string | undefined;
+  /** Key material for the signing secrets at rest; absent = a built-in development key. */
+  secretKey?: string | undefined;
+  appKeyGraceSeconds: number;
+  /** Mutating API calls per app key and minute (0 = no limit). */
+  appRateLimitPerMinute: number;
+  /** 0 = no limit. */
+  maxTimersPerApp: number;
+  /** Crons firing more often than this are refused (0 = no limit). */
+  minRunIntervalMs: number;
+  callbackBlockPrivate: boolean;
+  callbackAllowHosts: string[];
 };
 
 export class ConfigError extends Error {
@@ -147,8 +211,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
         if (name === 'XTIMER_ROLES' && args.roles !== undefined) name = '--roles';
         const got = name === '--roles' ? args.roles : present[name];
         // Secrets are named, never echoed.
-        const shown =
-          name === 'DASHBOARD_PASSWORD' || got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
+        const shown = SECRET_SETTINGS.has(name) || got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );
@@ -163,6 +226,11 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     const missing = e.DASHBOARD_USER === undefined ? 'DASHBOARD_USER' : 'DASHBOARD_PASSWORD';
     throw new ConfigError([
       `${missing}: must be set together with ${missing === 'DASHBOARD_USER' ? 'DASHBOARD_PASSWORD' : 'DASHBOARD_USER'} (basic auth needs both)`,
+    ]);
+  }
+  if (e.XTIMER_ADMIN_TOKEN !== undefined && e.XTIMER_SECRET_KEY === undefined) {
+    throw new ConfigError([
+      "XTIMER_SECRET_KEY: must be set when XTIMER_ADMIN_TOKEN is (it encrypts the apps' signing secrets at rest)",
     ]);
   }
   return {
@@ -184,10 +252,40 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     callbackConnections: e.CALLBACK_CONNECTIONS,
     taskRetentionDays: e.TASK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    metricsPort: e.METRICS_PORT,
     insecure: e.XTIMER_INSECURE,
     dashboardUser: e.DASHBOARD_USER,
     dashboardPassword: e.DASHBOARD_PASSWORD,
+    adminToken: e.XTIMER_ADMIN_TOKEN,
+    secretKey: e.XTIMER_SECRET_KEY,
+    appKeyGraceSeconds: e.APP_KEY_GRACE_SECONDS,
+    appRateLimitPerMinute: e.APP_RATE_LIMIT_PER_MINUTE,
+    maxTimersPerApp: e.MAX_TIMERS_PER_APP,
+    minRunIntervalMs: e.MIN_RUN_INTERVAL_MS,
+    callbackBlockPrivate: e.CALLBACK_BLOCK_PRIVATE,
+    callbackAllowHosts: e.CALLBACK_ALLOW_HOSTS,
   };
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Is `host` an address only this machine can reach? */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.test(host);
+}
+
+/**
+ * Why this process must not start, if it must not: an api role without an admin token
+ * (open mode) only listens on a loopback address, unless XTIMER_INSECURE says otherwise.
+ */
+export function exposureProblem(config: Config): string | null {
+  if (!config.roles.includes('api') || config.adminToken !== undefined) return null;
+  if (isLoopbackHost(config.host) || config.insecure) return null;
+  return (
+    `refusing to serve an open API on ${config.host}: no XTIMER_ADMIN_TOKEN is set, so anyone who can reach ` +
+    'the port could read and change every timer. Set XTIMER_ADMIN_TOKEN (and XTIMER_SECRET_KEY), listen on ' +
+    '127.0.0.1, or set XTIMER_INSECURE=1 to run open anyway.'
+  );
 }
 
 /** The configuration of this process: its environment and its command-line arguments. */

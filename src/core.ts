@@ -1,11 +1,16 @@
+import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { SecretBox } from './security/secret-box.js';
+import { AppService } from './services/app-service.js';
 import { RunPlanner } from './services/run-planner.js';
 import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
 import type { Database } from './storage/db/client.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
+import { RateLimiter } from './storage/redis/rate-limiter.js';
 import { RedisLock } from './storage/redis/redis-lock.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
 import { SliceStore } from './storage/redis/slice-store.js';
@@ -21,7 +26,14 @@ export interface Core {
   planner: RunPlanner;
   events: TimerEvents;
   timers: TimerService;
+  /** Apps, their API keys and signing secrets; who a bearer token is. */
+  apps: AppService;
+  /** Seals and opens the apps' signing secrets (XTIMER_SECRET_KEY). */
+  secretBox: SecretBox;
+  /** The SSRF guard over callback targets (CALLBACK_BLOCK_PRIVATE, CALLBACK_ALLOW_HOSTS). */
+  guard: TargetGuard;
   queues: Queues;
+  metrics: Metrics;
   now(): number;
 }
 
@@ -39,6 +51,10 @@ export function createCore(
     queues.execute.addBulk(jobs),
   );
   const events = new TimerEvents(redis, keys);
+  const guard = new TargetGuard({
+    blockPrivate: config.callbackBlockPrivate,
+    allowHosts: config.callbackAllowHosts,
+  });
   const timers = new TimerService({
     database,
     lock: new RedisLock(redis),
@@ -46,6 +62,40 @@ export function createCore(
     planner,
     announce: (id) => events.announce(id),
     now,
+    policy: {
+      maxTimersPerApp: config.maxTimersPerApp,
+      minRunIntervalMs: config.minRunIntervalMs,
+      guard,
+      limiter:
+        config.appRateLimitPerMinute > 0
+          ? new RateLimiter(redis, keys, config.appRateLimitPerMinute)
+          : undefined,
+    },
   });
-  return { config, logger, database, redis, keys, slices, planner, events, timers, queues, now };
+  const secretBox = new SecretBox(config.secretKey);
+  const apps = new AppService({
+    database,
+    box: secretBox,
+    adminToken: config.adminToken,
+    graceSeconds: config.appKeyGraceSeconds,
+    announce: (app) => events.announceApp(app),
+    now,
+  });
+  return {
+    config,
+    logger,
+    database,
+    redis,
+    keys,
+    slices,
+    planner,
+    events,
+    timers,
+    apps,
+    secretBox,
+    guard,
+    queues,
+    metrics: new Metrics(),
+    now,
+  };
 }

@@ -22,6 +22,14 @@ export const ErrorCode = {
   TIMER_NOT_FOUND: 'TIMER_NOT_FOUND',
   TIMER_NAME_TAKEN: 'TIMER_NAME_TAKEN',
   APP_BUSY: 'APP_BUSY',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  RATE_LIMITED: 'RATE_LIMITED',
+  TIMER_LIMIT_REACHED: 'TIMER_LIMIT_REACHED',
+  CRON_TOO_FREQUENT: 'CRON_TOO_FREQUENT',
+  CALLBACK_TARGET_FORBIDDEN: 'CALLBACK_TARGET_FORBIDDEN',
+  APP_EXISTS: 'APP_EXISTS',
+  APP_NOT_FOUND: 'APP_NOT_FOUND',
   UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -35,6 +43,17 @@ export class XtimerError extends Error {
   ) {
     super(message);
     this.name = 'XtimerError';
+  }
+}
+
+/** Too many calls: the answer carries Retry-After. */
+export class RateLimitedError extends XtimerError {
+  constructor(
+    message: string,
+    readonly retryAfterSec: number,
+  ) {
+    super(ErrorCode.RATE_LIMITED, message);
+    this.name = 'RateLimitedError';
   }
 }
 

@@ -1,16 +1,19 @@
 import { WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
+import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
 import { RunExecutor, type RunReport } from '../src/services/run-executor.js';
 import { RunRecorder } from '../src/services/run-recorder.js';
 import { TimerCache } from '../src/services/timer-cache.js';
+import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { BloomFilter } from '../src/storage/redis/bloom.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { EXECUTE_QUEUE, KEEP_COMPLETED, KEEP_FAILED, type RunJobData } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
+import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 
@@ -39,9 +42,14 @@ export async function startExecutor(core: Core): Promise<Role> {
   const tasks = new TaskRepository(core.database.db, core.database.pool);
   const cache = new TimerCache((ids) => timers.findByIds(ids));
   await core.events.listen(subscriber, (id) => cache.invalidate(id));
+  // The apps' signing keys, cached like timers; a rotation is announced and dropped at once.
+  const apps = new AppRepository(core.database.db);
+  const signing = new AppSigningCache((names) => apps.findMany(names), core.secretBox);
+  await core.events.listenApps(subscriber, (app) => signing.invalidate(app));
   const recorder = new RunRecorder((outcomes) => tasks.recordOutcomes(outcomes), logger);
-  const caller = new HttpCaller(config.callbackConnections);
+  const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
   const gate = new ReleaseGate();
+  const lossWatch = new RedisLossWatch(fast, keys).start();
   const executor = new RunExecutor({
     claims: new RunClaims(fast, keys),
     bloom: new BloomFilter(fast, keys),
@@ -50,10 +58,18 @@ export async function startExecutor(core: Core): Promise<Role> {
     recorder,
     caller,
     gate,
+    metrics: core.metrics,
+    redisMayHaveLostData: () => lossWatch.suspected,
+    signing,
     owner: newLockToken(),
     logger,
     now: Date.now,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  });
+
+  core.metrics.onScrape(async () => {
+    core.metrics.waitingRuns.set(gate.waiting);
+    core.metrics.bufferedOutcomes.set(recorder.buffered);
   });
 
   const worker = new Worker<RunJobData, RunReport>(
@@ -89,6 +105,7 @@ export async function startExecutor(core: Core): Promise<Role> {
   return {
     async close() {
       // Stop fetching first, then hand back what waits for its due time; in-flight calls finish.
+      lossWatch.stop();
       const closing = worker.close();
       const withdrawn = gate.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet due');

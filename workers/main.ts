@@ -3,9 +3,17 @@
  * It is the composition root: config → connections → services → roles, with shutdown
  * registered in reverse order.
  */
-import { startApiServer } from '../api/server.js';
-import { type Config, ConfigError, loadProcessConfig, type Role } from '../src/config.js';
-import { createCore } from '../src/core.js';
+import { createApp } from '../api/app.js';
+import { listen, metricsOnlyApp } from '../api/server.js';
+import {
+  type Config,
+  ConfigError,
+  exposureProblem,
+  isLoopbackHost,
+  loadProcessConfig,
+  type Role,
+} from '../src/config.js';
+import { type Core, createCore } from '../src/core.js';
 import { createLogger, type Logger } from '../src/observability/logger.js';
 import { Shutdown } from '../src/shutdown.js';
 import { openDatabase } from '../src/storage/db/client.js';
@@ -46,32 +54,48 @@ export async function main(config: Config): Promise<Shutdown> {
   const core = createCore(config, logger, database, redis);
 
   if (config.roles.includes('api')) {
-    const api = await startApiServer(
-      {
-        timers: core.timers,
-        callbackTimeoutMs: config.callbackTimeoutMs,
-        logger: logger.child({ component: 'api' }),
-        dashboard: {
-          queues: core.queues,
-          auth:
-            config.dashboardUser && config.dashboardPassword
-              ? { username: config.dashboardUser, password: config.dashboardPassword }
-              : null,
+    if (config.adminToken === undefined) {
+      logger.warn(
+        { host: config.host, insecure: !isLoopbackHost(config.host) },
+        isLoopbackHost(config.host)
+          ? 'the API is open: no XTIMER_ADMIN_TOKEN is set (only this machine can reach it)'
+          : 'the API is open to the network: no XTIMER_ADMIN_TOKEN is set and XTIMER_INSECURE=1 allows it',
+      );
+    }
+    const app = createApp({
+      timers: core.timers,
+      apps: core.apps,
+      callbackTimeoutMs: config.callbackTimeoutMs,
+      logger: logger.child({ component: 'api' }),
+      dashboard: {
+        queues: core.queues,
+        auth:
+          config.dashboardUser && config.dashboardPassword
+            ? { username: config.dashboardUser, password: config.dashboardPassword }
+            : null,
+      },
+      readiness: {
+        redis: async () => {
+          await redis.ping();
         },
-        readiness: {
-          redis: async () => {
-            await redis.ping();
-          },
-          mysql: async () => {
-            await database.pool.query('SELECT 1');
-          },
+        mysql: async () => {
+          await database.pool.query('SELECT 1');
         },
       },
-      config.host,
-      config.port,
-      logger,
-    );
+      metrics: core.metrics,
+    });
+    const api = await listen(app, config.host, config.port, logger);
     shutdown.add('api', () => api.close());
+    collectClusterGauges(core);
+  } else if (config.metricsPort !== undefined) {
+    const server = await listen(
+      metricsOnlyApp(core.metrics),
+      config.host,
+      config.metricsPort,
+      logger,
+      'metrics',
+    );
+    shutdown.add('metrics', () => server.close());
   }
 
   const has = (role: Role) => config.roles.includes(role);
@@ -86,6 +110,23 @@ export async function main(config: Config): Promise<Shutdown> {
   return shutdown;
 }
 
+/** Gauges read from the shared stores when scraped: active timers (at most every 10 s) and queue depths. */
+function collectClusterGauges(core: Core): void {
+  let activeReadAt = 0;
+  core.metrics.onScrape(async () => {
+    if (Date.now() - activeReadAt < 10_000) return;
+    activeReadAt = Date.now();
+    core.metrics.activeTimers.set(await core.timers.countActive());
+  });
+  core.metrics.onScrape(async () => {
+    for (const queue of [core.queues.trigger, core.queues.execute]) {
+      const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed');
+      for (const [state, n] of Object.entries(counts))
+        core.metrics.queueDepth.set({ queue: queue.name, state }, n);
+    }
+  });
+}
+
 async function run(): Promise<void> {
   let config: Config;
   try {
@@ -96,6 +137,11 @@ async function run(): Promise<void> {
       process.exit(1);
     }
     throw err;
+  }
+  const exposure = exposureProblem(config);
+  if (exposure !== null) {
+    console.error(exposure);
+    process.exit(1);
   }
   const shutdown = await main(config);
   // A lost connection must not take the process down (no crash loop while Redis or MySQL

@@ -70,7 +70,9 @@ export async function startMigrator(core: Core): Promise<Role> {
     log.info({ horizon: new Date(horizon).toISOString() }, 'migration started');
     let lastLog = Date.now();
     try {
+      const { metrics } = core;
       const result = await migration.run(horizon, now, (p) => {
+        metrics.migrationProgress.set({ phase: p.phase }, p.runs);
         if (Date.now() - lastLog >= 2000) {
           lastLog = Date.now();
           log.info(p, 'migration progress');
@@ -79,6 +81,9 @@ export async function startMigrator(core: Core): Promise<Role> {
         }
       });
       await lock.extend(lockKey, token, lockTimes.doneMs);
+      metrics.migrationRuns.inc(result.runs);
+      metrics.migrationSeconds.observe(result.ms / 1000);
+      metrics.migrationProgress.reset();
       log.info(
         { ...result, runsPerSecond: Math.round((result.runs * 1000) / Math.max(result.ms, 1)) },
         'migration done',
@@ -108,6 +113,9 @@ export async function startMigrator(core: Core): Promise<Role> {
     const token = await lock.acquire(keys.compensatorLock(), COMPENSATE_EVERY_MS - 5000);
     if (!token) return;
     const report = await compensator.run(Date.now());
+    for (const [action, n] of Object.entries(report)) if (n > 0) core.metrics.compensated.inc({ action }, n);
+    core.metrics.runs.inc({ outcome: 'missed' }, report.missed);
+    core.metrics.runs.inc({ outcome: 'skipped' }, report.skipped);
     if (report.purged > 0) logger.info({ purged: report.purged }, 'old runs purged');
   }
 

@@ -95,6 +95,7 @@ export async function startTrigger(core: Core): Promise<Role> {
       const end = start + MINUTE;
       let cursor = start;
       let fanned = 0;
+      core.metrics.sliceLag.observe(Math.max(0, Date.now() - (start - config.prereadMs)) / 1000);
       let source: 'redis' | 'mysql' = 'redis';
       while (cursor < end) {
         if (stopping.signal.aborted) {
@@ -117,10 +118,11 @@ export async function startTrigger(core: Core): Promise<Role> {
           ),
         );
         const read = await readWithRetry(log, data, cursor, upto);
-        if (read.source !== source) {
+        // Say so when MySQL actually stands in for Redis (not for an empty minute of a fresh start).
+        if (read.source !== source && (read.source === 'redis' || read.runs.length > 0)) {
           source = read.source;
           log.warn(
-            { source },
+            { source, runs: read.runs.length },
             source === 'mysql' ? 'slice missing in Redis; reading runs from MySQL' : 'slice back in Redis',
           );
         }
@@ -129,6 +131,7 @@ export async function startTrigger(core: Core): Promise<Role> {
         cursor = upto;
       }
       const acked = await ack(job, log);
+      core.metrics.slices.inc({ acked: String(acked) });
       log.info({ runs: fanned, acked, lateMs: Date.now() - end }, 'slice walked');
       return { runs: fanned, acked, source };
     },

@@ -5,7 +5,8 @@ import type { Task, Timer, TimerDraft } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { TimerService } from '../../src/services/timer-service.js';
-import { fromZodError, statusOf, toXtimerError } from '../errors.js';
+import type { ApiEnv } from '../auth.js';
+import { errorHeaders, fromZodError, statusOf, toXtimerError } from '../errors.js';
 import { CreateTimerSchema } from '../schemas/timer-schemas.js';
 
 /**
@@ -27,7 +28,7 @@ export const COMPAT_PATH = /^\/api\/(timer|task)\/v1\//;
 export function respondCompatError(c: Context, err: unknown, logger?: Logger): Response {
   const e = toXtimerError(err, logger);
   const status = statusOf(e.code);
-  return c.json({ code: status, msg: `${e.code}: ${e.message}` }, status);
+  return c.json({ code: status, msg: `${e.code}: ${e.message}` }, status, errorHeaders(e));
 }
 
 /** Go xTimer timer status: 1 inactive ("unabled"), 2 active. */
@@ -52,13 +53,29 @@ const CreateDto = z.object({
   }),
 });
 
-const IdDto = z.object({ id: z.coerce.number().int().positive() });
+/** A positive id: a JSON number, or its decimal digits (query strings); nothing else passes for one. */
+const IdValue = z.union(
+  [
+    z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    z
+      .string()
+      .regex(/^[1-9][0-9]{0,14}$/)
+      .transform(Number),
+  ],
+  { error: 'must be a positive integer id' },
+);
+const IdDto = z.object({ id: IdValue });
 /** Go's PageLimiter: a missing, zero or negative index or size means the default (page 1 of 10). */
 const pageField = (fallback: number, max: number) =>
-  z.coerce
-    .number()
-    .int()
-    .max(max)
+  z
+    .union([
+      z.number().int(),
+      z
+        .string()
+        .regex(/^-?[0-9]{1,10}$/, 'must be a whole number')
+        .transform(Number),
+    ])
+    .pipe(z.number().int().max(max))
     .transform((v) => (v <= 0 ? fallback : v))
     .default(fallback);
 const PageDto = z.object({
@@ -123,10 +140,12 @@ async function readJson(req: { json(): Promise<unknown> }): Promise<unknown> {
   }
 }
 
-export function compatRoutes({ timers, callbackTimeoutMs, logger }: CompatDeps) {
+export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: CompatDeps) {
   const ok = <T extends object>(extra: T) => ({ code: 0, msg: 'ok', ...extra });
+  // The same services, as the caller's actor: the same access rules and limits as the native API.
+  const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
 
-  const app = new Hono()
+  const app = new Hono<ApiEnv>()
     .post('/api/timer/v1/def', async (c) => {
       const dto = await parse(CreateDto, await readJson(c.req));
       const headers = Object.fromEntries(
@@ -151,24 +170,24 @@ export function compatRoutes({ timers, callbackTimeoutMs, logger }: CompatDeps) 
         ...input,
         callback: { ...input.callback, body: input.callback.body ?? null, timeoutMs: callbackTimeoutMs },
       };
-      const timer = await timers.create(draft);
+      const timer = await timersOf(c).create(draft);
       return c.json(ok({ id: timer.id }));
     })
     .get('/api/timer/v1/def', async (c) => {
       const { id } = await parse(IdDto, c.req.query());
-      return c.json(ok({ data: goTimer(await timers.get(id)) }));
+      return c.json(ok({ data: goTimer(await timersOf(c).get(id)) }));
     })
     .delete('/api/timer/v1/def', async (c) => {
       const source = c.req.query('id') ? c.req.query() : await readJson(c.req);
       const { id } = await parse(IdDto, source);
-      await timers.delete(id);
+      await timersOf(c).delete(id);
       return c.json(ok({}));
     })
     .get('/api/timer/v1/defs', async (c) => {
       const q = c.req.query();
       const app = await parse(z.string().min(1, 'app is required'), q.app ?? '');
       const { pageIndex, pageSize } = await parse(PageDto, q);
-      const { items, total } = await timers.listNumbered(app, (pageIndex - 1) * pageSize, pageSize);
+      const { items, total } = await timersOf(c).listNumbered(app, (pageIndex - 1) * pageSize, pageSize);
       return c.json(ok({ data: items.map(goTimer), total }));
     })
     .get('/api/timer/v1/defsByName', async (c) => {
@@ -176,24 +195,28 @@ export function compatRoutes({ timers, callbackTimeoutMs, logger }: CompatDeps) 
         z.object({ app: z.string().min(1), name: z.string().min(1) }),
         c.req.query(),
       );
-      const timer = await timers.findByName(app, name);
+      const timer = await timersOf(c).findByName(app, name);
       return c.json(ok({ data: timer ? [goTimer(timer)] : [], total: timer ? 1 : 0 }));
     })
     .post('/api/timer/v1/enable', async (c) => {
       const { id } = await parse(IdDto, await readJson(c.req));
-      await timers.enable(id);
+      await timersOf(c).enable(id);
       return c.json(ok({}));
     })
     .post('/api/timer/v1/unable', async (c) => {
       const { id } = await parse(IdDto, await readJson(c.req));
-      await timers.disable(id);
+      await timersOf(c).disable(id);
       return c.json(ok({}));
     })
     .get('/api/task/v1/records', async (c) => {
       const q = c.req.query();
-      const { timerID } = await parse(z.object({ timerID: z.coerce.number().int().positive() }), q);
+      const { timerID } = await parse(z.object({ timerID: IdValue }), q);
       const { pageIndex, pageSize } = await parse(PageDto, q);
-      const { items, total } = await timers.listTasksNumbered(timerID, (pageIndex - 1) * pageSize, pageSize);
+      const { items, total } = await timersOf(c).listTasksNumbered(
+        timerID,
+        (pageIndex - 1) * pageSize,
+        pageSize,
+      );
       return c.json(ok({ data: items.map(goTask), total }));
     });
 

@@ -1,6 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { TimerDraft } from '../../src/domain/timer.js';
 import type { TimerService } from '../../src/services/timer-service.js';
+import { type ApiEnv, secured } from '../auth.js';
 import { presentPreview, presentTask, presentTimer } from '../presenters.js';
 import { newRouter } from '../router.js';
 import {
@@ -26,8 +27,14 @@ const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
   description,
 });
+const denied = {
+  401: json(ErrorSchema, 'No valid bearer token'),
+  403: json(ErrorSchema, "Another app's timer, or another app named"),
+};
+const limited = { 429: json(ErrorSchema, 'Rate limit of the app key reached (see Retry-After)') };
 const errors = {
   400: json(ErrorSchema, 'Invalid input'),
+  ...denied,
   404: json(ErrorSchema, 'No such timer'),
 };
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
@@ -42,27 +49,32 @@ const routes = {
     method: 'post',
     path: '/timers',
     tags: ['timers'],
+    ...secured,
     summary: 'Create a timer',
     request: jsonBody(CreateTimerSchema),
     responses: {
       201: json(TimerSchema, 'Created'),
       400: errors[400],
-      409: json(ErrorSchema, 'The app already has a timer of that name'),
+      ...denied,
+      409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
       413: json(ErrorSchema, 'Body over 1 MiB'),
+      ...limited,
     },
   }),
   list: createRoute({
     method: 'get',
     path: '/timers',
     tags: ['timers'],
+    ...secured,
     summary: 'List timers (by app and status, id order, cursor-paginated)',
     request: { query: ListTimersQuerySchema },
-    responses: { 200: json(TimerPage, 'A page of timers'), 400: errors[400] },
+    responses: { 200: json(TimerPage, 'A page of timers'), 400: errors[400], ...denied },
   }),
   get: createRoute({
     method: 'get',
     path: '/timers/{id}',
     tags: ['timers'],
+    ...secured,
     summary: 'Get a timer',
     request: { params: IdParamSchema },
     responses: { 200: json(TimerSchema, 'The timer'), ...errors },
@@ -71,42 +83,48 @@ const routes = {
     method: 'patch',
     path: '/timers/{id}',
     tags: ['timers'],
+    ...secured,
     summary: 'Change a timer (a new cron or timezone re-plans its future runs)',
     request: { params: IdParamSchema, ...jsonBody(UpdateTimerSchema) },
     responses: {
       200: json(TimerSchema, 'The changed timer'),
       ...errors,
       409: json(ErrorSchema, 'Name taken'),
+      ...limited,
     },
   }),
   remove: createRoute({
     method: 'delete',
     path: '/timers/{id}',
     tags: ['timers'],
+    ...secured,
     summary: 'Delete a timer and cancel its pending runs',
     request: { params: IdParamSchema },
-    responses: { 204: { description: 'Deleted' }, ...errors },
+    responses: { 204: { description: 'Deleted' }, ...errors, ...limited },
   }),
   enable: createRoute({
     method: 'post',
     path: '/timers/{id}/enable',
     tags: ['timers'],
+    ...secured,
     summary: 'Activate a timer; its runs are planned at once',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The active timer'), ...errors },
+    responses: { 200: json(TimerSchema, 'The active timer'), ...errors, ...limited },
   }),
   disable: createRoute({
     method: 'post',
     path: '/timers/{id}/disable',
     tags: ['timers'],
+    ...secured,
     summary: 'Deactivate a timer; nothing due after this fires',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors },
+    responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors, ...limited },
   }),
   tasks: createRoute({
     method: 'get',
     path: '/timers/{id}/tasks',
     tags: ['tasks'],
+    ...secured,
     summary: "A timer's runs, newest first (pending and missed included)",
     request: { params: IdParamSchema, query: ListTasksQuerySchema },
     responses: { 200: json(TaskPage, 'A page of runs'), ...errors },
@@ -115,15 +133,20 @@ const routes = {
     method: 'get',
     path: '/timers/{id}/preview',
     tags: ['timers'],
+    ...secured,
     summary: 'The next fire times in the timer’s time zone',
     request: { params: IdParamSchema, query: PreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),
 };
 
-/** The native timer API (SPEC §7). Thin: validate, call the service, shape the answer. */
-export function timerRoutes({ timers, callbackTimeoutMs }: TimerRoutesDeps) {
-  return newRouter()
+/**
+ * The native timer API (SPEC §7). Thin: validate, call the service as the caller's
+ * actor (an app key reaches only its app's timers), shape the answer.
+ */
+export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesDeps) {
+  const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
+  return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) => {
       const input = c.req.valid('json');
       const draft: TimerDraft = {
@@ -136,33 +159,35 @@ export function timerRoutes({ timers, callbackTimeoutMs }: TimerRoutesDeps) {
           timeoutMs: input.callback.timeoutMs ?? callbackTimeoutMs,
         },
       };
-      return c.json(presentTimer(await timers.create(draft)), 201);
+      return c.json(presentTimer(await timersOf(c).create(draft)), 201);
     })
     .openapi(routes.list, async (c) => {
       const q = c.req.valid('query');
-      const result = await timers.list(q);
+      const result = await timersOf(c).list(q);
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
-    .openapi(routes.get, async (c) => c.json(presentTimer(await timers.get(c.req.valid('param').id)), 200))
+    .openapi(routes.get, async (c) =>
+      c.json(presentTimer(await timersOf(c).get(c.req.valid('param').id)), 200),
+    )
     .openapi(routes.update, async (c) => {
       const { id } = c.req.valid('param');
-      const timer = await timers.update(id, c.req.valid('json'));
+      const timer = await timersOf(c).update(id, c.req.valid('json'));
       return c.json(presentTimer(timer), 200);
     })
     .openapi(routes.remove, async (c) => {
-      await timers.delete(c.req.valid('param').id);
+      await timersOf(c).delete(c.req.valid('param').id);
       return c.body(null, 204);
     })
     .openapi(routes.enable, async (c) =>
-      c.json(presentTimer(await timers.enable(c.req.valid('param').id)), 200),
+      c.json(presentTimer(await timersOf(c).enable(c.req.valid('param').id)), 200),
     )
     .openapi(routes.disable, async (c) =>
-      c.json(presentTimer(await timers.disable(c.req.valid('param').id)), 200),
+      c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id)), 200),
     )
     .openapi(routes.tasks, async (c) => {
       const { id } = c.req.valid('param');
       const q = c.req.valid('query');
-      const result = await timers.listTasks(id, {
+      const result = await timersOf(c).listTasks(id, {
         limit: q.limit,
         statuses: q.status,
         fromMs: q.from,
@@ -172,7 +197,7 @@ export function timerRoutes({ timers, callbackTimeoutMs }: TimerRoutesDeps) {
       return c.json({ items: result.items.map(presentTask), nextCursor: result.nextCursor }, 200);
     })
     .openapi(routes.preview, async (c) => {
-      const { timer, runs } = await timers.preview(c.req.valid('param').id, c.req.valid('query').count);
+      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, c.req.valid('query').count);
       return c.json(presentPreview(timer, runs), 200);
     });
 }

@@ -28,12 +28,23 @@ export const AppSchema = z
   .openapi({ example: 'billing', description: 'The business system that owns the timer.' });
 
 const NO_CONTROL = /^[^\p{Cc}\p{Cs}]*$/u;
+/**
+ * Invisible format characters (Unicode Cf) hide or reorder what a name shows: bidi
+ * overrides and isolates (U+202A–202E, U+2066–2069), zero-width spaces, BOM. Names may
+ * hold any visible text, emoji included, so the joiners emoji sequences are built with
+ * stay allowed: ZWNJ/ZWJ (U+200C/D) and the tag characters of flag sequences (U+E0020–E007F).
+ */
+const HIDDEN_FORMAT = /(?!\u200C|\u200D|[\u{E0020}-\u{E007F}])\p{Cf}/u;
 
 export const NameSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(LIMITS.nameMaxChars, `must be at most ${LIMITS.nameMaxChars} characters`)
-  .regex(NO_CONTROL, 'must not contain control characters')
+  .regex(NO_CONTROL, 'must not contain control characters or unpaired surrogates')
+  .refine(
+    (v) => !HIDDEN_FORMAT.test(v),
+    'must not contain invisible formatting characters (bidi overrides, zero-width spaces)',
+  )
   .refine((v) => v.trim() === v, 'must not start or end with white space')
   .openapi({ example: 'nightly-invoice', description: 'Unique within the app.' });
 
@@ -66,18 +77,45 @@ export const TimezoneSchema = z
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 const HEADER_VALUE = /^[^\r\n\0]*$/;
+/** RFC 9110 field-value characters: visible ASCII, space, tab, and obs-text bytes. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
+ * Headers a timer may not set: framing and connection headers the HTTP client owns
+ * (a wrong one would corrupt the request or smuggle another), and the ones xtimer
+ * itself sends (task id, signature), which a receiver must be able to trust.
+ */
+const RESERVED_HEADER =
+  /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*|x-xtimer-.*|webhook-.*)$/i;
 
 export const HeadersSchema = z
   .record(
-    z.string().regex(HEADER_NAME, 'header names must be HTTP tokens'),
+    z.string(),
     z
       .string()
       .max(
         LIMITS.headerValueMaxChars,
         `header values must be at most ${LIMITS.headerValueMaxChars} characters`,
       )
-      .regex(HEADER_VALUE, 'header values must not contain CR, LF or NUL'),
+      .regex(HEADER_VALUE, 'header values must not contain CR, LF or NUL')
+      .regex(FIELD_VALUE, 'header values may hold visible ASCII, spaces, tabs and Latin-1 only'),
   )
+  .superRefine((headers, ctx) => {
+    for (const name of Object.keys(headers)) {
+      if (!HEADER_NAME.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `header name ${JSON.stringify(name)} is not an HTTP token`,
+        });
+      } else if (RESERVED_HEADER.test(name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `header ${name} is set by the HTTP client or by xtimer (framing headers, x-xtimer-*, webhook-*)`,
+        });
+      }
+    }
+  })
   .refine((h) => Object.keys(h).length <= LIMITS.headersMax, `at most ${LIMITS.headersMax} headers`)
   .openapi({
     example: { 'content-type': 'application/json' },
@@ -87,6 +125,8 @@ export const HeadersSchema = z
 export const UrlSchema = z
   .string()
   .max(LIMITS.urlMaxChars, `must be at most ${LIMITS.urlMaxChars} characters`)
+  // The URL parser silently drops tabs and line breaks; stored URLs hold none.
+  .regex(/^[^\s\p{Cc}]*$/u, 'must not contain white space or control characters')
   .refine(
     (v) => {
       try {
@@ -241,7 +281,17 @@ export const IdParamSchema = z.object({
     .openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
 });
 
-const LimitSchema = z.coerce.number().int().min(1).max(500).default(50);
+/** A whole number in a query string: decimal digits only (no 0x10, 1e3, " 5", NaN or Infinity). */
+const queryInt = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,6}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(fallback)
+    .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
+
+const LimitSchema = queryInt(1, 500, 50);
 const CursorSchema = z
   .string()
   .max(64)
@@ -292,7 +342,7 @@ export const ListTasksQuerySchema = z.object({
 });
 
 export const PreviewQuerySchema = z.object({
-  count: z.coerce.number().int().min(1).max(100).default(10),
+  count: queryInt(1, 100, 10),
 });
 
 export const PreviewSchema = z

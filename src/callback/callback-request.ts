@@ -1,4 +1,5 @@
 import type { Timer } from '../domain/timer.js';
+import type { CallSigning, WebhookSigner } from './webhook-signer.js';
 
 /** Everything needed to send a run's callback, built before its due instant. */
 export interface PreparedCall {
@@ -8,17 +9,28 @@ export interface PreparedCall {
   headers: Record<string, string>;
   body: string | null;
   timeoutMs: number;
+  /** Signs each attempt (Standard Webhooks); absent for an app without a signing secret. */
+  signer?: WebhookSigner | undefined;
+  /** Why this call must not be sent at all (it fails at once with this error). */
+  refusal?: string | undefined;
 }
 
 export const USER_AGENT = 'xtimer/0.1';
 
 /**
  * Builds the request of one attempt. Headers (SPEC §6): the task key is the
- * receiver's idempotency key; the attempt number says whether this is a retry.
+ * receiver's idempotency key; the attempt number says whether this is a retry; with a
+ * signer, the Standard Webhooks headers (webhook-id = the task key).
  */
-export function prepareCall(timer: Timer, taskKey: string, runAt: number, attempt: number): PreparedCall {
+export function prepareCall(
+  timer: Timer,
+  taskKey: string,
+  runAt: number,
+  attempt: number,
+  signing: CallSigning = null,
+): PreparedCall {
   const url = new URL(timer.callback.url);
-  return {
+  const call: PreparedCall = {
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
     method: timer.callback.method,
@@ -33,10 +45,19 @@ export function prepareCall(timer: Timer, taskKey: string, runAt: number, attemp
     body: timer.callback.body,
     timeoutMs: timer.callback.timeoutMs,
   };
+  if (signing === null) return call;
+  if ('refusal' in signing) return { ...call, refusal: signing.refusal };
+  return signed({ ...call, signer: signing.signer }, taskKey);
 }
 
+/** The call for a later attempt: its number, and a fresh signature timestamp. */
 export function withAttempt(call: PreparedCall, attempt: number): PreparedCall {
-  return { ...call, headers: { ...call.headers, 'x-xtimer-attempt': String(attempt) } };
+  const next = { ...call, headers: { ...call.headers, 'x-xtimer-attempt': String(attempt) } };
+  return call.signer ? signed(next, call.headers['x-xtimer-task-id']!) : next;
+}
+
+function signed(call: PreparedCall, taskKey: string): PreparedCall {
+  return { ...call, headers: { ...call.headers, ...call.signer!.sign(taskKey, call.body) } };
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import { LIMITS } from '../domain/timer.js';
 import type { PreparedCall } from './callback-request.js';
+import { TARGET_FORBIDDEN, type TargetGuard } from './target-guard.js';
 
 export type CallResult =
   | {
@@ -11,27 +12,49 @@ export type CallResult =
       sentAt: number;
       durationMs: number;
     }
-  | { kind: 'error'; error: string; timedOut: boolean; sentAt: number; durationMs: number };
+  | {
+      kind: 'error';
+      error: string;
+      timedOut: boolean;
+      sentAt: number;
+      durationMs: number;
+      /** Retrying cannot help (a forbidden target, an unreadable signing secret). */
+      final?: boolean;
+    };
+
+export interface HttpCallerOptions {
+  /** The SSRF guard: every connection's resolved address is checked (CALLBACK_BLOCK_PRIVATE). */
+  guard?: TargetGuard | undefined;
+}
 
 /**
  * Sends callbacks through an undici Agent (a keep-alive pool per origin): ~7x the
  * requests per CPU of global fetch. Redirects are never followed (undici's dispatcher
- * does not follow them), the body goes out exactly as stored.
+ * does not follow them), the body goes out exactly as stored. With the SSRF guard on,
+ * the Agent resolves hosts through the guard's lookup, so the address dialled is the
+ * address checked; IP literals (which skip DNS) are checked here.
  */
 export class HttpCaller {
   private readonly agent: Agent;
+  private readonly guard: TargetGuard | undefined;
+  /** The guard's verdict on each origin's IP literal, so a URL is parsed once, not per call. */
+  private readonly literalVerdicts = new Map<string, string | null>();
 
-  constructor(connectionsPerOrigin: number) {
+  constructor(connectionsPerOrigin: number, options: HttpCallerOptions = {}) {
+    this.guard = options.guard?.active ? options.guard : undefined;
     this.agent = new Agent({
       connections: connectionsPerOrigin,
       pipelining: 1,
       keepAliveTimeout: 30_000,
-      connect: { timeout: 5_000 },
+      connect: this.guard ? { timeout: 5_000, lookup: this.guard.lookup } : { timeout: 5_000 },
     });
   }
 
   async send(call: PreparedCall): Promise<CallResult> {
     const sentAt = Date.now();
+    const refusal = call.refusal ?? this.literalProblem(call.origin);
+    if (refusal)
+      return { kind: 'error', error: refusal, timedOut: false, sentAt, durationMs: 0, final: true };
     const signal = AbortSignal.timeout(call.timeoutMs);
     try {
       const res = await this.agent.request({
@@ -64,8 +87,21 @@ export class HttpCaller {
         timedOut,
         sentAt,
         durationMs: Date.now() - sentAt,
+        ...(e.code === TARGET_FORBIDDEN ? { final: true } : {}),
       };
     }
+  }
+
+  private literalProblem(origin: string): string | null {
+    if (!this.guard) return null;
+    let verdict = this.literalVerdicts.get(origin);
+    if (verdict === undefined) {
+      const problem = this.guard.literalProblem(new URL(origin));
+      verdict = problem === null ? null : `${TARGET_FORBIDDEN}: ${problem}`;
+      if (this.literalVerdicts.size >= 10_000) this.literalVerdicts.clear();
+      this.literalVerdicts.set(origin, verdict);
+    }
+    return verdict;
   }
 
   async close(): Promise<void> {

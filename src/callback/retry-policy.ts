@@ -6,9 +6,12 @@ export function isSuccess(r: CallResult): boolean {
   return r.kind === 'response' && r.status >= 200 && r.status < 300;
 }
 
-/** Network errors, timeouts, 5xx and 429 are retried; other 4xx (and 1xx/3xx) are final. */
+/**
+ * Network errors, timeouts, 5xx and 429 are retried; other 4xx (and 1xx/3xx) are final,
+ * and so are calls refused before sending (a forbidden target).
+ */
 export function isRetryable(r: CallResult): boolean {
-  if (r.kind === 'error') return true;
+  if (r.kind === 'error') return r.final !== true;
   return r.status >= 500 || r.status === 429;
 }
 

@@ -1,11 +1,13 @@
 import { prepareCall, withAttempt } from '../callback/callback-request.js';
 import type { CallResult, HttpCaller } from '../callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../callback/retry-policy.js';
+import type { CallSigning } from '../callback/webhook-signer.js';
 import { type CronSchedule, nextRuns, parseCron } from '../domain/cron-schedule.js';
 import { misfireDecision } from '../domain/misfire.js';
 import { taskKey } from '../domain/task-key.js';
 import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
 import type { BloomAnswer, BloomFilter } from '../storage/redis/bloom.js';
 import type { FinalStatus, RunClaims } from '../storage/redis/run-claims.js';
@@ -40,8 +42,13 @@ export interface RunExecutorDeps {
   recorder: RunRecorder;
   caller: HttpCaller;
   gate: ReleaseGate;
+  metrics: Metrics;
+  /** True while Redis may have lost data recently (its "slices intact" marker went missing). */
+  redisMayHaveLostData(): boolean;
   /** This process's claim token (`host:pid:random`). */
   owner: string;
+  /** How a timer's app signs its callbacks (Standard Webhooks); absent: none are signed. */
+  signing?: { forApp(app: string): Promise<CallSigning> } | undefined;
   logger: Logger;
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -115,14 +122,14 @@ export class RunExecutor {
       // The compensator re-queues runs MySQL still shows pending: if the outcome write was
       // lost (a process killed with it buffered), the claim record supplies it.
       if (run.slice === COMPENSATOR) d.recorder.record(this.outcome(run, claim.status, claim.attempt, {}));
-      return { verdict: 'duplicate' };
+      return this.duplicate('claim');
     }
     let attempt = claim.attempt;
 
     // 2. Beyond the claim record's memory: the bloom filter, then MySQL.
     if (attempt === 1 && (await this.alreadyRan(run, key))) {
       await d.claims.finish(key, owner, attempt, 'succeeded');
-      return { verdict: 'duplicate' };
+      return this.duplicate('history');
     }
 
     // 3. Is the run still wanted?
@@ -130,24 +137,27 @@ export class RunExecutor {
     if (early) return this.finish(run, key, owner, attempt, early, null);
 
     // 4. Prepare, then wait for the due millisecond.
-    let call = prepareCall(cached.timer!, key, run.runAt, attempt);
+    let call = prepareCall(cached.timer!, key, run.runAt, attempt, await this.signingOf(cached.timer!));
     if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(key, owner, false);
-    // One pipelined GET for all runs of this instant: if Redis lost the claims meanwhile
-    // (FLUSHDB), another executor may hold this run now, and only one copy may go out.
-    const standing = await d.claims.verify(key, owner);
-    if (standing === 'taken') return { verdict: 'duplicate' };
-    if (standing === 'lost') {
-      const again = await d.claims.claim(key, owner, timeoutMs + LEASE_MARGIN_MS);
-      if (again.outcome !== 'claimed') return { verdict: 'duplicate' };
-      attempt = again.attempt;
-      call = withAttempt(call, attempt);
+    if (d.redisMayHaveLostData()) {
+      // Redis lost its data lately (FLUSHDB, failover): another executor may have been
+      // handed this run again meanwhile, and only one copy may go out. Check the claim
+      // once more (one pipelined GET for all runs of this instant); normally skipped.
+      const standing = await d.claims.verify(key, owner);
+      if (standing === 'taken') return this.duplicate('verify');
+      if (standing === 'lost') {
+        const again = await d.claims.claim(key, owner, timeoutMs + LEASE_MARGIN_MS);
+        if (again.outcome !== 'claimed') return this.duplicate('verify');
+        attempt = again.attempt;
+        call = withAttempt(call, attempt);
+      }
     }
     if (cached.stale) {
       // Changed while waiting (a disable or an update): go by the timer as it is now.
       cached = await d.cache.get(run.timerId);
       const late = this.decide(cached, run);
       if (late) return this.finish(run, key, owner, attempt, late, null);
-      call = prepareCall(cached.timer!, key, run.runAt, attempt);
+      call = prepareCall(cached.timer!, key, run.runAt, attempt, await this.signingOf(cached.timer!));
     }
     const timer = cached.timer!;
 
@@ -160,7 +170,10 @@ export class RunExecutor {
           leaseUntil: d.now() + timer.callback.timeoutMs + LEASE_MARGIN_MS,
         }),
       );
+      if (attempt > 1) d.metrics.retries.inc();
       const result = await d.caller.send(call);
+      d.metrics.lateness.observe((result.sentAt - run.runAt) / 1000);
+      d.metrics.callbackDuration.observe(result.durationMs / 1000);
       const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
       if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
         return this.finish(run, key, owner, attempt, isSuccess(result) ? 'succeeded' : 'failed', result);
@@ -180,6 +193,15 @@ export class RunExecutor {
       attempt = next.attempt;
       call = withAttempt(call, attempt);
     }
+  }
+
+  private duplicate(stage: 'claim' | 'history' | 'verify'): RunReport {
+    this.d.metrics.duplicates.inc({ stage });
+    return { verdict: 'duplicate' };
+  }
+
+  private async signingOf(timer: Timer): Promise<CallSigning> {
+    return this.d.signing ? this.d.signing.forApp(timer.app) : null;
   }
 
   /** Did this run already finish, though its claim record is gone? (bloom filter, then MySQL) */
@@ -225,6 +247,7 @@ export class RunExecutor {
     // Skipped and missed runs made no call: their attempt count stays 0.
     const attempts = result === null ? attempt - 1 : attempt;
     d.recorder.record(this.outcome(run, status, attempts, { result }));
+    d.metrics.runs.inc({ outcome: status });
     await d.claims.finish(key, owner, attempt, status);
     await d.bloom.add([{ key, runAt: run.runAt }]).catch((err) => {
       d.logger.warn({ err: (err as Error).message, taskKey: key }, 'bloom filter not updated');

@@ -4,6 +4,7 @@ import type { Keys } from '../storage/redis/keys.js';
 /**
  * Timer change announcements over Redis pub/sub: every process drops its cached copy
  * of a changed timer at once, so a disable or update is visible within 1 s (SPEC §5.5).
+ * App changes (a rotated signing secret) travel the same way on their own channel.
  */
 export class TimerEvents {
   constructor(
@@ -15,19 +16,38 @@ export class TimerEvents {
     await this.redis.publish(this.keys.timerChanges(), String(timerId));
   }
 
+  /** Tells every process an app's keys or signing secrets changed. */
+  async announceApp(app: string): Promise<void> {
+    await this.redis.publish(this.keys.appChanges(), app);
+  }
+
   /**
    * Calls `onChange(id)` for every announced change, and `onChange(null)` after a
    * reconnect (announcements may have been missed: forget everything).
    * `subscriber` must be a dedicated connection.
    */
   async listen(subscriber: Redis, onChange: (timerId: number | null) => void): Promise<void> {
-    const channel = this.keys.timerChanges();
+    await this.subscribe(subscriber, this.keys.timerChanges(), (m) =>
+      onChange(m === null ? null : Number(m)),
+    );
+  }
+
+  /** Like listen, for app changes: `onChange(app)`, or `onChange(null)` after a reconnect. */
+  async listenApps(subscriber: Redis, onChange: (app: string | null) => void): Promise<void> {
+    await this.subscribe(subscriber, this.keys.appChanges(), onChange);
+  }
+
+  private async subscribe(
+    subscriber: Redis,
+    channel: string,
+    onMessage: (message: string | null) => void,
+  ): Promise<void> {
     subscriber.on('message', (ch: string, message: string) => {
-      if (ch === channel) onChange(Number(message));
+      if (ch === channel) onMessage(message);
     });
     let connectedBefore = subscriber.status === 'ready';
     subscriber.on('ready', () => {
-      if (connectedBefore) onChange(null);
+      if (connectedBefore) onMessage(null);
       connectedBefore = true;
     });
     await subscriber.subscribe(channel);

@@ -1,4 +1,6 @@
+import type { TargetGuard } from '../callback/target-guard.js';
 import { nextRuns, parseCron } from '../domain/cron-schedule.js';
+import { shortestGapMs } from '../domain/run-interval.js';
 import {
   callbackProblem,
   changesSchedule,
@@ -14,8 +16,11 @@ import type { Database, Transaction } from '../storage/db/client.js';
 import { type PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
+import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
+import type { Actor } from './access.js';
 import type { RunPlanner } from './run-planner.js';
+import { ScopedTimers } from './scoped-timers.js';
 
 /** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
 const APP_LOCK_TTL_MS = 3000;
@@ -28,6 +33,19 @@ export interface TimerServiceDeps {
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
   now(): number;
+  /** Limits on what a timer may be (README "Security"); absent = none. */
+  policy?: TimerPolicy | undefined;
+}
+
+export interface TimerPolicy {
+  /** MAX_TIMERS_PER_APP (0 = no limit). */
+  maxTimersPerApp: number;
+  /** MIN_RUN_INTERVAL_MS: the shortest allowed time between two runs of one timer (0 = any). */
+  minRunIntervalMs: number;
+  /** The SSRF guard over callback URLs. */
+  guard?: TargetGuard | undefined;
+  /** APP_RATE_LIMIT_PER_MINUTE over mutating calls made with an app key; absent = no limit. */
+  limiter?: RateLimiter | undefined;
 }
 
 export interface Page<T> {
@@ -84,10 +102,17 @@ export class TimerService {
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
   }
 
+  /** This service as `actor` may use it: an app key reaches only its own app's timers. */
+  as(actor: Actor): ScopedTimers {
+    return new ScopedTimers(this, actor, this.deps.policy?.limiter, this.deps.now);
+  }
+
   async create(draft: TimerDraft): Promise<Timer> {
     const now = this.deps.now();
+    await this.checkPolicy(draft, now);
     const { created, runs } = await this.underAppLock(draft.app, () =>
       this.deps.database.transaction(async (tx) => {
+        await this.checkRoomFor(draft.app, tx);
         const created = await this.timersIn(tx).insert(draft);
         const runs =
           created.status === 'active'
@@ -120,6 +145,10 @@ export class TimerService {
     return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
   }
 
+  async countActive(): Promise<number> {
+    return this.timers.count({ status: 'active' });
+  }
+
   /** Offset pages with a total, for the xtimer-compatible API (pageIndex/pageSize). */
   async listNumbered(app: string, offset: number, limit: number): Promise<{ items: Timer[]; total: number }> {
     const [items, total] = await Promise.all([
@@ -146,6 +175,7 @@ export class TimerService {
   async update(id: number, patch: TimerPatch): Promise<Timer> {
     const existing = await this.get(id);
     const now = this.deps.now();
+    await this.checkPolicy(applyPatch(existing, patch), now, patch);
     const runs = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx) => {
         const current = await this.timersIn(tx).findById(id, true);
@@ -234,6 +264,45 @@ export class TimerService {
     const timer = await this.get(id);
     await this.deps.planner.dispatchImminent(timer, runs, now);
     return timer;
+  }
+
+  /**
+   * The limits a timer's definition must keep: runs no closer than MIN_RUN_INTERVAL_MS,
+   * and a callback target the SSRF guard allows. On update only what the patch changes.
+   */
+  private async checkPolicy(timer: TimerDraft, now: number, patch?: TimerPatch): Promise<void> {
+    const policy = this.deps.policy;
+    if (!policy) return;
+    if (policy.minRunIntervalMs > 0 && (!patch || changesSchedule(patch))) {
+      const gap = shortestGapMs(parseCron(timer.cron, { allowYear: true }), timer.timezone, now);
+      if (gap !== null && gap < policy.minRunIntervalMs) {
+        throw new XtimerError(
+          ErrorCode.CRON_TOO_FREQUENT,
+          `cron: runs ${gap} ms apart; the minimum interval between runs is ${policy.minRunIntervalMs} ms (MIN_RUN_INTERVAL_MS)`,
+        );
+      }
+    }
+    if (policy.guard && (!patch || patch.callback?.url !== undefined)) {
+      const problem = await policy.guard.urlProblem(timer.callback.url);
+      if (problem !== null) {
+        throw new XtimerError(
+          ErrorCode.CALLBACK_TARGET_FORBIDDEN,
+          `callback.url: ${problem} (CALLBACK_BLOCK_PRIVATE)`,
+        );
+      }
+    }
+  }
+
+  /** MAX_TIMERS_PER_APP, counted under the app lock so concurrent creates cannot overshoot. */
+  private async checkRoomFor(app: string, tx: Transaction): Promise<void> {
+    const max = this.deps.policy?.maxTimersPerApp ?? 0;
+    if (max <= 0) return;
+    if ((await this.timersIn(tx).count({ app })) >= max) {
+      throw new XtimerError(
+        ErrorCode.TIMER_LIMIT_REACHED,
+        `app ${app} has ${max} timers, the most it may have (MAX_TIMERS_PER_APP); delete some first`,
+      );
+    }
   }
 
   private timersIn(tx: Transaction): TimerRepository {

@@ -10,6 +10,7 @@ export function createTestApp(
 ): App {
   return createApp({
     timers: core.timers,
+    apps: core.apps,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
     dashboard: { queues: core.queues, auth: options.dashboardAuth ?? null },

@@ -30,6 +30,8 @@ export type Responder = (d: Delivery) => {
 export class Sink {
   readonly deliveries: Delivery[] = [];
   respond: Responder = () => ({ status: 200, body: 'ok' });
+  /** TCP connections accepted, requests or not (a refused target must not even connect). */
+  connections = 0;
   private server: Server | null = null;
   port = 0;
 
@@ -60,6 +62,9 @@ export class Sink {
         if (answer.delayMs) setTimeout(send, answer.delayMs);
         else send();
       });
+    });
+    this.server.on('connection', () => {
+      this.connections++;
     });
     this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));

@@ -23,6 +23,7 @@ afterAll(async () => {
 function appWithChecks(readiness: Record<string, () => Promise<void>>): App {
   return createApp({
     timers: core.timers,
+    apps: core.apps,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
     readiness,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  char,
   customType,
   datetime,
   index,
@@ -96,5 +97,31 @@ export const tasks = mysqlTable(
   ],
 );
 
+/**
+ * Apps (README "Security"): who may use the API for an app's timers, and how its
+ * callbacks are signed. API keys are stored as SHA-256 digests; signing secrets are
+ * sealed (AES-GCM, src/security/secret-box.ts) because the executor needs them back.
+ * A rotation keeps the previous key or secret valid until its `*_until` time.
+ */
+export const apps = mysqlTable(
+  'apps',
+  {
+    name: exactVarchar(64)('name').primaryKey(),
+    keyHash: char('key_hash', { length: 64 }).notNull(),
+    prevKeyHash: char('prev_key_hash', { length: 64 }),
+    prevKeyUntil: datetime('prev_key_until', { mode: 'date', fsp: 3 }),
+    signingSecret: varchar('signing_secret', { length: 255 }).notNull(),
+    prevSigningSecret: varchar('prev_signing_secret', { length: 255 }),
+    prevSigningSecretUntil: datetime('prev_signing_secret_until', { mode: 'date', fsp: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('apps_key_hash_uq').on(t.keyHash),
+    uniqueIndex('apps_prev_key_hash_uq').on(t.prevKeyHash),
+  ],
+);
+
 export type TimerRow = typeof timers.$inferSelect;
+export type AppRow = typeof apps.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;

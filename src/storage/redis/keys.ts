@@ -17,6 +17,10 @@ export interface Keys {
   slicesIntact(): string;
   /** Pub/sub channel announcing timer changes to every process's cache. */
   timerChanges(): string;
+  /** Pub/sub channel announcing app changes (keys, signing secrets) to every process. */
+  appChanges(): string;
+  /** Mutating API calls of one app in one rate-limit window. */
+  rateLimit(app: string, window: number): string;
   /** BullMQ prefix: hash-tagged so each queue's keys share one cluster slot. */
   bullPrefix(): string;
 }
@@ -34,6 +38,8 @@ export function createKeys(prefix: string): Keys {
     compensatorLock: () => `${prefix}lock:compensator`,
     slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,
+    appChanges: () => `${prefix}app-changes`,
+    rateLimit: (app, window) => `${prefix}ratelimit:${app}:${window}`,
     bullPrefix: () => `{${tag}}`,
   };
 }

@@ -29,6 +29,7 @@ export interface XtimerCommands {
   finishRun(key: string, owner: string, attempt: number, outcome: string, keepMs: number): Promise<number>;
   bloomAdd(key: string, ttlMs: number, ...offsets: number[]): Promise<number>;
   releaseRun(key: string, owner: string, undo: 0 | 1): Promise<number>;
+  countHit(key: string, ttlMs: number): Promise<number>;
 }
 
 export type ScriptedRedis = Redis & XtimerCommands;

@@ -1,0 +1,233 @@
+/** Processes, CPU accounting and store probes for the benchmark. */
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import mysql from 'mysql2/promise';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const MYSQL_SERVER = process.env.BENCH_MYSQL_SERVER ?? 'mysql://root@127.0.0.1:3306';
+const CLK_TCK = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+const running = new Set<ChildProcess>();
+// Never leave a child behind, whatever way the benchmark ends.
+process.on('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+/** A child process running a TypeScript entry through node's tsx loader. */
+export class Child {
+  readonly proc: ChildProcess;
+  output = '';
+
+  constructor(
+    readonly name: string,
+    script: string,
+    args: string[] = [],
+    env: Record<string, string> = {},
+  ) {
+    this.proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (c: Buffer) => {
+      this.output = (this.output + c.toString()).slice(-200_000);
+    };
+    this.proc.stdout?.on('data', keep);
+    this.proc.stderr?.on('data', keep);
+    running.add(this.proc);
+    this.proc.on('exit', () => running.delete(this.proc));
+  }
+
+  get pid(): number {
+    return this.proc.pid ?? 0;
+  }
+
+  async waitFor(text: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.output.includes(text)) {
+      if (this.proc.exitCode !== null) throw new Error(`${this.name} exited:\n${this.output.slice(-2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name}: no "${text}" in ${timeoutMs} ms:\n${this.output.slice(-2000)}`);
+      await sleep(50);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.proc.exitCode !== null) return;
+    const exited = new Promise((r) => this.proc.once('exit', r));
+    this.proc.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000)]);
+    if (this.proc.exitCode === null) this.proc.kill('SIGKILL');
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU use of named processes between start() and stop(), as % of one core. */
+export class CpuMeter {
+  private readonly before = new Map<string, number>();
+  private startedAt = 0;
+
+  constructor(private readonly pids: Record<string, number>) {}
+
+  start(): void {
+    this.startedAt = Date.now();
+    for (const [name, pid] of Object.entries(this.pids)) this.before.set(name, cpuSeconds(pid));
+  }
+
+  stop(): Record<string, number> {
+    const seconds = (Date.now() - this.startedAt) / 1000;
+    const out: Record<string, number> = {};
+    for (const [name, pid] of Object.entries(this.pids)) {
+      out[name] = Math.round(((cpuSeconds(pid) - this.before.get(name)!) / seconds) * 100);
+    }
+    return out;
+  }
+}
+
+export function pidOf(name: string): number {
+  try {
+    return Number(execSync(`pidof -s ${name}`).toString().trim());
+  } catch {
+    return 0;
+  }
+}
+
+export async function redisInfo(): Promise<{ pid: number; hz: number; version: string; usedMemory: number }> {
+  const r = new Redis(REDIS_URL);
+  try {
+    const server = await r.info('server');
+    const memory = await r.info('memory');
+    const hz = (await r.config('GET', 'hz')) as string[];
+    const field = (text: string, key: string) =>
+      new RegExp(`^${key}:(.*)$`, 'm').exec(text)?.[1]?.trim() ?? '';
+    return {
+      pid: Number(field(server, 'process_id')),
+      version: field(server, 'redis_version'),
+      hz: Number(hz[1]),
+      usedMemory: Number(field(memory, 'used_memory')),
+    };
+  } finally {
+    r.disconnect();
+  }
+}
+
+export async function mysqlVersion(): Promise<string> {
+  const conn = await mysql.createConnection(MYSQL_SERVER);
+  try {
+    const [rows] = await conn.query('SELECT VERSION() AS v');
+    return String((rows as Array<{ v: string }>)[0]?.v);
+  } finally {
+    await conn.end();
+  }
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  const conn = await mysql.createConnection(MYSQL_SERVER);
+  try {
+    await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  } finally {
+    await conn.end();
+  }
+}
+
+/** Deletes every key matching the patterns (SCAN + UNLINK). */
+export async function deleteKeys(patterns: string[]): Promise<void> {
+  const r = new Redis(REDIS_URL);
+  try {
+    for (const match of patterns) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await r.scan(cursor, 'MATCH', match, 'COUNT', 5000);
+        cursor = next;
+        if (keys.length > 0) await r.unlink(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Members across every slice ZSET under `prefix` (the runs waiting in Redis). */
+export async function pendingSliceRuns(prefix: string): Promise<number> {
+  const r = new Redis(REDIS_URL);
+  let total = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}slice:*`, 'COUNT', 5000);
+      cursor = next;
+      if (keys.length > 0) {
+        const pipe = r.pipeline();
+        for (const k of keys) pipe.zcard(k);
+        for (const [, n] of (await pipe.exec()) ?? []) total += Number(n);
+      }
+    } while (cursor !== '0');
+  } finally {
+    r.disconnect();
+  }
+  return total;
+}
+
+export interface SinkStats {
+  delivered: number;
+  duplicates: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  total: number;
+}
+
+export async function sinkStats(sinkPort: number, from: number, to: number): Promise<SinkStats> {
+  const res = await fetch(`http://127.0.0.1:${sinkPort}/_stats?from=${from}&to=${to}`);
+  return (await res.json()) as SinkStats;
+}
+
+export async function resetSink(sinkPort: number): Promise<void> {
+  await fetch(`http://127.0.0.1:${sinkPort}/_reset`);
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+export async function pool<T>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}

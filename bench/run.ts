@@ -1,0 +1,246 @@
+/**
+ * npm run bench [-- --quick] [-- --only=precision,max,migrator,api]
+ *
+ * Open-loop benchmark (issue 5, SPEC §9): the timers generate the load. Every-second
+ * timers put N runs on the same millisecond each second; a sink in its own process
+ * records when each task id arrived. Lateness = arrival − X-Xtimer-Scheduled-At.
+ * Each precision line runs xtimer and, beside it, BullMQ's own job schedulers.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { apiBench } from './api-bench.js';
+import {
+  Child,
+  CpuMeter,
+  freePort,
+  mysqlVersion,
+  pendingSliceRuns,
+  pidOf,
+  ROOT,
+  redisInfo,
+  resetSink,
+  sinkStats,
+  sleep,
+} from './harness.js';
+import { migratorBench } from './migrator-bench.js';
+import { startBullmq, startXtimer, type Target } from './targets.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
+const wants = (s: string) => !only || only.includes(s);
+
+interface PrecisionLine {
+  scenario: string;
+  system: 'xtimer' | 'bullmq';
+  timers: number;
+  seconds: number;
+  expected: number;
+  delivered: number;
+  missing: number;
+  duplicates: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  firesPerSec: number;
+  cpu: Record<string, number>;
+  redisBytesPerPendingRun: number | null;
+  failed: boolean;
+}
+
+const results: { precision: PrecisionLine[]; migrator?: unknown; api?: unknown; env?: unknown } = {
+  precision: [],
+};
+
+async function measure(
+  scenario: string,
+  system: 'xtimer' | 'bullmq',
+  timers: number,
+  seconds: number,
+  sinkPort: number,
+  sinkPid: number,
+): Promise<PrecisionLine> {
+  const sinkUrl = `http://127.0.0.1:${sinkPort}/hook`;
+  await resetSink(sinkPort);
+  const memBefore = (await redisInfo()).usedMemory;
+  const target: Target =
+    system === 'xtimer'
+      ? await startXtimer(timers, '* * * * * *', sinkUrl)
+      : await startBullmq(timers, '* * * * * *', sinkUrl);
+  try {
+    // Settle: the first runs after creation, the first migration.
+    const t0 = Math.ceil(Date.now() / 1000) * 1000 + (quick ? 3000 : 5000);
+    const t1 = t0 + seconds * 1000;
+    await sleep(t0 - Date.now());
+    const redis = await redisInfo();
+    const cpu = new CpuMeter({
+      ...target.pids(),
+      sink: sinkPid,
+      redis: redis.pid,
+      mysql: pidOf('mariadbd') || pidOf('mysqld'),
+    });
+    cpu.start();
+    await sleep(t1 - Date.now());
+    const cpuUse = cpu.stop();
+    let bytesPerRun: number | null = null;
+    if (system === 'xtimer') {
+      const pending = await pendingSliceRuns(target.prefix);
+      const mem = (await redisInfo()).usedMemory;
+      bytesPerRun = pending > 0 ? Math.round((mem - memBefore) / pending) : null;
+    }
+    // Late arrivals still count (up to 5 s).
+    await sleep(5000);
+    const s = await sinkStats(sinkPort, t0, t1);
+    const expected = timers * seconds;
+    const line: PrecisionLine = {
+      scenario,
+      system,
+      timers,
+      seconds,
+      expected,
+      delivered: s.delivered,
+      missing: expected - s.delivered,
+      duplicates: s.duplicates,
+      p50: s.p50,
+      p90: s.p90,
+      p99: s.p99,
+      max: s.max,
+      firesPerSec: Math.round(s.delivered / seconds),
+      cpu: cpuUse,
+      redisBytesPerPendingRun: bytesPerRun,
+      failed: expected - s.delivered > 0 || s.duplicates > 0,
+    };
+    printLine(line);
+    return line;
+  } finally {
+    await target.stop();
+  }
+}
+
+function printLine(l: PrecisionLine): void {
+  const cpu = Object.entries(l.cpu)
+    .map(([k, v]) => `${k} ${v}%`)
+    .join(', ');
+  process.stdout.write(
+    `  ${l.scenario.padEnd(22)} ${l.system.padEnd(7)} timers=${String(l.timers).padStart(5)} ` +
+      `p50=${fmt(l.p50)} p90=${fmt(l.p90)} p99=${fmt(l.p99)} max=${fmt(l.max)} ` +
+      `fires/s=${l.firesPerSec} missing=${l.missing} dup=${l.duplicates}${l.failed ? ' FAILED' : ''} | cpu: ${cpu}` +
+      `${l.redisBytesPerPendingRun === null ? '' : ` | redis ${l.redisBytesPerPendingRun} B/pending run`}\n`,
+  );
+}
+
+const fmt = (ms: number) => (Number.isNaN(ms) ? '   -' : `${String(ms).padStart(4)}ms`);
+
+function table(lines: PrecisionLine[]): string {
+  const head =
+    '| scenario | system | timers | p50 ms | p90 ms | p99 ms | max ms | fires/s | missing | dup | CPU % (process: % of a core) |';
+  const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|';
+  const rows = lines.map(
+    (l) =>
+      `| ${l.scenario} | ${l.system} | ${l.timers} | ${l.p50} | ${l.p90} | ${l.p99} | ${l.max} | ${l.firesPerSec} | ${l.missing} | ${l.duplicates} | ${Object.entries(
+        l.cpu,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} |`,
+  );
+  return [head, sep, ...rows].join('\n');
+}
+
+function ratios(lines: PrecisionLine[]): string[] {
+  const out: string[] = [];
+  for (const x of lines.filter((l) => l.system === 'xtimer')) {
+    const b = lines.find((l) => l.system === 'bullmq' && l.scenario === x.scenario);
+    if (!b) continue;
+    out.push(
+      `${x.scenario}: p99 xtimer ${x.p99} ms vs BullMQ ${b.p99} ms (${(b.p99 / Math.max(x.p99, 1)).toFixed(1)}x better); ` +
+        `p50 ${x.p50} vs ${b.p50} ms; missing ${x.missing} vs ${b.missing}; duplicates ${x.duplicates} vs ${b.duplicates}`,
+    );
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const redis = await redisInfo();
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  results.env = {
+    date: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    redis: redis.version,
+    redisHz: redis.hz,
+    mysql: await mysqlVersion(),
+    bullmq: pkg.dependencies.bullmq,
+  };
+  process.stdout.write(`xtimer benchmark (${quick ? 'quick' : 'full'}) — ${JSON.stringify(results.env)}\n`);
+  process.stdout.write(
+    `Redis hz=${redis.hz}: BullMQ promotes delayed jobs on that tick (${1000 / redis.hz} ms); xtimer releases runs from its own timing wheel.\n\n`,
+  );
+
+  const sinkPort = await freePort();
+  const sink = new Child('sink', 'bench/sink.ts', [String(sinkPort)]);
+  await sink.waitFor('sink listening');
+  const seconds = quick ? 6 : 30;
+  try {
+    if (wants('precision')) {
+      process.stdout.write(
+        'Precision (every-second timers: N runs due at the same millisecond each second)\n',
+      );
+      const sizes: Array<[string, number]> = quick
+        ? [
+            ['1: 100 per instant', 100],
+            ['2: 1,000 per instant', 1000],
+          ]
+        : [
+            ['1: 100 per instant', 100],
+            ['2: 1,000 per instant', 1000],
+            ['3: 5,000 per instant', 5000],
+          ];
+      for (const [scenario, n] of sizes) {
+        results.precision.push(await measure(scenario, 'xtimer', n, seconds, sinkPort, sink.pid));
+        if (!quick || n === 100)
+          results.precision.push(await measure(scenario, 'bullmq', n, seconds, sinkPort, sink.pid));
+      }
+    }
+    if (wants('max') && !quick) {
+      process.stdout.write('\nMax sustained (xtimer; steps up until p99 >= 500 ms or a run is missed)\n');
+      for (const n of [2000, 5000, 8000, 12_000, 16_000]) {
+        const line = await measure('4: max sustained', 'xtimer', n, seconds, sinkPort, sink.pid);
+        results.precision.push(line);
+        if (line.failed || line.p99 >= 500) break;
+      }
+    }
+    if (wants('migrator')) {
+      process.stdout.write('\nMigrator\n');
+      results.migrator = await migratorBench(quick ? 2000 : 20_000, 50);
+    }
+    if (wants('api')) {
+      process.stdout.write('\nAPI\n');
+      results.api = await apiBench(quick ? 500 : 3000);
+    }
+  } finally {
+    await sink.stop();
+  }
+
+  process.stdout.write(`\n${table(results.precision)}\n\n`);
+  for (const r of ratios(results.precision)) process.stdout.write(`${r}\n`);
+  mkdirSync(`${ROOT}bench/results`, { recursive: true });
+  const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}-${quick ? 'quick' : 'full'}-${randomBytes(2).toString('hex')}.json`;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nresults written to ${file.replace(ROOT, '')}\n`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,123 @@
+/** The two systems under test: xtimer (a real process) and BullMQ job schedulers. */
+import { randomBytes } from 'node:crypto';
+import { Child, deleteKeys, dropDatabase, freePort, MYSQL_SERVER, pool, REDIS_URL } from './harness.js';
+
+export interface Target {
+  /** Processes whose CPU the benchmark reports (name → pid). */
+  pids(): Record<string, number>;
+  /** The Redis key prefix of its data, for the memory probe. */
+  prefix: string;
+  stop(): Promise<void>;
+}
+
+export interface XtimerOptions {
+  env?: Record<string, string>;
+  /** Separate processes: one with api+scheduler+migrator+trigger, `executors` with executor only. */
+  executors?: number;
+}
+
+/** Starts xtimer on a fresh database and key prefix and creates `count` active timers. */
+export async function startXtimer(
+  count: number,
+  cron: string,
+  sinkUrl: string,
+  options: XtimerOptions = {},
+): Promise<Target & { createMs: number }> {
+  const name = `xtbench_${randomBytes(4).toString('hex')}`;
+  const prefix = `${name}:`;
+  const port = await freePort();
+  const env = {
+    MYSQL_URL: `${MYSQL_SERVER}/${name}`,
+    REDIS_URL,
+    XTIMER_PREFIX: prefix,
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    // Short windows: an enabled timer gets 2-4 minutes of runs, not 1-2 hours.
+    MIGRATE_STEP_MINUTES: '2',
+    ...options.env,
+  };
+  const children: Child[] = [];
+  const executors = options.executors ?? 0;
+  const main = new Child(
+    'xtimer',
+    'workers/main.ts',
+    executors > 0 ? ['--roles=api,scheduler,migrator,trigger'] : [],
+    env,
+  );
+  children.push(main);
+  await main.waitFor('"xtimer started"');
+  for (let i = 0; i < executors; i++) {
+    const ex = new Child(`executor${i}`, 'workers/main.ts', ['--roles=executor'], env);
+    children.push(ex);
+    await ex.waitFor('"xtimer started"');
+  }
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  const stop = async () => {
+    await Promise.all(children.map((c) => c.stop()));
+    await dropDatabase(name);
+    await deleteKeys([`${prefix}*`, `{${name}}:*`]);
+  };
+  try {
+    await createTimers(base, count, cron, sinkUrl, 'active');
+  } catch (err) {
+    await stop();
+    throw new Error(`${(err as Error).message}\n${main.output.slice(-3000)}`);
+  }
+  const createMs = Date.now() - started;
+  return {
+    prefix,
+    createMs,
+    pids: () => Object.fromEntries(children.map((c) => [c.name, c.pid])),
+    stop,
+  };
+}
+
+/** Creates timers through the API, 32 at a time, spread over 16 apps (the per-app lock serialises one app). */
+export async function createTimers(
+  base: string,
+  count: number,
+  cron: string,
+  sinkUrl: string,
+  status: 'active' | 'inactive',
+): Promise<void> {
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  await pool(indexes, 32, async (i) => {
+    const res = await fetch(`${base}/api/v1/timers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        app: `bench${i % 16}`,
+        name: `t${i}`,
+        cron,
+        status,
+        callback: { url: sinkUrl, method: 'POST' },
+        retry: { maxAttempts: 1, backoffMs: 0 },
+      }),
+    });
+    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  });
+}
+
+/** Starts the BullMQ baseline with `count` job schedulers. */
+export async function startBullmq(count: number, cron: string, sinkUrl: string): Promise<Target> {
+  const prefix = `bullbench_${randomBytes(4).toString('hex')}`;
+  const child = new Child('bullmq', 'bench/bullmq-baseline.ts', [
+    REDIS_URL,
+    prefix,
+    sinkUrl,
+    String(count),
+    cron,
+    '10000',
+  ]);
+  await child.waitFor('baseline ready', 120_000);
+  return {
+    prefix: `${prefix}:`,
+    pids: () => ({ bullmq: child.pid }),
+    async stop() {
+      await child.stop();
+      await deleteKeys([`${prefix}:*`]);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { forbiddenAddress } from '../domain/ip-ranges.js';
+
+export interface TargetPolicy {
+  /** CALLBACK_BLOCK_PRIVATE: refuse loopback, private, link-local, CGNAT, … targets. */
+  blockPrivate: boolean;
+  /** CALLBACK_ALLOW_HOSTS: host names exempt from the block (lower case, no trailing dot). */
+  allowHosts: readonly string[];
+}
+
+/** The error code of a refused target, on create/update (400) and on the call (a final failure). */
+export const TARGET_FORBIDDEN = 'CALLBACK_TARGET_FORBIDDEN';
+
+export class TargetForbiddenError extends Error {
+  readonly code = TARGET_FORBIDDEN;
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetForbiddenError';
+  }
+}
+
+type Resolve = (host: string) => Promise<LookupAddress[]>;
+
+const systemResolve: Resolve = (host) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) =>
+      err ? reject(err) : resolve(addresses),
+    ),
+  );
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * The SSRF guard (README "Security"). Checked twice: when a callback URL is stored (its
+ * host, or every address it resolves to now), and on every connection, through the
+ * `lookup` undici's connector hands to net.connect — so the address actually dialled is
+ * the one checked, and a DNS answer that changes in between (rebinding) gains nothing.
+ * Redirects are never followed (undici's dispatcher does not), so a 30x cannot lead past it.
+ */
+export class TargetGuard {
+  private readonly allow: ReadonlySet<string>;
+
+  constructor(
+    readonly policy: TargetPolicy,
+    private readonly resolve: Resolve = systemResolve,
+  ) {
+    this.allow = new Set(policy.allowHosts);
+  }
+
+  get active(): boolean {
+    return this.policy.blockPrivate;
+  }
+
+  private allowed(host: string): boolean {
+    return this.allow.has(host.toLowerCase().replace(/\.$/, ''));
+  }
+
+  /** `localhost` and `*.localhost` name this machine whatever DNS says (RFC 6761). */
+  private reservedName(host: string): string | null {
+    return /(^|\.)localhost\.?$/i.test(host) ? `callback host ${host} is loopback (a localhost name)` : null;
+  }
+
+  /** Why the host of `url` may not be called, judged without DNS (IP literals only); null if fine so far. */
+  literalProblem(url: URL): string | null {
+    if (!this.active || this.allowed(url.hostname)) return null;
+    const why = forbiddenAddress(url.hostname);
+    return why === null ? null : `callback host ${url.hostname}: ${why}`;
+  }
+
+  /**
+   * Why `rawUrl` may not be stored as a callback, if it may not: its host is, or resolves
+   * to, a forbidden address. A name that does not resolve (yet) passes: the call-time
+   * check still stands between it and a private address.
+   */
+  async urlProblem(rawUrl: string): Promise<string | null> {
+    if (!this.active) return null;
+    const url = new URL(rawUrl);
+    if (this.allowed(url.hostname)) return null;
+    const literal = this.literalProblem(url) ?? this.reservedName(url.hostname);
+    if (literal !== null || isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) return literal;
+    let addresses: LookupAddress[];
+    try {
+      addresses = await this.resolve(url.hostname);
+    } catch {
+      return null;
+    }
+    for (const a of addresses) {
+      const why = forbiddenAddress(a.address);
+      if (why !== null) return `callback host ${url.hostname} resolves to ${why}`;
+    }
+    return null;
+  }
+
+  /**
+   * A `lookup` for net.connect: resolves as usual, then refuses (TargetForbiddenError)
+   * if any address is forbidden and the host is not allowlisted.
+   */
+  readonly lookup = (hostname: string, options: LookupOptions | number, callback: LookupCallback): void => {
+    const opts: LookupOptions = typeof options === 'number' ? { family: options } : (options ?? {});
+    dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
+      if (err) {
+        callback(err, opts.all ? [] : '');
+        return;
+      }
+      if (this.active && !this.allowed(hostname)) {
+        for (const a of addresses) {
+          const why = forbiddenAddress(a.address);
+          if (why !== null) {
+            callback(
+              new TargetForbiddenError(`callback host ${hostname} resolves to ${why}`),
+              opts.all ? [] : '',
+            );
+            return;
+          }
+        }
+      }
+      if (opts.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}

@@ -1,0 +1,125 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Prometheus metrics of one process (SPEC §7 /metrics). Names are `xtimer_*`; labels
+ * take a few fixed values only (outcome, stage, queue, state), never ids or apps.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly lateness = new Histogram({
+    name: 'xtimer_fire_lateness_seconds',
+    help: 'Time from a run’s scheduled instant to the moment its callback was sent.',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+
+  readonly callbackDuration = new Histogram({
+    name: 'xtimer_callback_duration_seconds',
+    help: 'Duration of callback requests, until the response was read.',
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly runs = new Counter({
+    name: 'xtimer_runs_total',
+    help: 'Runs settled, by outcome (succeeded, failed, skipped, missed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly duplicates = new Counter({
+    name: 'xtimer_duplicates_suppressed_total',
+    help: 'Copies of runs not called because the run was already taken or done, by where it was caught.',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly retries = new Counter({
+    name: 'xtimer_retries_total',
+    help: 'Callback attempts after the first.',
+    registers: [this.registry],
+  });
+
+  readonly sliceLag = new Histogram({
+    name: 'xtimer_slice_lag_seconds',
+    help: 'How late a trigger started walking a slice, after the moment its first window had to be read.',
+    buckets: [0, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly slices = new Counter({
+    name: 'xtimer_slices_total',
+    help: 'Slices walked to the end, by whether their lock was acked.',
+    labelNames: ['acked'] as const,
+    registers: [this.registry],
+  });
+
+  readonly waitingRuns = new Gauge({
+    name: 'xtimer_executor_waiting_runs',
+    help: 'Runs prepared and waiting on this process’s timing wheel for their due millisecond.',
+    registers: [this.registry],
+  });
+
+  readonly bufferedOutcomes = new Gauge({
+    name: 'xtimer_outcomes_buffered',
+    help: 'Run outcomes not yet written to MySQL.',
+    registers: [this.registry],
+  });
+
+  readonly migrationRuns = new Counter({
+    name: 'xtimer_migrator_runs_total',
+    help: 'Runs materialised by the migrator.',
+    registers: [this.registry],
+  });
+
+  readonly migrationProgress = new Gauge({
+    name: 'xtimer_migrator_window_progress_runs',
+    help: 'Runs materialised so far in the migration under way (0 when none is).',
+    labelNames: ['phase'] as const,
+    registers: [this.registry],
+  });
+
+  readonly migrationSeconds = new Histogram({
+    name: 'xtimer_migration_duration_seconds',
+    help: 'Duration of completed migrations.',
+    buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
+    registers: [this.registry],
+  });
+
+  readonly compensated = new Counter({
+    name: 'xtimer_compensated_runs_total',
+    help: 'Runs the compensator acted on, by action (refired, missed, skipped, requeued, purged).',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
+
+  readonly activeTimers = new Gauge({
+    name: 'xtimer_active_timers',
+    help: 'Timers with status active (read from MySQL when scraped, at most every 10 s).',
+    registers: [this.registry],
+  });
+
+  readonly queueDepth = new Gauge({
+    name: 'xtimer_queue_jobs',
+    help: 'Jobs in the BullMQ queues by state (read when scraped).',
+    labelNames: ['queue', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'xtimer_' });
+  }
+
+  /** Adds a collector run before every scrape (gauges read from Redis or MySQL). */
+  onScrape(collect: () => Promise<void>): void {
+    this.collectors.push(collect);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    await Promise.all(this.collectors.map((c) => c().catch(() => undefined)));
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private readonly collectors: Array<() => Promise<void>> = [];
+}

@@ -1,0 +1,37 @@
+import { ErrorCode, XtimerError } from '../errors.js';
+
+/**
+ * Who is calling (README "Security"): the administrator (XTIMER_ADMIN_TOKEN, or anyone
+ * in open mode), or one app by its API key. The rule, in one place: an app sees and
+ * changes only its own timers, tasks and app record; everything else is the admin's.
+ */
+export type Actor = { kind: 'admin' } | { kind: 'app'; app: string };
+
+export const ADMIN: Actor = Object.freeze({ kind: 'admin' });
+
+export const appActor = (app: string): Actor => ({ kind: 'app', app });
+
+export function canUseApp(actor: Actor, app: string): boolean {
+  return actor.kind === 'admin' || actor.app === app;
+}
+
+/** Throws FORBIDDEN unless `actor` may act for `app`. */
+export function assertCanUseApp(actor: Actor, app: string): void {
+  if (!canUseApp(actor, app)) {
+    throw new XtimerError(
+      ErrorCode.FORBIDDEN,
+      `this API key belongs to app ${describe(actor)}, not to app ${app}`,
+    );
+  }
+}
+
+/** Throws FORBIDDEN unless `actor` is the administrator. */
+export function assertAdmin(actor: Actor): void {
+  if (actor.kind !== 'admin') {
+    throw new XtimerError(ErrorCode.FORBIDDEN, 'only the admin token may do this');
+  }
+}
+
+function describe(actor: Actor): string {
+  return actor.kind === 'app' ? actor.app : 'admin';
+}

@@ -1,0 +1,155 @@
+import { newSigningSecret } from '../callback/webhook-signer.js';
+import { ErrorCode, XtimerError } from '../errors.js';
+import { hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '../security/api-keys.js';
+import type { SecretBox } from '../security/secret-box.js';
+import { AppRepository, type AppRow } from '../storage/db/app-repository.js';
+import type { Database } from '../storage/db/client.js';
+import { type Actor, ADMIN, appActor, assertAdmin, assertCanUseApp } from './access.js';
+
+export interface AppServiceDeps {
+  database: Database;
+  /** Seals the signing secrets at rest. */
+  box: SecretBox;
+  /** XTIMER_ADMIN_TOKEN; undefined = open mode (a request without a token acts as admin). */
+  adminToken: string | undefined;
+  /** APP_KEY_GRACE_SECONDS: how long a rotated-out key or secret stays valid by default. */
+  graceSeconds: number;
+  /** Tells every process an app's keys or secrets changed (executors drop their signing keys). */
+  announce(app: string): Promise<void>;
+  now(): number;
+}
+
+export interface AppInfo {
+  app: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Until when the key replaced by the last key rotation still works; null = it no longer does. */
+  previousKeyValidUntil: Date | null;
+  /** Until when callbacks are also signed with the secret replaced by the last rotation. */
+  previousSecretValidUntil: Date | null;
+}
+
+/** Credentials shown once, when issued. */
+export interface IssuedApp extends AppInfo {
+  apiKey?: string;
+  signingSecret?: string;
+}
+
+export const ROTATABLE = ['key', 'secret'] as const;
+export type Rotatable = (typeof ROTATABLE)[number];
+
+const stillValid = (until: Date | null, now: number): Date | null =>
+  until !== null && until.getTime() > now ? until : null;
+
+/** Apps and their credentials: creation, rotation, and who a bearer token is. */
+export class AppService {
+  private readonly apps: AppRepository;
+
+  constructor(private readonly deps: AppServiceDeps) {
+    this.apps = new AppRepository(deps.database.db);
+  }
+
+  /** Open mode: no admin token configured, the API answers anyone. */
+  get open(): boolean {
+    return this.deps.adminToken === undefined;
+  }
+
+  /** Compares a token with XTIMER_ADMIN_TOKEN in constant time; null in open mode (for the dashboard). */
+  get adminTokenCheck(): ((token: string) => boolean) | null {
+    const admin = this.deps.adminToken;
+    return admin === undefined ? null : (token) => tokensEqual(token, admin);
+  }
+
+  /**
+   * The actor an Authorization header stands for, or null (401): the admin token, an
+   * app's current key, or its previous key within its grace period. Without a header the
+   * caller is the admin in open mode and nobody otherwise. A token that is presented is
+   * checked even in open mode, so clients written against app keys behave the same there.
+   */
+  async authenticate(authorization: string | undefined): Promise<Actor | null> {
+    if (authorization === undefined) return this.open ? ADMIN : null;
+    const match = /^Bearer[ ]+([\x21-\x7e]{1,512})[ ]*$/i.exec(authorization);
+    if (!match) return null;
+    const token = match[1]!;
+    if (this.deps.adminToken !== undefined && tokensEqual(token, this.deps.adminToken)) return ADMIN;
+    if (!looksLikeApiKey(token)) return null;
+    const app = await this.apps.findByKeyHash(hashApiKey(token), this.deps.now());
+    return app === null ? null : appActor(app);
+  }
+
+  /** Creates an app with a new API key and signing secret (admin only); both are returned only here. */
+  async create(actor: Actor, name: string): Promise<IssuedApp> {
+    assertAdmin(actor);
+    const apiKey = newApiKey();
+    const signingSecret = newSigningSecret();
+    const inserted = await this.apps.insert({
+      name,
+      keyHash: hashApiKey(apiKey),
+      signingSecret: this.deps.box.seal(signingSecret, name),
+    });
+    if (!inserted) throw new XtimerError(ErrorCode.APP_EXISTS, `app ${name} already exists`);
+    await this.deps.announce(name);
+    return { ...this.info((await this.apps.find(name))!), apiKey, signingSecret };
+  }
+
+  async list(actor: Actor): Promise<AppInfo[]> {
+    assertAdmin(actor);
+    return (await this.apps.list()).map((row) => this.info(row));
+  }
+
+  async get(actor: Actor, name: string): Promise<AppInfo> {
+    assertCanUseApp(actor, name);
+    const row = await this.apps.find(name);
+    if (!row) throw appNotFound(name);
+    return this.info(row);
+  }
+
+  /**
+   * Issues a new API key or signing secret. The one it replaces stays valid for
+   * `graceSeconds` (default APP_KEY_GRACE_SECONDS; 0 revokes it at once); one replaced
+   * earlier and still in its grace ends now. The admin or the app itself may rotate.
+   */
+  async rotate(actor: Actor, name: string, what: Rotatable, graceSeconds?: number): Promise<IssuedApp> {
+    assertCanUseApp(actor, name);
+    const now = this.deps.now();
+    const grace = (graceSeconds ?? this.deps.graceSeconds) * 1000;
+    const until = grace > 0 ? new Date(now + grace) : null;
+    const issued = await this.deps.database.transaction(async (tx) => {
+      const apps = this.apps.withDb(tx.db);
+      const row = await apps.find(name, true);
+      if (!row) throw appNotFound(name);
+      if (what === 'key') {
+        const apiKey = newApiKey();
+        await apps.update(name, {
+          keyHash: hashApiKey(apiKey),
+          prevKeyHash: until === null ? null : row.keyHash,
+          prevKeyUntil: until,
+        });
+        return { apiKey };
+      }
+      const signingSecret = newSigningSecret();
+      await apps.update(name, {
+        signingSecret: this.deps.box.seal(signingSecret, name),
+        prevSigningSecret: until === null ? null : row.signingSecret,
+        prevSigningSecretUntil: until,
+      });
+      return { signingSecret };
+    });
+    await this.deps.announce(name);
+    return { ...this.info((await this.apps.find(name))!), ...issued };
+  }
+
+  private info(row: AppRow): AppInfo {
+    const now = this.deps.now();
+    return {
+      app: row.name,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      previousKeyValidUntil: row.prevKeyHash === null ? null : stillValid(row.prevKeyUntil, now),
+      previousSecretValidUntil:
+        row.prevSigningSecret === null ? null : stillValid(row.prevSigningSecretUntil, now),
+    };
+  }
+}
+
+const appNotFound = (name: string) => new XtimerError(ErrorCode.APP_NOT_FOUND, `app ${name} does not exist`);

@@ -1,0 +1,110 @@
+import type { Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
+import { RateLimitedError } from '../errors.js';
+import type { RateLimiter } from '../storage/redis/rate-limiter.js';
+import { type Actor, assertCanUseApp } from './access.js';
+import type { Page, TaskQuery, TimerQuery, TimerService } from './timer-service.js';
+
+/**
+ * The timer use cases as one actor may use them (TimerService.as(actor)); what the
+ * native and the compatible routes call. The access rule lives in access.ts; this
+ * applies it to every use case, and spends the app's rate limit on every change an
+ * app key makes (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
+ */
+export class ScopedTimers {
+  constructor(
+    private readonly timers: TimerService,
+    readonly actor: Actor,
+    private readonly limiter: RateLimiter | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  async create(draft: TimerDraft): Promise<Timer> {
+    assertCanUseApp(this.actor, draft.app);
+    await this.spend();
+    return this.timers.create(draft);
+  }
+
+  async get(id: number): Promise<Timer> {
+    return this.owned(id);
+  }
+
+  async findByName(app: string, name: string): Promise<Timer | null> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.findByName(app, name);
+  }
+
+  /** An app key lists its own timers, whether or not the query names its app. */
+  async list(q: TimerQuery): Promise<Page<Timer>> {
+    if (this.actor.kind === 'app') {
+      if (q.app !== undefined) assertCanUseApp(this.actor, q.app);
+      return this.timers.list({ ...q, app: this.actor.app });
+    }
+    return this.timers.list(q);
+  }
+
+  async listNumbered(app: string, offset: number, limit: number): Promise<{ items: Timer[]; total: number }> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.listNumbered(app, offset, limit);
+  }
+
+  async listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>> {
+    await this.owned(timerId);
+    return this.timers.listTasks(timerId, q);
+  }
+
+  async listTasksNumbered(
+    timerId: number,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: Task[]; total: number }> {
+    await this.owned(timerId);
+    return this.timers.listTasksNumbered(timerId, offset, limit);
+  }
+
+  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
+    await this.owned(id);
+    return this.timers.preview(id, count);
+  }
+
+  async update(id: number, patch: TimerPatch): Promise<Timer> {
+    await this.owned(id);
+    await this.spend();
+    return this.timers.update(id, patch);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.owned(id);
+    await this.spend();
+    await this.timers.delete(id);
+  }
+
+  async enable(id: number): Promise<Timer> {
+    await this.owned(id);
+    await this.spend();
+    return this.timers.enable(id);
+  }
+
+  async disable(id: number): Promise<Timer> {
+    await this.owned(id);
+    await this.spend();
+    return this.timers.disable(id);
+  }
+
+  /** The timer, if this actor may use it (404 if it does not exist, 403 if it is another app's). */
+  private async owned(id: number): Promise<Timer> {
+    const timer = await this.timers.get(id);
+    assertCanUseApp(this.actor, timer.app);
+    return timer;
+  }
+
+  private async spend(): Promise<void> {
+    if (this.actor.kind !== 'app' || !this.limiter) return;
+    const decision = await this.limiter.hit(this.actor.app, this.now());
+    if (!decision.allowed) {
+      throw new RateLimitedError(
+        `app ${this.actor.app} made more changes this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,
+        decision.retryAfterSec,
+      );
+    }
+  }
+}

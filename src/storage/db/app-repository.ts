@@ -1,0 +1,73 @@
+import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
+import type { Db } from './client.js';
+import { type AppRow, apps } from './schema.js';
+import { isDuplicateKey } from './timer-repository.js';
+
+export type { AppRow };
+
+/** Apps in MySQL (README "Security"). `db` may be a transaction. */
+export class AppRepository {
+  constructor(private readonly db: Db) {}
+
+  withDb(db: Db): AppRepository {
+    return new AppRepository(db);
+  }
+
+  /** Inserts the app; false if one of that name exists. */
+  async insert(row: { name: string; keyHash: string; signingSecret: string }): Promise<boolean> {
+    try {
+      await this.db.insert(apps).values(row);
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  async find(name: string, forUpdate = false): Promise<AppRow | null> {
+    const q = this.db.select().from(apps).where(eq(apps.name, name));
+    const rows = forUpdate ? await q.for('update') : await q;
+    return rows[0] ?? null;
+  }
+
+  async findMany(names: readonly string[]): Promise<AppRow[]> {
+    if (names.length === 0) return [];
+    return this.db
+      .select()
+      .from(apps)
+      .where(inArray(apps.name, [...names]));
+  }
+
+  async list(): Promise<AppRow[]> {
+    return this.db.select().from(apps).orderBy(asc(apps.name));
+  }
+
+  /** The app holding this key digest: as its current key, or its previous one still in grace at `now`. */
+  async findByKeyHash(hash: string, now: number): Promise<string | null> {
+    const rows = await this.db
+      .select({ name: apps.name })
+      .from(apps)
+      .where(
+        or(eq(apps.keyHash, hash), and(eq(apps.prevKeyHash, hash), gt(apps.prevKeyUntil, new Date(now)))),
+      )
+      .limit(1);
+    return rows[0]?.name ?? null;
+  }
+
+  async update(
+    name: string,
+    set: Partial<
+      Pick<
+        AppRow,
+        | 'keyHash'
+        | 'prevKeyHash'
+        | 'prevKeyUntil'
+        | 'signingSecret'
+        | 'prevSigningSecret'
+        | 'prevSigningSecretUntil'
+      >
+    >,
+  ): Promise<void> {
+    await this.db.update(apps).set(set).where(eq(apps.name, name));
+  }
+}

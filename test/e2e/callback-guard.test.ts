@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Core } from '../../src/core.js';
+import { freePort, XtimerProcess } from '../helpers/processes.js';
+import { Sink } from '../helpers/sink.js';
+import { createTestCore, createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+
+/**
+ * Issue 7's SSRF guard at call time, end to end: a timer whose host name resolves to a
+ * loopback address (stored before the guard was on) fails at its run with a clear,
+ * final error, and no connection ever reaches the receiver.
+ */
+
+let stores: TestStores;
+let sink: Sink;
+let proc: XtimerProcess;
+/** The services without the guard, as before CALLBACK_BLOCK_PRIVATE was turned on. */
+let unguarded: Core;
+
+beforeAll(async () => {
+  stores = await createTestStores('guard');
+  sink = await new Sink().start();
+  unguarded = createTestCore(stores);
+  proc = new XtimerProcess('guarded', {
+    ...stores.env,
+    PORT: String(await freePort()),
+    LOG_LEVEL: 'info',
+    CALLBACK_BLOCK_PRIVATE: 'true',
+  });
+  await proc.started();
+});
+
+afterAll(async () => {
+  await proc?.stop();
+  await unguarded?.queues.close();
+  await sink?.stop();
+  await stores?.cleanup();
+});
+
+describe('CALLBACK_BLOCK_PRIVATE at call time', () => {
+  it('fails a run whose host resolves to loopback, once and finally, without connecting', async () => {
+    const timer = await unguarded.timers.create({
+      app: 'guard',
+      name: 'to-localhost',
+      cron: '* * * * * *',
+      timezone: 'UTC',
+      callback: {
+        url: `http://localhost:${sink.port}/hook`,
+        method: 'POST',
+        headers: {},
+        body: 'x',
+        timeoutMs: 2000,
+      },
+      retry: { maxAttempts: 3, backoffMs: 100 },
+      misfirePolicy: 'fire_once',
+      misfireThresholdMs: 60_000,
+      status: 'active',
+    });
+    const failed = await eventually(
+      async () => {
+        const [rows] = await stores.database.pool.query(
+          "SELECT status, attempts, error FROM tasks WHERE timer_id = ? AND status = 'failed' ORDER BY run_at LIMIT 3",
+          [timer.id],
+        );
+        const list = rows as Array<{ status: string; attempts: number; error: string }>;
+        return list.length >= 2 && list;
+      },
+      'two failed runs',
+      20_000,
+    );
+    for (const run of failed) {
+      expect(run.error).toMatch(/^CALLBACK_TARGET_FORBIDDEN: callback host localhost resolves to .*loopback/);
+      expect(run.attempts).toBe(1);
+    }
+    expect(sink.connections).toBe(0);
+    expect(sink.deliveries).toHaveLength(0);
+  });
+});

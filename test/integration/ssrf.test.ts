@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../api/app.js';
+import { prepareCall } from '../../src/callback/callback-request.js';
+import { HttpCaller } from '../../src/callback/http-caller.js';
+import { isRetryable } from '../../src/callback/retry-policy.js';
+import { TargetGuard } from '../../src/callback/target-guard.js';
+import type { Timer } from '../../src/domain/timer.js';
+import { call, createTestApp, timerBody } from '../helpers/api.js';
+import { Sink } from '../helpers/sink.js';
+import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
+
+/**
+ * Issue 7's SSRF guard (CALLBACK_BLOCK_PRIVATE): private targets are refused when a
+ * timer is stored, and again on every connection on the address actually resolved;
+ * CALLBACK_ALLOW_HOSTS exempts host names; redirects are never followed.
+ */
+
+let stores: TestStores;
+let blocking: App;
+let allowingLocalhost: App;
+let sink: Sink;
+
+beforeAll(async () => {
+  stores = await createTestStores('ssrf', { CALLBACK_BLOCK_PRIVATE: 'true' });
+  blocking = createTestApp(createTestCore(stores));
+  const allowStores = { ...stores, config: { ...stores.config, callbackAllowHosts: ['localhost'] } };
+  allowingLocalhost = createTestApp(createTestCore(allowStores));
+  sink = await new Sink().start();
+});
+afterAll(async () => {
+  await sink.stop();
+  await stores.cleanup();
+});
+
+async function timerRows(): Promise<number> {
+  const [rows] = await stores.database.pool.query('SELECT COUNT(*) AS n FROM timers');
+  return Number((rows as Array<{ n: number }>)[0]!.n);
+}
+
+const withUrl = (url: string) =>
+  timerBody({ callback: { ...(timerBody().callback as Record<string, unknown>), url } });
+
+describe('at create and update time', () => {
+  it.each([
+    'http://127.0.0.1:8080/hook',
+    'http://localhost:8080/hook',
+    'http://LOCALHOST./hook',
+    'http://[::1]/hook',
+    'http://10.1.2.3/hook',
+    'http://172.16.5.4/hook',
+    'http://192.168.0.10/hook',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://100.64.0.1/hook',
+    'http://[fd00::1]/hook',
+    'http://[fe80::1]/hook',
+    'http://0.0.0.0/hook',
+    'http://0x7f.0.0.1/hook',
+    'http://2130706433/hook',
+    'http://017700000001/hook',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:a9fe:a9fe]/hook',
+  ])('refuses %s with 400 CALLBACK_TARGET_FORBIDDEN and stores nothing', async (url) => {
+    const before = await timerRows();
+    const res = await call(blocking, 'POST', '/api/v1/timers', withUrl(url));
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.code).toBe('CALLBACK_TARGET_FORBIDDEN');
+    expect(await timerRows()).toBe(before);
+  });
+
+  it('accepts a public address, and a name that does not resolve yet (checked again on every call)', async () => {
+    expect(
+      (await call(blocking, 'POST', '/api/v1/timers', withUrl('http://93.184.215.14/hook'))).status,
+    ).toBe(201);
+    expect(
+      (await call(blocking, 'POST', '/api/v1/timers', withUrl('https://hooks.example.invalid/x'))).status,
+    ).toBe(201);
+  });
+
+  it('refuses a PATCH that points a timer at a private address', async () => {
+    const t = (await call(blocking, 'POST', '/api/v1/timers', withUrl('http://93.184.215.14/hook'))).body;
+    const res = await call(blocking, 'PATCH', `/api/v1/timers/${t.id}`, {
+      callback: { url: 'http://169.254.169.254/latest/meta-data/' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('CALLBACK_TARGET_FORBIDDEN');
+    expect((await call(blocking, 'GET', `/api/v1/timers/${t.id}`)).body.callback.url).toBe(
+      'http://93.184.215.14/hook',
+    );
+  });
+
+  it('refuses the compatible create in its envelope', async () => {
+    const res = await call(blocking, 'POST', '/api/timer/v1/def', {
+      app: 'legacy',
+      name: 'metadata',
+      cron: '0 0 * * * *',
+      notifyHTTPParam: { url: 'http://169.254.169.254/latest/meta-data/' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toMatch(/^CALLBACK_TARGET_FORBIDDEN: /);
+  });
+
+  it('lets CALLBACK_ALLOW_HOSTS exempt a host name, and only that name', async () => {
+    expect((await call(allowingLocalhost, 'POST', '/api/v1/timers', withUrl(sink.url()))).status).toBe(400);
+    const byName = `http://localhost:${sink.port}/hook`;
+    expect((await call(allowingLocalhost, 'POST', '/api/v1/timers', withUrl(byName))).status).toBe(201);
+  });
+});
+
+describe('at call time', () => {
+  const timer = (url: string): Timer => ({
+    id: 1,
+    app: 'ssrf',
+    name: 'n',
+    cron: '* * * * * *',
+    timezone: 'UTC',
+    callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
+    retry: { maxAttempts: 3, backoffMs: 10 },
+    misfirePolicy: 'fire_once',
+    misfireThresholdMs: 60_000,
+    status: 'active',
+    version: 1,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  const send = async (caller: HttpCaller, url: string) =>
+    caller.send(prepareCall(timer(url), '1_1000', 1000, 1));
+
+  it('refuses a host name that resolves to a private address before any connection, as a final failure', async () => {
+    const guard = new TargetGuard({ blockPrivate: true, allowHosts: [] });
+    const caller = new HttpCaller(4, { guard });
+    try {
+      const before = sink.connections;
+      const result = await send(caller, `http://localhost:${sink.port}/hook`);
+      expect(result.kind).toBe('error');
+      expect(result.kind === 'error' && result.error).toMatch(
+        /^CALLBACK_TARGET_FORBIDDEN: callback host localhost resolves to .*loopback/,
+      );
+      expect(isRetryable(result)).toBe(false);
+      const literal = await send(caller, `http://127.0.0.1:${sink.port}/hook`);
+      expect(literal.kind === 'error' && literal.error).toMatch(/^CALLBACK_TARGET_FORBIDDEN: .*loopback/);
+      expect(isRetryable(literal)).toBe(false);
+      expect(sink.connections).toBe(before);
+    } finally {
+      await caller.close();
+    }
+  });
+
+  it('calls an allowlisted host name, and any target with the guard off', async () => {
+    const allowing = new HttpCaller(4, {
+      guard: new TargetGuard({ blockPrivate: true, allowHosts: ['localhost'] }),
+    });
+    const open = new HttpCaller(4, { guard: new TargetGuard({ blockPrivate: false, allowHosts: [] }) });
+    try {
+      const delivered = sink.deliveries.length;
+      expect(await send(allowing, `http://localhost:${sink.port}/hook`)).toMatchObject({
+        kind: 'response',
+        status: 200,
+      });
+      expect(await send(open, sink.url())).toMatchObject({ kind: 'response', status: 200 });
+      expect(sink.deliveries.length).toBe(delivered + 2);
+    } finally {
+      await allowing.close();
+      await open.close();
+    }
+  });
+
+  it('records a redirect as the final answer and never follows it', async () => {
+    const caller = new HttpCaller(4);
+    sink.respond = (d) =>
+      d.path === '/redirect'
+        ? { status: 302, headers: { location: sink.url('/followed') }, body: 'moved' }
+        : { status: 200, body: 'ok' };
+    try {
+      const before = sink.deliveries.length;
+      const result = await send(caller, sink.url('/redirect'));
+      expect(result).toMatchObject({ kind: 'response', status: 302 });
+      expect(isRetryable(result)).toBe(false);
+      expect(sink.deliveries.slice(before).map((d) => d.path)).toEqual(['/redirect']);
+    } finally {
+      sink.respond = () => ({ status: 200, body: 'ok' });
+      await caller.close();
+    }
+  });
+
+  it('refuses through the connect-time lookup, which also serves connections with the guard', async () => {
+    const guard = new TargetGuard({ blockPrivate: true, allowHosts: [] });
+    const err = await new Promise<Error | null>((resolve) =>
+      guard.lookup('localhost', { all: true }, (e) => resolve(e)),
+    );
+    expect(err?.message).toMatch(/localhost resolves to .*loopback/);
+    expect((err as Error & { code?: string }).code).toBe('CALLBACK_TARGET_FORBIDDEN');
+  });
+});
