@@ -6,6 +6,7 @@ import { Migration } from '../src/services/migration.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
+import { RunClaims } from '../src/storage/redis/run-claims.js';
 import type { Role } from './executor.js';
 
 /**
@@ -50,6 +51,7 @@ export async function startMigrator(core: Core): Promise<Role> {
   const compensator = new Compensator({
     timers,
     tasks,
+    claims: new RunClaims(redis, keys),
     queues,
     record: (outcomes) => tasks.recordOutcomes(outcomes),
     retentionDays: config.taskRetentionDays,

@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger.js';
 import type { PendingRun, RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type Queues, runJob } from '../storage/redis/queues.js';
+import type { FinalStatus, RunClaims } from '../storage/redis/run-claims.js';
 import { COMPENSATOR } from './run-executor.js';
 
 /**
@@ -23,6 +24,8 @@ const PURGE_ROUNDS = 10;
 
 export interface CompensationReport {
   refired: number;
+  /** Pending in MySQL but finished by the claim record's account (an outcome write was lost). */
+  recovered: number;
   missed: number;
   skipped: number;
   requeued: number;
@@ -32,6 +35,7 @@ export interface CompensationReport {
 export interface CompensatorDeps {
   timers: TimerRepository;
   tasks: TaskRepository;
+  claims: RunClaims;
   queues: Queues;
   /** Writes final outcomes of runs that will not be called (inactive timers). */
   record(outcomes: RunOutcome[]): Promise<void>;
@@ -48,7 +52,14 @@ export class Compensator {
   constructor(private readonly d: CompensatorDeps) {}
 
   async run(now: number): Promise<CompensationReport> {
-    const report: CompensationReport = { refired: 0, missed: 0, skipped: 0, requeued: 0, purged: 0 };
+    const report: CompensationReport = {
+      refired: 0,
+      recovered: 0,
+      missed: 0,
+      skipped: 0,
+      requeued: 0,
+      purged: 0,
+    };
     await this.settleLostRuns(now, report);
     await this.requeueStuckRuns(now, report);
     report.purged = await this.purge(now);
@@ -56,7 +67,22 @@ export class Compensator {
   }
 
   private async settleLostRuns(now: number, report: CompensationReport): Promise<void> {
-    const lost = await this.d.tasks.overdue('pending', lostBefore(now), BATCH);
+    const overdue = await this.d.tasks.overdue('pending', lostBefore(now), BATCH);
+    if (overdue.length === 0) return;
+    // A run MySQL still shows pending may have run after all, its outcome lost with a
+    // killed process's write buffer: its claim record knows. Only runs without one are lost.
+    const records = await this.d.claims.peek(overdue.map((r) => taskKey(r.timerId, r.runAt)));
+    const lost: PendingRun[] = [];
+    const recovered: RunOutcome[] = [];
+    overdue.forEach((r, i) => {
+      const record = records[i];
+      if (!record) lost.push(r);
+      else if (record.state !== 'running') recovered.push(recoveredOutcome(r, record.state, record.attempt));
+    });
+    if (recovered.length > 0) {
+      await this.d.record(recovered);
+      report.recovered += recovered.length;
+    }
     if (lost.length === 0) return;
     const timers = new Map(
       (await this.d.timers.findByIds([...new Set(lost.map((r) => r.timerId))])).map((t) => [t.id, t]),
@@ -131,6 +157,21 @@ export class Compensator {
     }
     return purged;
   }
+}
+
+function recoveredOutcome(r: PendingRun, status: FinalStatus, attempts: number): RunOutcome {
+  return {
+    timerId: r.timerId,
+    runAt: r.runAt,
+    status,
+    attempts,
+    httpStatus: null,
+    output: null,
+    error: null,
+    firedAt: null,
+    durationMs: null,
+    leaseUntil: null,
+  };
 }
 
 function skippedOutcome(r: PendingRun): RunOutcome {

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('kill -9 of any process', () => {
   it('loses no run and doubles only runs in flight at a kill (with attempt >= 2)', {
-    timeout: 240_000,
+    timeout: 420_000,
   }, async () => {
     const ids = await createTimers(cluster.api(), 50, { callback: { url: sink.url() } });
     const from = Math.ceil(Date.now() / 1000) * 1000 + 2000;
@@ -59,15 +59,22 @@ describe('kill -9 of any process', () => {
     expect(report.missing).toEqual([]);
     expect(report.unexplainedDuplicates).toEqual([]);
 
-    // A repeated run shows its attempts in history.
-    for (const key of report.duplicates.slice(0, 20)) {
+    // A repeated run shows its attempts in history. If the process that delivered it last
+    // was killed before writing its outcome, the compensator settles the row from the
+    // claim record within a couple of minutes.
+    for (const key of report.duplicates.slice(0, 10)) {
       const [timerId] = key.split('_');
-      const runs = await eventually(async () => {
-        const page = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${timerId}/tasks?limit=500`);
-        const run = page.items.find((t: any) => t.id === key);
-        return run && run.status !== 'running' && run.status !== 'pending' && run;
-      }, `history of ${key}`);
-      expect(runs.attempts).toBeGreaterThanOrEqual(2);
+      const run = await eventually(
+        async () => {
+          const page = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${timerId}/tasks?limit=500`);
+          const found = page.items.find((t: any) => t.id === key);
+          return found && found.status !== 'running' && found.status !== 'pending' && found;
+        },
+        `history of ${key}`,
+        150_000,
+        2000,
+      );
+      expect(run.attempts).toBeGreaterThanOrEqual(2);
     }
   });
 });

@@ -52,6 +52,21 @@ export class RunClaims {
     return state === 'running' && holder === owner ? 'mine' : 'taken';
   }
 
+  /** The claim records of several runs (null where there is none), one pipelined GET each. */
+  async peek(
+    taskKeys: readonly string[],
+  ): Promise<Array<{ state: 'running' | FinalStatus; attempt: number } | null>> {
+    if (taskKeys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of taskKeys) pipeline.get(this.keys.claim(key));
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([err, record]) => {
+      if (err || typeof record !== 'string') return null;
+      const [state, attempt] = record.split('|', 2);
+      return { state: state as 'running' | FinalStatus, attempt: Number(attempt) };
+    });
+  }
+
   /** Ends this owner's lease at once (shutdown); `attemptMade` false undoes the claimed attempt. */
   async release(taskKey: string, owner: string, attemptMade: boolean): Promise<void> {
     await this.redis.releaseRun(this.keys.claim(taskKey), owner, attemptMade ? 0 : 1);
