@@ -27,4 +27,4 @@ ENV HOST=0.0.0.0
 EXPOSE 8081
 USER node
 # SIGTERM (docker stop) runs the ordered graceful shutdown; exec form so node gets it.
-CMD ["node", "dist/workers/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/workers/main.js"]

@@ -190,17 +190,14 @@ async function main(): Promise<void> {
   const sinkPort = await freePort();
   const sink = new Child('sink', 'bench/sink.ts', [String(sinkPort)]);
   await sink.waitFor('sink listening');
-  const seconds = quick ? 6 : 30;
+  const seconds = quick ? 5 : 30;
   try {
     if (wants('precision')) {
       process.stdout.write(
         'Precision (every-second timers: N runs due at the same millisecond each second)\n',
       );
       const sizes: Array<[string, number]> = quick
-        ? [
-            ['1: 100 per instant', 100],
-            ['2: 1,000 per instant', 1000],
-          ]
+        ? [['1: 100 per instant', 100]]
         : [
             ['1: 100 per instant', 100],
             ['2: 1,000 per instant', 1000],
@@ -208,15 +205,19 @@ async function main(): Promise<void> {
           ];
       for (const [scenario, n] of sizes) {
         results.precision.push(await measure(scenario, 'xtimer', n, seconds, sinkPort, sink.pid));
-        if (!quick || n === 100)
-          results.precision.push(await measure(scenario, 'bullmq', n, seconds, sinkPort, sink.pid));
+        results.precision.push(await measure(scenario, 'bullmq', n, seconds, sinkPort, sink.pid));
       }
     }
     if (wants('max') && !quick) {
       process.stdout.write('\nMax sustained (xtimer; steps up until p99 >= 500 ms or a run is missed)\n');
-      for (const n of [2000, 5000, 8000, 12_000, 16_000]) {
-        const line = await measure('4: max sustained', 'xtimer', n, seconds, sinkPort, sink.pid);
-        results.precision.push(line);
+      // The 5,000 line of scenario 3 is one step; the others go around it.
+      const at5000 = results.precision.find((l) => l.system === 'xtimer' && l.timers === 5000);
+      for (const n of [2000, 3000, 4000, 5000, 8000, 12_000]) {
+        const line =
+          n === 5000 && at5000
+            ? at5000
+            : await measure('4: max sustained', 'xtimer', n, seconds, sinkPort, sink.pid);
+        if (line !== at5000) results.precision.push(line);
         if (line.failed || line.p99 >= 500) break;
       }
     }
@@ -226,7 +227,7 @@ async function main(): Promise<void> {
     }
     if (wants('api')) {
       process.stdout.write('\nAPI\n');
-      results.api = await apiBench(quick ? 500 : 3000);
+      results.api = await apiBench(quick ? 300 : 2000);
     }
   } finally {
     await sink.stop();

@@ -73,7 +73,10 @@ export async function startXtimer(
   };
 }
 
-/** Creates timers through the API, 32 at a time, spread over 16 apps (the per-app lock serialises one app). */
+/**
+ * Creates timers through the API, 32 at a time, spread over 64 apps (the per-app lock
+ * serialises one app's changes); a busy answer (409 APP_BUSY, 429) is retried.
+ */
 export async function createTimers(
   base: string,
   count: number,
@@ -83,20 +86,29 @@ export async function createTimers(
 ): Promise<void> {
   const indexes = Array.from({ length: count }, (_, i) => i);
   await pool(indexes, 32, async (i) => {
-    const res = await fetch(`${base}/api/v1/timers`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        app: `bench${i % 16}`,
-        name: `t${i}`,
-        cron,
-        status,
-        callback: { url: sinkUrl, method: 'POST' },
-        retry: { maxAttempts: 1, backoffMs: 0 },
-      }),
-    });
-    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
-    await res.arrayBuffer();
+    for (let tries = 1; ; tries++) {
+      const res = await fetch(`${base}/api/v1/timers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          app: `bench${i % 64}`,
+          name: `t${i}`,
+          cron,
+          status,
+          callback: { url: sinkUrl, method: 'POST' },
+          retry: { maxAttempts: 1, backoffMs: 0 },
+        }),
+      });
+      const text = await res.text();
+      if (res.status === 201) return;
+      if ((res.status === 409 && text.includes('APP_BUSY')) || res.status === 429 || res.status >= 500) {
+        if (tries < 10) {
+          await new Promise((r) => setTimeout(r, 200 * tries));
+          continue;
+        }
+      }
+      throw new Error(`create failed: ${res.status} ${text}`);
+    }
   });
 }
 

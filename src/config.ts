@@ -69,8 +69,10 @@ const schema = z.object({
   MIGRATE_STEP_MINUTES: int(1, 1440).default(60),
   TRIGGER_CONCURRENCY: int(1, 10_000).default(64),
   EXECUTOR_CONCURRENCY: int(1, 100_000).default(10_000),
+  // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
+  EXECUTOR_WORKERS: int(1, 64).default(4),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
-  CALLBACK_CONNECTIONS: int(1, 10_000).default(256),
+  CALLBACK_CONNECTIONS: int(1, 10_000).default(2048),
   TASK_RETENTION_DAYS: int(1, 3650).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // A process without the api role serves /metrics and /healthz here (unset: not at all).
@@ -139,6 +141,7 @@ export type Config = {
   migrateStepMinutes: number;
   triggerConcurrency: number;
   executorConcurrency: number;
+  executorWorkers: number;
   callbackTimeoutMs: number;
   callbackConnections: number;
   taskRetentionDays: number;
@@ -248,6 +251,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     migrateStepMinutes: e.MIGRATE_STEP_MINUTES,
     triggerConcurrency: e.TRIGGER_CONCURRENCY,
     executorConcurrency: e.EXECUTOR_CONCURRENCY,
+    executorWorkers: e.EXECUTOR_WORKERS,
     callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
     callbackConnections: e.CALLBACK_CONNECTIONS,
     taskRetentionDays: e.TASK_RETENTION_DAYS,

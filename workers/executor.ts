@@ -1,4 +1,4 @@
-import { WaitingError, Worker } from 'bullmq';
+import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
@@ -9,7 +9,6 @@ import { TimerCache } from '../src/services/timer-cache.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
-import { BloomFilter } from '../src/storage/redis/bloom.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { EXECUTE_QUEUE, KEEP_COMPLETED, KEEP_FAILED, type RunJobData } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
@@ -52,7 +51,6 @@ export async function startExecutor(core: Core): Promise<Role> {
   const lossWatch = new RedisLossWatch(fast, keys).start();
   const executor = new RunExecutor({
     claims: new RunClaims(fast, keys),
-    bloom: new BloomFilter(fast, keys),
     tasks,
     cache,
     recorder,
@@ -72,41 +70,51 @@ export async function startExecutor(core: Core): Promise<Role> {
     core.metrics.bufferedOutcomes.set(recorder.buffered);
   });
 
-  const worker = new Worker<RunJobData, RunReport>(
-    EXECUTE_QUEUE,
-    async (job, token) => {
-      const report = await executor.execute(job.data);
-      if (report.verdict === 'withdrawn') {
-        // Shutting down before its due time: straight back to wait for another executor.
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-      return report;
-    },
-    {
-      connection: bullConnection,
-      prefix: keys.bullPrefix(),
-      concurrency: config.executorConcurrency,
-      // A dead executor's runs come back within ~15 s (stalled check), retried with the next attempt.
-      lockDuration: 15_000,
-      stalledInterval: 5_000,
-      maxStalledCount: 10,
-      removeOnComplete: KEEP_COMPLETED,
-      removeOnFail: KEEP_FAILED,
-    },
+  const processRun = async (job: Job<RunJobData>, token?: string): Promise<RunReport> => {
+    const report = await executor.execute(job.data);
+    if (report.verdict === 'withdrawn') {
+      // Shutting down before its due time: straight back to wait for another executor.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    return report;
+  };
+  // A BullMQ worker fetches its jobs one at a time (one round trip each): several workers
+  // in one process fetch in parallel, so thousands of runs a second reach the wheel in time.
+  const workers = Array.from(
+    { length: config.executorWorkers },
+    (_, i) =>
+      new Worker<RunJobData, RunReport>(EXECUTE_QUEUE, processRun, {
+        connection: bullConnection,
+        prefix: keys.bullPrefix(),
+        concurrency: Math.ceil(config.executorConcurrency / config.executorWorkers),
+        // A dead executor's runs come back within ~15 s (stalled check), retried with the next attempt.
+        lockDuration: 15_000,
+        stalledInterval: 5_000,
+        maxStalledCount: 10,
+        // One stalled-job check per process is enough: it scans every active job.
+        skipStalledCheck: i > 0,
+        removeOnComplete: KEEP_COMPLETED,
+        removeOnFail: KEEP_FAILED,
+      }),
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
-  worker.on('failed', (job, err) => {
-    if (job && !(err instanceof WaitingError))
-      logger.error({ taskKey: job.id, err: err.message }, 'run job failed');
-  });
-  logger.info({ concurrency: config.executorConcurrency }, 'executor started');
+  for (const worker of workers) {
+    worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
+    worker.on('failed', (job, err) => {
+      if (job && !(err instanceof WaitingError))
+        logger.error({ taskKey: job.id, err: err.message }, 'run job failed');
+    });
+  }
+  logger.info(
+    { concurrency: config.executorConcurrency, workers: config.executorWorkers },
+    'executor started',
+  );
 
   return {
     async close() {
       // Stop fetching first, then hand back what waits for its due time; in-flight calls finish.
       lossWatch.stop();
-      const closing = worker.close();
+      const closing = Promise.all(workers.map((w) => w.close()));
       const withdrawn = gate.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet due');
       await closing;

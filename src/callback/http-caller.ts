@@ -55,7 +55,8 @@ export class HttpCaller {
     const refusal = call.refusal ?? this.literalProblem(call.origin);
     if (refusal)
       return { kind: 'error', error: refusal, timedOut: false, sentAt, durationMs: 0, final: true };
-    const signal = AbortSignal.timeout(call.timeoutMs);
+    // The timeout bounds the wait for the response head and each wait for body bytes
+    // (undici's own timers: no AbortSignal timer per request on the hot path).
     try {
       const res = await this.agent.request({
         origin: call.origin,
@@ -63,7 +64,6 @@ export class HttpCaller {
         method: call.method,
         headers: call.headers,
         body: call.body ?? null,
-        signal,
         headersTimeout: call.timeoutMs,
         bodyTimeout: call.timeoutMs,
       });
@@ -80,7 +80,9 @@ export class HttpCaller {
     } catch (err) {
       const e = err as Error & { code?: string };
       const timedOut =
-        signal.aborted || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+        e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        e.code === 'UND_ERR_BODY_TIMEOUT' ||
+        e.code === 'UND_ERR_CONNECT_TIMEOUT';
       return {
         kind: 'error',
         error: timedOut ? `timed out after ${call.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`,

@@ -6,7 +6,7 @@ import {
 } from '../callback/webhook-signer.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { AppRow } from '../storage/db/app-repository.js';
-import { MicroBatcher } from './micro-batcher.js';
+import { MicroBatcher } from '../storage/micro-batcher.js';
 
 interface Entry {
   signing: CallSigning;

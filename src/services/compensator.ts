@@ -71,7 +71,9 @@ export class Compensator {
     if (overdue.length === 0) return;
     // A run MySQL still shows pending may have run after all, its outcome lost with a
     // killed process's write buffer: its claim record knows. Only runs without one are lost.
-    const records = await this.d.claims.peek(overdue.map((r) => taskKey(r.timerId, r.runAt)));
+    const records = await this.d.claims.peek(
+      overdue.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })),
+    );
     const lost: PendingRun[] = [];
     const recovered: RunOutcome[] = [];
     overdue.forEach((r, i) => {

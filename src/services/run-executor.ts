@@ -9,9 +9,8 @@ import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
-import type { BloomAnswer, BloomFilter } from '../storage/redis/bloom.js';
+import { MicroBatcher } from '../storage/micro-batcher.js';
 import type { FinalStatus, RunClaims } from '../storage/redis/run-claims.js';
-import { MicroBatcher } from './micro-batcher.js';
 import type { ReleaseGate } from './release-gate.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
@@ -36,7 +35,6 @@ export interface RunReport {
 
 export interface RunExecutorDeps {
   claims: RunClaims;
-  bloom: BloomFilter;
   tasks: TaskRepository;
   cache: TimerCache;
   recorder: RunRecorder;
@@ -80,7 +78,6 @@ function truncate(s: string | null, max: number): string | null {
  * release gate, sends, retries, and records the outcome.
  */
 export class RunExecutor {
-  private readonly bloomCheck: MicroBatcher<{ key: string; runAt: number }, BloomAnswer>;
   private readonly statusCheck: MicroBatcher<
     { timerId: number; runAt: number },
     { status: TaskStatus; leaseUntil: number | null } | null
@@ -89,7 +86,6 @@ export class RunExecutor {
   private executions = 0;
 
   constructor(private readonly d: RunExecutorDeps) {
-    this.bloomCheck = new MicroBatcher((items) => d.bloom.check(items));
     this.statusCheck = new MicroBatcher(async (runs) => {
       const found = await d.tasks.statuses(runs);
       return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
@@ -99,6 +95,7 @@ export class RunExecutor {
   async execute(run: RunToExecute): Promise<RunReport> {
     const d = this.d;
     const key = taskKey(run.timerId, run.runAt);
+    const ref = { key, runAt: run.runAt };
     // Each execution is its own claimant: two copies of a run in one process (a job
     // queued again after Redis lost the first) must not pass for one another.
     const owner = `${d.owner}:${++this.executions}`;
@@ -111,12 +108,12 @@ export class RunExecutor {
     const leaseMs = () => Math.max(0, run.runAt - d.now()) + timeoutMs + LEASE_MARGIN_MS;
 
     // 1. Claim (the claim record also says whether the run already finished).
-    let claim = await d.claims.claim(key, owner, leaseMs());
+    let claim = await d.claims.claim(ref, owner, leaseMs());
     while (claim.outcome === 'busy') {
       // Another executor holds it (a takeover while the first is alive, or it died):
       // wait for its lease to end, then look again.
       await d.sleep(Math.min(Math.max(claim.leaseUntil - d.now(), 0) + 50, 5000));
-      claim = await d.claims.claim(key, owner, leaseMs());
+      claim = await d.claims.claim(ref, owner, leaseMs());
     }
     if (claim.outcome === 'done') {
       // The compensator re-queues runs MySQL still shows pending: if the outcome write was
@@ -126,9 +123,9 @@ export class RunExecutor {
     }
     let attempt = claim.attempt;
 
-    // 2. Beyond the claim record's memory: the bloom filter, then MySQL.
-    if (attempt === 1 && (await this.alreadyRan(run, key))) {
-      await d.claims.finish(key, owner, attempt, 'succeeded');
+    // 2. Beyond the claim record's memory: the bloom filter (asked with the claim), then MySQL.
+    if (claim.bloom && claim.bloom !== 'no' && (await this.alreadyRan(run, claim.bloom))) {
+      await d.claims.finish(ref, owner, attempt, 'succeeded');
       return this.duplicate('history');
     }
 
@@ -138,15 +135,15 @@ export class RunExecutor {
 
     // 4. Prepare, then wait for the due millisecond.
     let call = prepareCall(cached.timer!, key, run.runAt, attempt, await this.signingOf(cached.timer!));
-    if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(key, owner, false);
+    if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(ref, owner, false);
     if (d.redisMayHaveLostData()) {
       // Redis lost its data lately (FLUSHDB, failover): another executor may have been
       // handed this run again meanwhile, and only one copy may go out. Check the claim
       // once more (one pipelined GET for all runs of this instant); normally skipped.
-      const standing = await d.claims.verify(key, owner);
+      const standing = await d.claims.verify(ref, owner);
       if (standing === 'taken') return this.duplicate('verify');
       if (standing === 'lost') {
-        const again = await d.claims.claim(key, owner, timeoutMs + LEASE_MARGIN_MS);
+        const again = await d.claims.claim(ref, owner, timeoutMs + LEASE_MARGIN_MS);
         if (again.outcome !== 'claimed') return this.duplicate('verify');
         attempt = again.attempt;
         call = withAttempt(call, attempt);
@@ -163,6 +160,8 @@ export class RunExecutor {
 
     // 5. Send, retrying what may succeed later.
     for (;;) {
+      // The request goes out first; everything else waits until it has.
+      const sending = d.caller.send(call);
       // Usually written together with the result (the recorder coalesces); it matters
       // when the process dies mid-call: the compensator then sees a lapsed lease.
       d.recorder.record(
@@ -171,7 +170,7 @@ export class RunExecutor {
         }),
       );
       if (attempt > 1) d.metrics.retries.inc();
-      const result = await d.caller.send(call);
+      const result = await sending;
       d.metrics.lateness.observe((result.sentAt - run.runAt) / 1000);
       d.metrics.callbackDuration.observe(result.durationMs / 1000);
       const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
@@ -187,8 +186,8 @@ export class RunExecutor {
         this.outcome(run, 'running', attempt, { result, leaseUntil: d.now() + delay + LEASE_MARGIN_MS }),
       );
       const due = d.now() + delay;
-      if ((await d.gate.at(due)) === 'withdrawn') return this.withdraw(key, owner, true);
-      const next = await d.claims.claim(key, owner, timer.callback.timeoutMs + LEASE_MARGIN_MS);
+      if ((await d.gate.at(due)) === 'withdrawn') return this.withdraw(ref, owner, true);
+      const next = await d.claims.claim(ref, owner, timer.callback.timeoutMs + LEASE_MARGIN_MS);
       if (next.outcome !== 'claimed') return { verdict: 'duplicate', attempt };
       attempt = next.attempt;
       call = withAttempt(call, attempt);
@@ -204,11 +203,9 @@ export class RunExecutor {
     return this.d.signing ? this.d.signing.forApp(timer.app) : null;
   }
 
-  /** Did this run already finish, though its claim record is gone? (bloom filter, then MySQL) */
-  private async alreadyRan(run: RunToExecute, key: string): Promise<boolean> {
+  /** Did this run already finish, though its claim record is gone? (the bloom filter said maybe, or could not tell) */
+  private async alreadyRan(run: RunToExecute, seen: 'maybe' | 'unknown'): Promise<boolean> {
     const d = this.d;
-    const seen = await this.bloomCheck.load({ key, runAt: run.runAt });
-    if (seen === 'no') return false;
     if (seen === 'unknown' && run.runAt < d.now()) {
       // Redis lost the filter and this overdue run is being fanned out again: give every
       // executor's buffered outcomes time to reach MySQL before asking it.
@@ -248,10 +245,7 @@ export class RunExecutor {
     const attempts = result === null ? attempt - 1 : attempt;
     d.recorder.record(this.outcome(run, status, attempts, { result }));
     d.metrics.runs.inc({ outcome: status });
-    await d.claims.finish(key, owner, attempt, status);
-    await d.bloom.add([{ key, runAt: run.runAt }]).catch((err) => {
-      d.logger.warn({ err: (err as Error).message, taskKey: key }, 'bloom filter not updated');
-    });
+    await d.claims.finish({ key, runAt: run.runAt }, owner, attempt, status);
     if (status === 'failed') {
       d.logger.warn(
         {
@@ -273,8 +267,12 @@ export class RunExecutor {
   }
 
   /** Shutdown: hands the run back (its job is retried elsewhere) without calling it now. */
-  private async withdraw(key: string, owner: string, attemptMade: boolean): Promise<RunReport> {
-    await this.d.claims.release(key, owner, attemptMade);
+  private async withdraw(
+    ref: { key: string; runAt: number },
+    owner: string,
+    attemptMade: boolean,
+  ): Promise<RunReport> {
+    await this.d.claims.release(ref, owner, attemptMade);
     return { verdict: 'withdrawn' };
   }
 

@@ -24,6 +24,8 @@ import { ScopedTimers } from './scoped-timers.js';
 
 /** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
 const APP_LOCK_TTL_MS = 3000;
+/** How long a change waits for the app's mutex before answering APP_BUSY (a busy app queues its changes). */
+const APP_LOCK_WAIT_MS = 10_000;
 
 export interface TimerServiceDeps {
   database: Database;
@@ -317,7 +319,7 @@ export class TimerService {
     const result = await this.deps.lock.withLock(
       this.deps.keys.appLock(app),
       APP_LOCK_TTL_MS,
-      APP_LOCK_TTL_MS,
+      APP_LOCK_WAIT_MS,
       fn,
     );
     if (!result) {

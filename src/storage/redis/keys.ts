@@ -8,9 +8,14 @@ export interface Keys {
   sliceLock(minuteKey: string, bucket: number): string;
   migratorLock(windowKey: string): string;
   appLock(app: string): string;
+  /**
+   * The day's bloom filter of executed task keys. The day is a hash tag, shared with
+   * that day's claim records, so one script can claim or finish a batch of runs and
+   * touch the filter in the same Redis Cluster slot.
+   */
   bloom(dayKey: string): string;
-  /** Claim record of one run (who holds it, which attempt, until when). */
-  claim(taskKey: string): string;
+  /** Claim record of one run (who holds it, which attempt, until when), tagged with its day. */
+  claim(dayKey: string, taskKey: string): string;
   /** One compensator pass at a time across the cluster. */
   compensatorLock(): string;
   /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
@@ -33,8 +38,8 @@ export function createKeys(prefix: string): Keys {
     sliceLock: (minute, bucket) => `${prefix}lock:slice:${minute}_${bucket}`,
     migratorLock: (window) => `${prefix}lock:migrator:${window}`,
     appLock: (app) => `${prefix}lock:app:${app}`,
-    bloom: (day) => `${prefix}bloom:${day}`,
-    claim: (taskKey) => `${prefix}claim:${taskKey}`,
+    bloom: (day) => `${prefix}bloom:{${day}}`,
+    claim: (day, taskKey) => `${prefix}claim:{${day}}:${taskKey}`,
     compensatorLock: () => `${prefix}lock:compensator`,
     slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,

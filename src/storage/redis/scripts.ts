@@ -3,31 +3,30 @@ import type { Redis } from 'ioredis';
 
 /**
  * Loads every `lua/name-N.lua` script onto a connection with defineCommand, the way
- * BullMQ does: N is the number of KEYS, the file's header lists KEYS and ARGV.
+ * BullMQ does: N is the number of KEYS, the file's header lists KEYS and ARGV. A script
+ * named `name.lua` takes a variable number of keys (the caller passes the count first).
  */
 const LUA_DIR = new URL('./lua/', import.meta.url);
 
 const scripts = readdirSync(LUA_DIR)
   .filter((f) => f.endsWith('.lua'))
   .map((file) => {
-    const match = /^(.*)-(\d+)\.lua$/.exec(file);
-    if (!match) throw new Error(`Lua script ${file} must be named name-N.lua`);
+    const match = /^([a-z-]+?)(?:-(\d+))?\.lua$/.exec(file);
+    if (!match)
+      throw new Error(`Lua script ${file} must be named name-N.lua (or name.lua for variable keys)`);
     const name = match[1]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    return { name, numberOfKeys: Number(match[2]), lua: readFileSync(new URL(file, LUA_DIR), 'utf8') };
+    const numberOfKeys = match[2] === undefined ? undefined : Number(match[2]);
+    return { name, numberOfKeys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') };
   });
 
 export interface XtimerCommands {
   extendLock(key: string, token: string, ttlMs: number): Promise<number>;
   releaseLock(key: string, token: string): Promise<number>;
   raiseBucketCount(key: string, wanted: number, expireAtMs: number): Promise<number>;
-  claimRun(
-    key: string,
-    owner: string,
-    leaseMs: number,
-    keepMs: number,
-  ): Promise<[string, number, number, string?]>;
-  finishRun(key: string, owner: string, attempt: number, outcome: string, keepMs: number): Promise<number>;
-  bloomAdd(key: string, ttlMs: number, ...offsets: number[]): Promise<number>;
+  /** claim-runs.lua: numKeys, keys…, args… (see the script's header). */
+  claimRuns(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<(string | number)[]>;
+  /** finish-runs.lua: numKeys, keys…, args… (see the script's header). */
+  finishRuns(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
   releaseRun(key: string, owner: string, undo: 0 | 1): Promise<number>;
   countHit(key: string, ttlMs: number): Promise<number>;
 }
@@ -36,7 +35,11 @@ export type ScriptedRedis = Redis & XtimerCommands;
 
 export function withScripts(redis: Redis): ScriptedRedis {
   for (const s of scripts) {
-    if (!(s.name in redis)) redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
+    if (s.name in redis) continue;
+    redis.defineCommand(
+      s.name,
+      s.numberOfKeys === undefined ? { lua: s.lua } : { numberOfKeys: s.numberOfKeys, lua: s.lua },
+    );
   }
   return redis as ScriptedRedis;
 }
