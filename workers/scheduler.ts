@@ -12,6 +12,16 @@ import type { Role } from './executor.js';
 export const SLICE_CLAIM_TTL_MS = 70_000;
 
 /**
+ * Ticks fall half a tick after the whole second, never on it: cron runs land on whole
+ * seconds, and that is when the executor's burst of callbacks must have the CPU.
+ */
+export function untilNextTick(now: number, tickMs: number): number {
+  const offset = Math.floor(tickMs / 2);
+  const wait = tickMs - ((now - offset) % tickMs);
+  return wait === 0 ? tickMs : wait;
+}
+
+/**
  * The scheduler role: every tick, for each bucket of the previous, current and (within
  * PREFETCH_MS) next minute, try the slice lock (SET NX PX 70 s with a unique token) and,
  * on success, enqueue the slice job into `trigger`.
@@ -94,7 +104,7 @@ export async function startScheduler(core: Core): Promise<Role> {
         if (failures++ % 30 === 0) logger.warn({ err: (err as Error).message }, 'scheduler tick failed');
       })
       .finally(() => {
-        if (running) timer = setTimeout(loop, config.schedulerTickMs - (Date.now() % config.schedulerTickMs));
+        if (running) timer = setTimeout(loop, untilNextTick(Date.now(), config.schedulerTickMs));
       });
   };
   loop();
