@@ -70,7 +70,25 @@ export function findCronProblem(expression: string, options: ParseOptions = {}):
   }
 }
 
+/**
+ * Parsed schedules by expression: cron-parser costs ~100 µs a parse (it builds luxon
+ * dates), and the migrator parses every timer's cron each window; most timers share a
+ * handful of expressions. Schedules are immutable, so sharing them is safe.
+ */
+const parsed = new Map<string, CronSchedule>();
+const PARSED_MAX = 10_000;
+
 export function parseCron(expression: string, options: ParseOptions = {}): CronSchedule {
+  const cacheKey = `${options.allowYear ? 'y' : 'n'}${expression}`;
+  const hit = parsed.get(cacheKey);
+  if (hit) return hit;
+  const schedule = parseUncached(expression, options);
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(cacheKey, schedule);
+  return schedule;
+}
+
+function parseUncached(expression: string, options: ParseOptions): CronSchedule {
   const source = expression.trim().replace(/\s+/g, ' ');
   if (source.length === 0) throw new CronSyntaxError({ message: 'is empty' });
   if (source.length > MAX_CRON_LENGTH) {
@@ -91,18 +109,25 @@ export function parseCron(expression: string, options: ParseOptions = {}): CronS
     years = parseYearField(fields[6]!);
     cronFields = fields.slice(0, 6);
   }
-  // Check each field on its own first, so the error can say which one is wrong.
-  const wildcard = cronFields.map(() => '*');
-  for (let i = 0; i < cronFields.length; i++) {
-    const probe = [...wildcard];
-    probe[i] = cronFields[i]!;
-    try {
-      CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
-    } catch (err) {
-      throw new CronSyntaxError({ field: names[i]!, message: describeParserError(cronFields[i]!, err) });
+  try {
+    return fromParser(source, cronFields.join(' '), years);
+  } catch (err) {
+    // Check each field on its own, so the error can say which one is wrong.
+    const wildcard = cronFields.map(() => '*');
+    for (let i = 0; i < cronFields.length; i++) {
+      const probe = [...wildcard];
+      probe[i] = cronFields[i]!;
+      try {
+        CronExpressionParser.parse(probe.join(' '), { tz: 'UTC' });
+      } catch (fieldErr) {
+        throw new CronSyntaxError({
+          field: names[i]!,
+          message: describeParserError(cronFields[i]!, fieldErr),
+        });
+      }
     }
+    throw err;
   }
-  return fromParser(source, cronFields.join(' '), years);
 }
 
 function describeParserError(value: string, err: unknown): string {

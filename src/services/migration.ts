@@ -39,9 +39,9 @@ interface Planned {
 /**
  * Bulk materialisation (SPEC §5.2): every active timer whose runs stop short of the
  * horizon gets them from where they stop (so a window missed while the cluster was down
- * is caught up) to the horizon. MySQL first (batched, idempotent), then Redis, whose
- * bucket counts need each minute's total, so the runs are expanded a second time rather
- * than all held in memory.
+ * is caught up) to the horizon. A first pass counts each minute's runs (bucket counts
+ * need the total); the second writes them in batches, MySQL first (multi-row,
+ * idempotent), then the slices, overlapping one batch's Redis with the next one's MySQL.
  */
 export class Migration {
   private readonly options: MigrationOptions;
@@ -69,14 +69,13 @@ export class Migration {
     onProgress?: (p: MigrationProgress) => void,
   ): Promise<MigrationResult> {
     const started = Date.now();
+    const floor = nowMs - this.options.maxCatchUpMs;
+
+    // 1. Which timers, from when, and how many runs each minute will hold (the minute's
+    //    bucket count depends on it, and it must be known before the first ZADD).
     const planned: Planned[] = [];
     const minuteTotals = new Map<number, number>();
-    const floor = nowMs - this.options.maxCatchUpMs;
-    let rows: PlannedRun[] = [];
-    let runs = 0;
-    let afterId = 0;
-
-    for (;;) {
+    for (let afterId = 0; ; ) {
       const page = await this.timers.pageToPlan(horizonMs, afterId, this.options.pageSize);
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.timer.id;
@@ -93,53 +92,55 @@ export class Migration {
         }
         const from = Math.max(plannedUntil ?? nowMs, floor);
         for (const runAt of expandRuns(schedule, timer.timezone, from, horizonMs)) {
-          rows.push({ timerId: timer.id, app: timer.app, runAt });
           const m = minuteStart(runAt);
           minuteTotals.set(m, (minuteTotals.get(m) ?? 0) + 1);
         }
         planned.push({ timer, schedule, from });
-        if (rows.length >= this.options.flushRows) {
-          runs += rows.length;
-          await this.tasks.insertRuns(rows);
-          rows = [];
-          onProgress?.({ phase: 'mysql', timers: planned.length, runs });
-        }
       }
     }
-    runs += rows.length;
-    await this.tasks.insertRuns(rows);
-    if (planned.length > 0) onProgress?.({ phase: 'mysql', timers: planned.length, runs });
 
-    let placed = 0;
-    let batch: Planned[] = [];
-    let batchRuns: PlannedRun[] = [];
-    const flushRedis = async () => {
-      await this.slices.addRuns(batchRuns, minuteTotals);
-      await this.timers.setPlannedUntil(
-        batch.map((p) => p.timer.id),
-        horizonMs,
-      );
-      placed += batchRuns.length;
-      batch = [];
-      batchRuns = [];
-      onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });
-    };
+    // 2. A batch at a time: MySQL first, then its slices, while the next batch goes
+    //    into MySQL. A timer's planned_until moves only once both hold its runs.
     const soon = nowMs + this.prereadMs + 1000;
-    let due: ReturnType<typeof runJob>[] = [];
+    let runs = 0;
+    let placed = 0;
+    let redisTail: Promise<void> = Promise.resolve();
+    let batch: Planned[] = [];
+    let rows: PlannedRun[] = [];
+    const flush = async () => {
+      const timers = batch;
+      const batchRows = rows;
+      batch = [];
+      rows = [];
+      await this.tasks.insertRuns(batchRows, 3);
+      runs += batchRows.length;
+      onProgress?.({ phase: 'mysql', timers: planned.length, runs });
+      const due = batchRows.filter((r) => r.runAt < soon);
+      await redisTail;
+      redisTail = (async () => {
+        await this.slices.addRuns(batchRows, minuteTotals);
+        await this.timers.setPlannedUntil(
+          timers.map((p) => p.timer.id),
+          horizonMs,
+        );
+        // A catch-up plans runs already due: their slices will not be walked again.
+        if (due.length > 0) {
+          const version = new Map(timers.map((p) => [p.timer.id, p.timer.version]));
+          await this.dispatch(due.map((r) => runJob(r.timerId, r.runAt, 'migrator', version.get(r.timerId))));
+        }
+        placed += batchRows.length;
+        onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });
+      })();
+    };
     for (const p of planned) {
       for (const runAt of expandRuns(p.schedule, p.timer.timezone, p.from, horizonMs)) {
-        batchRuns.push({ timerId: p.timer.id, app: p.timer.app, runAt });
-        if (runAt < soon) due.push(runJob(p.timer.id, runAt, 'migrator', p.timer.version));
-      }
-      if (due.length >= 1000) {
-        await this.dispatch(due);
-        due = [];
+        rows.push({ timerId: p.timer.id, app: p.timer.app, runAt });
       }
       batch.push(p);
-      if (batchRuns.length >= this.options.flushRows) await flushRedis();
+      if (rows.length >= this.options.flushRows) await flush();
     }
-    if (batch.length > 0) await flushRedis();
-    if (due.length > 0) await this.dispatch(due);
+    if (batch.length > 0) await flush();
+    await redisTail;
     return { timers: planned.length, runs, ms: Date.now() - started };
   }
 
