@@ -4,13 +4,22 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
 import type { Hono } from 'hono';
-import type { RunJobData, SliceJobData } from '../src/storage/redis/queues.js';
+import { taskKey } from '../src/domain/task-key.js';
+import type {
+  ExecuteJobData,
+  RunBatchJobData,
+  RunJobData,
+  SliceJobData,
+} from '../src/storage/redis/queues.js';
 
-/** The queues the board shows (SPEC §2): slice jobs on `trigger`, one job per run on `execute`. */
+/** The queues the board shows (SPEC §2): slice jobs on `trigger`, runs and run batches on `execute`. */
 export interface BoardQueues {
   trigger: Queue<SliceJobData>;
-  execute: Queue<RunJobData>;
+  execute: Queue<ExecuteJobData>;
 }
+
+/** An execute job's data as the board hands it over: a run's fields, or a batch's. */
+type ExecuteJson = Partial<RunJobData> & Partial<RunBatchJobData>;
 
 /** A job as bull-board hands it to the `name` formatter (its JSON form). */
 interface JobJson<T> {
@@ -46,21 +55,32 @@ export function createBoard(queues: BoardQueues, basePath: string, timersPath: s
     readOnlyMode: true,
     displayName: 'execute — runs',
     description:
-      'One job per run, named by its task key timerId_runAtMs. Data: timerId, runAt (ms, UTC), slice. ' +
-      'Result: verdict, attempt, httpStatus, latencyMs. Open a run directly at queue/execute/<task key>.',
+      'A lone run is its own job, named by its task key timerId_runAtMs (open it at queue/execute/<task key>): ' +
+      'data timerId, runAt (ms, UTC), slice; result verdict, attempt, httpStatus, latencyMs. ' +
+      'Several runs of one slice second go as one batch job named "<slice> <HH:mm:ss>Z ×<n>": ' +
+      'data lists each run by task key; result counts verdicts and names the runs that did not succeed.',
     externalJobUrl: (job) => {
-      const data = (job as JobJson<RunJobData>).data ?? {};
+      const data: ExecuteJson = (job as JobJson<ExecuteJson>).data ?? {};
+      if (data.runs) return { displayText: 'timers', href: timersPath };
       return {
         displayText: `timer ${data.timerId ?? '?'} runs`,
         href: `${timersPath}/${data.timerId ?? ''}?at=${data.runAt ?? ''}`,
       };
     },
   });
-  execute.setFormatter('name', (job: JobJson<RunJobData>) => {
+  execute.setFormatter('name', (job: JobJson<ExecuteJson>) => {
     const d = job.data ?? {};
+    if (d.runs) return job.name ?? '';
     return `${job.name ?? ''} · timer ${d.timerId ?? '?'} at ${iso(d.runAt)}`;
   });
-  execute.setFormatter('data', (data: RunJobData) => ({ ...data, runAtUtc: iso(data?.runAt) }));
+  execute.setFormatter('data', (data: ExecuteJson) =>
+    data?.runs
+      ? {
+          slice: data.slice,
+          runs: data.runs.map((r) => ({ taskKey: taskKey(r.timerId, r.runAt), runAtUtc: iso(r.runAt) })),
+        }
+      : { ...data, runAtUtc: iso(data?.runAt) },
+  );
 
   const serverAdapter = new HonoAdapter(serveStatic);
   serverAdapter.setBasePath(basePath);

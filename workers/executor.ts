@@ -1,6 +1,7 @@
 import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
+import { taskKey } from '../src/domain/task-key.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
 import { RunExecutor, type RunReport } from '../src/services/run-executor.js';
@@ -10,7 +11,14 @@ import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
-import { EXECUTE_QUEUE, KEEP_COMPLETED, KEEP_FAILED, type RunJobData } from '../src/storage/redis/queues.js';
+import {
+  EXECUTE_QUEUE,
+  type ExecuteJobData,
+  isRunBatch,
+  KEEP_COMPLETED,
+  KEEP_FAILED,
+  runsOf,
+} from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
@@ -20,10 +28,16 @@ export interface Role {
   close(): Promise<void>;
 }
 
+/** What a batch job reports: how many runs ended how, and the task keys of those that did not succeed. */
+export interface BatchReport {
+  verdicts: Partial<Record<RunReport['verdict'], number>>;
+  notSucceeded: Record<string, RunReport['verdict']>;
+}
+
 /**
  * The executor role: a BullMQ worker on `execute`. Queue concurrency stands in for
- * the original's goroutine pool: each slot holds one run from its claim, through the
- * wait for its due millisecond, to its recorded outcome.
+ * the original's goroutine pool: each slot holds one job (a run or a batch of runs)
+ * from its claim, through the wait for its due millisecond, to its recorded outcome.
  */
 export async function startExecutor(core: Core): Promise<Role> {
   const { config, keys } = core;
@@ -70,21 +84,34 @@ export async function startExecutor(core: Core): Promise<Role> {
     core.metrics.bufferedOutcomes.set(recorder.buffered);
   });
 
-  const processRun = async (job: Job<RunJobData>, token?: string): Promise<RunReport> => {
-    const report = await executor.execute(job.data);
-    if (report.verdict === 'withdrawn') {
-      // Shutting down before its due time: straight back to wait for another executor.
+  const processJob = async (job: Job<ExecuteJobData>, token?: string): Promise<RunReport | BatchReport> => {
+    const runs = runsOf(job.data);
+    const settled = await Promise.allSettled(runs.map((run) => executor.execute(run)));
+    const reports = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    if (reports.some((r) => r.verdict === 'withdrawn')) {
+      // Shutting down before its due time: straight back to wait for another executor
+      // (the runs of a batch that went out already are then found done by their claims).
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    return report;
+    const failure = settled.find((s) => s.status === 'rejected');
+    // Left pending in MySQL, such a run is queued again by the compensator.
+    if (failure) throw (failure as PromiseRejectedResult).reason;
+    if (!isRunBatch(job.data)) return reports[0]!;
+    const batch: BatchReport = { verdicts: {}, notSucceeded: {} };
+    reports.forEach((r, i) => {
+      batch.verdicts[r.verdict] = (batch.verdicts[r.verdict] ?? 0) + 1;
+      if (r.verdict !== 'succeeded')
+        batch.notSucceeded[taskKey(runs[i]!.timerId, runs[i]!.runAt)] = r.verdict;
+    });
+    return batch;
   };
   // A BullMQ worker fetches its jobs one at a time (one round trip each): several workers
   // in one process fetch in parallel, so thousands of runs a second reach the wheel in time.
   const workers = Array.from(
     { length: config.executorWorkers },
     (_, i) =>
-      new Worker<RunJobData, RunReport>(EXECUTE_QUEUE, processRun, {
+      new Worker<ExecuteJobData, RunReport | BatchReport>(EXECUTE_QUEUE, processJob, {
         connection: bullConnection,
         prefix: keys.bullPrefix(),
         concurrency: Math.ceil(config.executorConcurrency / config.executorWorkers),
@@ -102,7 +129,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {
       if (job && !(err instanceof WaitingError))
-        logger.error({ taskKey: job.id, err: err.message }, 'run job failed');
+        logger.error({ job: job.name, err: err.message }, 'execute job failed');
     });
   }
   logger.info(

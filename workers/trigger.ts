@@ -6,9 +6,9 @@ import { SliceReader, type SliceRunRef } from '../src/services/slice-reader.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import {
+  executeJobs,
   KEEP_COMPLETED,
   KEEP_FAILED,
-  runJob,
   type SliceJobData,
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
@@ -18,12 +18,14 @@ import type { Role } from './executor.js';
 /** Lock time of a completed slice (SPEC §4): past the scheduler's previous-minute pass. */
 export const SLICE_ACK_TTL_MS = 130_000;
 const WINDOW_MS = 1000;
-const FAN_OUT_CHUNK = 1000;
+/** Execute jobs per addBulk (each a run or a batch of runs). */
+const FAN_OUT_CHUNK = 200;
 
 /**
  * The trigger role: a BullMQ worker on `trigger`. For its slice it walks the minute in
  * wall-clock 1 s windows, reading each window PREREAD_MS ahead of its start and fanning
- * the runs into `execute` (job id = task key); the executor holds each until its due ms.
+ * the runs into `execute` (a lone run as its own job, several as one batch job); the
+ * executor holds each run until its due ms.
  * Runs already overdue (takeover, late start) go out in the first read, at once. The
  * slice is acked (lock → 130 s) only when the whole minute was walked.
  */
@@ -54,7 +56,7 @@ export async function startTrigger(core: Core): Promise<Role> {
     });
 
   async function fanOut(runs: SliceRunRef[], slice: string): Promise<void> {
-    const jobs = runs.map((r) => runJob(r.timerId, r.runAt, slice));
+    const jobs = executeJobs(runs, slice);
     for (let i = 0; i < jobs.length; i += FAN_OUT_CHUNK) {
       await queues.execute.addBulk(jobs.slice(i, i + FAN_OUT_CHUNK));
     }

@@ -4,7 +4,7 @@ import type { Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
 import type { PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { runJob } from '../storage/redis/queues.js';
+import { executeJobs } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 import type { Dispatch } from './run-planner.js';
 
@@ -126,7 +126,12 @@ export class Migration {
         // A catch-up plans runs already due: their slices will not be walked again.
         if (due.length > 0) {
           const version = new Map(timers.map((p) => [p.timer.id, p.timer.version]));
-          await this.dispatch(due.map((r) => runJob(r.timerId, r.runAt, 'migrator', version.get(r.timerId))));
+          const runs = due.map((r) => ({
+            timerId: r.timerId,
+            runAt: r.runAt,
+            version: version.get(r.timerId),
+          }));
+          await this.dispatch(executeJobs(runs, 'migrator'));
         }
         placed += batchRows.length;
         onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });

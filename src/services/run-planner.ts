@@ -3,11 +3,11 @@ import { planHorizon } from '../domain/migration-window.js';
 import type { Timer } from '../domain/timer.js';
 import type { PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { runJob } from '../storage/redis/queues.js';
+import { type ExecuteJob, executeJobs } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 
 /** Queues execute jobs (the execute queue's addBulk). */
-export type Dispatch = (jobs: ReturnType<typeof runJob>[]) => Promise<unknown>;
+export type Dispatch = (jobs: ExecuteJob[]) => Promise<unknown>;
 
 /**
  * Materialises a single timer's runs (MySQL rows, then slice entries) and cancels
@@ -48,14 +48,14 @@ export class RunPlanner {
   /**
    * Queues, straight into `execute`, the planned runs so close that the trigger may
    * already have read their slice window (it reads PREREAD_MS ahead). Call it after
-   * the plan is committed. The job id (task key) keeps the trigger's copy from doubling it.
+   * the plan is committed. The executor's claim keeps the trigger's copy from doubling it.
    */
   async dispatchImminent(timer: Timer, runs: readonly PlannedRun[], nowMs: number): Promise<void> {
     const soon = nowMs + this.prereadMs + 1000;
-    const jobs = runs
+    const imminent = runs
       .filter((r) => r.runAt < soon)
-      .map((r) => runJob(r.timerId, r.runAt, 'planner', timer.version));
-    if (jobs.length > 0) await this.dispatch(jobs);
+      .map((r) => ({ timerId: r.timerId, runAt: r.runAt, version: timer.version }));
+    if (imminent.length > 0) await this.dispatch(executeJobs(imminent, 'planner'));
   }
 
   /** Cancels `timerId`'s pending runs due at or after `fromMs`. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import type { Core } from '../../src/core.js';
+import { executeJobs } from '../../src/storage/redis/queues.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
@@ -108,6 +109,29 @@ describe('the board', () => {
     expect(res.body.job.data).toMatchObject({ timerId: 42, runAt, runAtUtc: '2030-01-02T10:05:03.000Z' });
     expect(res.body.job.externalUrl.href).toBe(`/dashboard/timers/42?at=${runAt}`);
     await core.queues.execute.remove(`42_${runAt}`);
+  });
+
+  it('shows a batch of runs with each run by task key and time', async () => {
+    const runAt = Date.UTC(2030, 0, 2, 10, 5, 3);
+    const [job] = executeJobs(
+      [
+        { timerId: 42, runAt },
+        { timerId: 43, runAt },
+      ],
+      '2030-01-02T10:05_7',
+    );
+    await core.queues.execute.add(job!.name, job!.data, { ...job!.opts, delay: 3_600_000 });
+    const res = await call(open, 'GET', `/dashboard/api/queues/execute/${job!.opts.jobId}`);
+    expect(res.status).toBe(200);
+    expect(res.body.job.name).toBe('2030-01-02T10:05_7 10:05:03Z ×2');
+    expect(res.body.job.data).toEqual({
+      slice: '2030-01-02T10:05_7',
+      runs: [
+        { taskKey: `42_${runAt}`, runAtUtc: '2030-01-02T10:05:03.000Z' },
+        { taskKey: `43_${runAt}`, runAtUtc: '2030-01-02T10:05:03.000Z' },
+      ],
+    });
+    await core.queues.execute.remove(job!.opts.jobId);
   });
 
   it('serves its static assets', async () => {

@@ -4,6 +4,7 @@ import { Migration } from '../../src/services/migration.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
+import { type ExecuteJob, runsOf } from '../../src/storage/redis/queues.js';
 import { SliceStore } from '../../src/storage/redis/slice-store.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
 
@@ -12,7 +13,7 @@ let timers: TimerRepository;
 let tasks: TaskRepository;
 let slices: SliceStore;
 let migration: Migration;
-const dispatched: Array<{ name: string }> = [];
+const dispatched: ExecuteJob[] = [];
 const keys = () => createKeys(stores.config.prefix);
 
 const HOUR = 3600_000;
@@ -127,9 +128,8 @@ describe('migration', () => {
     const rows = await tasks.listForTimer({ timerId: t.id, limit: 10 });
     expect(rows.map((r) => r.runAt).sort()).toEqual([-3, -2, -1, 0, 1].map((m) => T0 + m * 60_000));
     // The runs already due will not be read from their slices: they are queued directly.
-    expect(dispatched.map((j) => j.name).sort()).toEqual(
-      [-3, -2, -1, 0].map((m) => `${t.id}_${T0 + m * 60_000}`),
-    );
+    const queued = dispatched.flatMap((j) => runsOf(j.data)).map((r) => `${r.timerId}_${r.runAt}`);
+    expect(queued.sort()).toEqual([-3, -2, -1, 0].map((m) => `${t.id}_${T0 + m * 60_000}`));
   });
 
   it('spreads a busy minute over more buckets (BUCKETS + runs/200, capped at MAX_BUCKETS)', async () => {

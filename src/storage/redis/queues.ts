@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { taskKey } from '../../domain/task-key.js';
 import type { Keys } from './keys.js';
 
-/** BullMQ queues (SPEC §2): slice jobs go to `trigger`, one job per run to `execute`. */
+/** BullMQ queues (SPEC §2): slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
 export const TRIGGER_QUEUE = 'trigger';
 export const EXECUTE_QUEUE = 'execute';
 
@@ -21,22 +22,85 @@ export interface SliceJobData {
   claimedAt: number;
 }
 
-/** One run to execute; the job id is its task key. */
-export interface RunJobData {
+/** A run as queued: which timer, when, and the timer version that planned it, when known. */
+export interface RunRef {
   timerId: number;
   runAt: number;
-  /** The slice it came from (`minute_bucket`, `planner` or `compensator`). */
+  /** An older cached copy of the timer than this is re-read. */
+  version?: number | undefined;
+}
+
+/** One run to execute; the job id is its task key. */
+export interface RunJobData extends RunRef {
+  /** The slice it came from (`minute_bucket`, `planner`, `migrator` or `compensator`). */
   slice: string;
-  /** The timer version that planned it, when known: an older cached copy is re-read. */
-  version?: number;
+}
+
+/** Several runs of one slice window in one job; each run is still claimed, sent and recorded on its own. */
+export interface RunBatchJobData {
+  slice: string;
+  runs: RunRef[];
+}
+
+export type ExecuteJobData = RunJobData | RunBatchJobData;
+
+export interface ExecuteJob {
+  name: string;
+  data: ExecuteJobData;
+  opts: { jobId: string };
+}
+
+/**
+ * Runs per batch job at most. A BullMQ job costs ~0.35 ms of Redis and Node time (add,
+ * fetch, finish): one job per run caps a 2-core box near 3,000 runs/s, a batch per
+ * slice window does not.
+ */
+export const RUN_BATCH_MAX = 500;
+
+export function isRunBatch(data: ExecuteJobData): data is RunBatchJobData {
+  return 'runs' in data;
+}
+
+/** The runs a job carries, each with the slice it came from. */
+export function runsOf(data: ExecuteJobData): RunJobData[] {
+  return isRunBatch(data) ? data.runs.map((r) => ({ ...r, slice: data.slice })) : [data];
 }
 
 /** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
-export function runJob(timerId: number, runAt: number, slice: string, version?: number) {
+export function runJob(timerId: number, runAt: number, slice: string, version?: number): ExecuteJob {
   const key = taskKey(timerId, runAt);
   const data: RunJobData =
     version === undefined ? { timerId, runAt, slice } : { timerId, runAt, slice, version };
   return { name: key, data, opts: { jobId: key } };
+}
+
+/**
+ * The execute jobs for runs read together (a slice window, a catch-up): a lone run is
+ * its own job, named by its task key; more go in batches of up to RUN_BATCH_MAX, named
+ * `<slice> <HH:mm:ss>Z ×<n>` and identified by their content, so the same batch queued
+ * twice is queued once. A run queued twice in different jobs is still called once: the
+ * executor's claim lets one copy through.
+ */
+export function executeJobs(runs: readonly RunRef[], slice: string): ExecuteJob[] {
+  if (runs.length === 1) {
+    const [r] = runs as [RunRef];
+    return [runJob(r.timerId, r.runAt, slice, r.version)];
+  }
+  const jobs: ExecuteJob[] = [];
+  for (let i = 0; i < runs.length; i += RUN_BATCH_MAX) {
+    const chunk = runs.slice(i, i + RUN_BATCH_MAX);
+    const digest = createHash('sha1')
+      .update(chunk.map((r) => taskKey(r.timerId, r.runAt)).join(','))
+      .digest('hex')
+      .slice(0, 16);
+    const first = new Date(chunk[0]!.runAt).toISOString().slice(11, 19);
+    jobs.push({
+      name: `${slice} ${first}Z ×${chunk.length}`,
+      data: { slice, runs: chunk },
+      opts: { jobId: `batch_${slice.replace(/:/g, '-')}_${digest}` },
+    });
+  }
+  return jobs;
 }
 
 /** Kept long enough to answer "what happened to timer 42 at 10:05:03" on the board. */
@@ -59,14 +123,14 @@ export function sliceJobId(minute: string, bucket: number): string {
 
 export interface Queues {
   trigger: Queue<SliceJobData>;
-  execute: Queue<RunJobData>;
+  execute: Queue<ExecuteJobData>;
   close(): Promise<void>;
 }
 
 export function createQueues(connection: Redis, keys: Keys): Queues {
   const prefix = keys.bullPrefix();
   const trigger = new Queue<SliceJobData>(TRIGGER_QUEUE, { connection, prefix, defaultJobOptions });
-  const execute = new Queue<RunJobData>(EXECUTE_QUEUE, { connection, prefix, defaultJobOptions });
+  const execute = new Queue<ExecuteJobData>(EXECUTE_QUEUE, { connection, prefix, defaultJobOptions });
   return {
     trigger,
     execute,
