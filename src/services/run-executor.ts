@@ -162,9 +162,9 @@ export class RunExecutor {
     for (;;) {
       // The request goes out first; everything else waits until it has.
       const sending = d.caller.send(call);
-      // Usually written together with the result (the recorder coalesces); it matters
-      // when the process dies mid-call: the compensator then sees a lapsed lease.
-      d.recorder.record(
+      // Written only if the call is still in flight a second later (the result usually
+      // replaces it first); then, should the process die, the compensator sees a lapsed lease.
+      d.recorder.recordInFlight(
         this.outcome(run, 'running', attempt, {
           leaseUntil: d.now() + timer.callback.timeoutMs + LEASE_MARGIN_MS,
         }),

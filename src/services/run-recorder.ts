@@ -7,9 +7,16 @@ export interface RunRecorderOptions {
   batchSize: number;
   /** Beyond this many unwritten outcomes (MySQL down for long), the oldest are dropped and logged. */
   maxBuffered: number;
+  /** How long an in-flight state waits to be superseded before it is written after all. */
+  inFlightHoldMs: number;
 }
 
-const DEFAULTS: RunRecorderOptions = { flushEveryMs: 100, batchSize: 1000, maxBuffered: 1_000_000 };
+const DEFAULTS: RunRecorderOptions = {
+  flushEveryMs: 100,
+  batchSize: 1000,
+  maxBuffered: 1_000_000,
+  inFlightHoldMs: 1000,
+};
 
 /**
  * Batched result writes (SPEC §5.5). Outcomes are buffered and written together;
@@ -18,6 +25,9 @@ const DEFAULTS: RunRecorderOptions = { flushEveryMs: 100, batchSize: 1000, maxBu
  */
 export class RunRecorder {
   private buffer = new Map<string, RunOutcome>();
+  /** In-flight states by task key, oldest first, with when each was recorded. */
+  private inFlight = new Map<string, { outcome: RunOutcome; at: number }>();
+  private inFlightTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failures = 0;
@@ -31,8 +41,21 @@ export class RunRecorder {
     this.options = { ...DEFAULTS, ...options };
   }
 
+  /**
+   * A state the run is passing through (a callback in flight): written only if no newer
+   * state replaces it within `inFlightHoldMs`. Most calls answer sooner, so a run costs
+   * MySQL one write, not two; a slow call still shows `running` with its lease.
+   */
+  recordInFlight(outcome: RunOutcome): void {
+    const key = taskKey(outcome.timerId, outcome.runAt);
+    this.inFlight.delete(key);
+    this.inFlight.set(key, { outcome, at: Date.now() });
+    if (!this.inFlightTimer) this.scheduleInFlight();
+  }
+
   record(outcome: RunOutcome): void {
     const key = taskKey(outcome.timerId, outcome.runAt);
+    this.inFlight.delete(key);
     this.buffer.delete(key);
     this.buffer.set(key, outcome);
     if (this.buffer.size > this.options.maxBuffered) {
@@ -47,7 +70,7 @@ export class RunRecorder {
   }
 
   get buffered(): number {
-    return this.buffer.size;
+    return this.buffer.size + this.inFlight.size;
   }
 
   /** Writes everything buffered so far (waits for a flush already under way). */
@@ -62,6 +85,9 @@ export class RunRecorder {
 
   /** Final flush on shutdown: keeps trying until `deadlineMs` passes. */
   async stop(deadlineMs = 5000): Promise<void> {
+    if (this.inFlightTimer) clearTimeout(this.inFlightTimer);
+    this.inFlightTimer = null;
+    this.promoteInFlight(Number.POSITIVE_INFINITY);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const until = Date.now() + deadlineMs;
@@ -70,6 +96,27 @@ export class RunRecorder {
     }
     if (this.buffer.size > 0)
       this.logger.error({ unwritten: this.buffer.size }, 'run outcomes not written at shutdown');
+  }
+
+  /** Wakes when the oldest in-flight state has waited its hold out. */
+  private scheduleInFlight(): void {
+    const oldest = this.inFlight.values().next().value;
+    if (!oldest) return;
+    const delay = Math.max(0, oldest.at + this.options.inFlightHoldMs - Date.now());
+    this.inFlightTimer = setTimeout(() => {
+      this.inFlightTimer = null;
+      this.promoteInFlight(Date.now() - this.options.inFlightHoldMs);
+      this.scheduleInFlight();
+    }, delay);
+  }
+
+  /** Buffers for writing the in-flight states recorded at or before `cutoff`. */
+  private promoteInFlight(cutoff: number): void {
+    for (const [key, { outcome, at }] of this.inFlight) {
+      if (at > cutoff) break;
+      this.inFlight.delete(key);
+      this.record(outcome);
+    }
   }
 
   private schedule(delayMs: number): void {
