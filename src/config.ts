@@ -72,7 +72,7 @@ const schema = z.object({
   // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
   EXECUTOR_WORKERS: int(1, 64).default(4),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
-  CALLBACK_CONNECTIONS: int(1, 10_000).default(2048),
+  CALLBACK_CONNECTIONS: int(1, 65_535).default(8192),
   TASK_RETENTION_DAYS: int(1, 3650).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // A process without the api role serves /metrics and /healthz here (unset: not at all).
