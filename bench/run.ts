@@ -1,10 +1,12 @@
 /**
- * npm run bench [-- --quick] [-- --only=precision,max,migrator,api]
+ * npm run bench [-- --quick] [-- --only=precision,max,migrator,api] [-- --timers=5000,8000]
+ * (--timers: just those precision lines, xtimer only, for tuning)
  *
  * Open-loop benchmark (issue 5, SPEC §9): the timers generate the load. Every-second
  * timers put N runs on the same millisecond each second; a sink in its own process
  * records when each task id arrived. Lateness = arrival − X-Xtimer-Scheduled-At.
- * Each precision line runs xtimer and, beside it, BullMQ's own job schedulers.
+ * Each precision line runs xtimer and, beside it, BullMQ's own job schedulers, after
+ * the harness floor: a bare client sending the same callbacks at each instant.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -25,7 +27,7 @@ import {
   sleep,
 } from './harness.js';
 import { migratorBench } from './migrator-bench.js';
-import { startBullmq, startXtimer, type Target } from './targets.js';
+import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -34,10 +36,18 @@ const only = args
   ?.slice(7)
   .split(',');
 const wants = (s: string) => !only || only.includes(s);
+const tuningSizes = args
+  .find((a) => a.startsWith('--timers='))
+  ?.slice(9)
+  .split(',')
+  .map(Number);
+
+/** `floor`: no scheduler, a bare client sending at each instant: what the harness itself costs. */
+type System = 'xtimer' | 'bullmq' | 'floor';
 
 interface PrecisionLine {
   scenario: string;
-  system: 'xtimer' | 'bullmq';
+  system: System;
   timers: number;
   seconds: number;
   expected: number;
@@ -60,7 +70,7 @@ const results: { precision: PrecisionLine[]; migrator?: unknown; api?: unknown; 
 
 async function measure(
   scenario: string,
-  system: 'xtimer' | 'bullmq',
+  system: System,
   timers: number,
   seconds: number,
   sinkPort: number,
@@ -72,7 +82,9 @@ async function measure(
   const target: Target =
     system === 'xtimer'
       ? await startXtimer(timers, '* * * * * *', sinkUrl)
-      : await startBullmq(timers, '* * * * * *', sinkUrl);
+      : system === 'bullmq'
+        ? await startBullmq(timers, '* * * * * *', sinkUrl)
+        : await startFloor(timers, sinkUrl);
   try {
     // Settle: the first runs after creation, the first migration.
     const t0 = Math.ceil(Date.now() / 1000) * 1000 + (quick ? 3000 : 5000);
@@ -157,9 +169,11 @@ function ratios(lines: PrecisionLine[]): string[] {
   for (const x of lines.filter((l) => l.system === 'xtimer')) {
     const b = lines.find((l) => l.system === 'bullmq' && l.scenario === x.scenario);
     if (!b) continue;
+    const floor = lines.find((l) => l.system === 'floor' && l.scenario === x.scenario);
     out.push(
       `${x.scenario}: p99 xtimer ${x.p99} ms vs BullMQ ${b.p99} ms (${(b.p99 / Math.max(x.p99, 1)).toFixed(1)}x better); ` +
-        `p50 ${x.p50} vs ${b.p50} ms; missing ${x.missing} vs ${b.missing}; duplicates ${x.duplicates} vs ${b.duplicates}`,
+        `p50 ${x.p50} vs ${b.p50} ms; missing ${x.missing} vs ${b.missing}; duplicates ${x.duplicates} vs ${b.duplicates}` +
+        (floor ? `; harness floor p50 ${floor.p50} p99 ${floor.p99} ms` : ''),
     );
   }
   return out;
@@ -192,7 +206,10 @@ async function main(): Promise<void> {
   await sink.waitFor('sink listening');
   const seconds = quick ? 5 : 30;
   try {
-    if (wants('precision')) {
+    if (tuningSizes) {
+      for (const n of tuningSizes)
+        results.precision.push(await measure(`tuning: ${n}`, 'xtimer', n, seconds, sinkPort, sink.pid));
+    } else if (wants('precision')) {
       process.stdout.write(
         'Precision (every-second timers: N runs due at the same millisecond each second)\n',
       );
@@ -204,11 +221,11 @@ async function main(): Promise<void> {
             ['3: 5,000 per instant', 5000],
           ];
       for (const [scenario, n] of sizes) {
-        results.precision.push(await measure(scenario, 'xtimer', n, seconds, sinkPort, sink.pid));
-        results.precision.push(await measure(scenario, 'bullmq', n, seconds, sinkPort, sink.pid));
+        for (const system of ['floor', 'xtimer', 'bullmq'] as const)
+          results.precision.push(await measure(scenario, system, n, seconds, sinkPort, sink.pid));
       }
     }
-    if (wants('max') && !quick) {
+    if (wants('max') && !quick && !tuningSizes) {
       process.stdout.write('\nMax sustained (xtimer; steps up until p99 >= 500 ms or a run is missed)\n');
       // The 5,000 line of scenario 3 is one step; the others go around it.
       const at5000 = results.precision.find((l) => l.system === 'xtimer' && l.timers === 5000);
@@ -221,11 +238,11 @@ async function main(): Promise<void> {
         if (line.failed || line.p99 >= 500) break;
       }
     }
-    if (wants('migrator')) {
+    if (wants('migrator') && !tuningSizes) {
       process.stdout.write('\nMigrator\n');
       results.migrator = await migratorBench(quick ? 2000 : 20_000, 50);
     }
-    if (wants('api')) {
+    if (wants('api') && !tuningSizes) {
       process.stdout.write('\nAPI\n');
       results.api = await apiBench(quick ? 300 : 2000);
     }

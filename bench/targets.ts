@@ -1,4 +1,4 @@
-/** The two systems under test: xtimer (a real process) and BullMQ job schedulers. */
+/** The systems under test: xtimer (a real process), BullMQ job schedulers, and the harness floor. */
 import { randomBytes } from 'node:crypto';
 import { Child, deleteKeys, dropDatabase, freePort, MYSQL_SERVER, pool, REDIS_URL } from './harness.js';
 
@@ -131,5 +131,16 @@ export async function startBullmq(count: number, cron: string, sinkUrl: string):
       await child.stop();
       await deleteKeys([`${prefix}:*`]);
     },
+  };
+}
+
+/** The harness floor: `count` callbacks sent at each whole second by a bare undici client. */
+export async function startFloor(count: number, sinkUrl: string): Promise<Target> {
+  const child = new Child('sender', 'bench/floor-sender.ts', [sinkUrl, String(count)]);
+  await child.waitFor('floor sender ready');
+  return {
+    prefix: '',
+    pids: () => ({ sender: child.pid }),
+    stop: () => child.stop(),
   };
 }
