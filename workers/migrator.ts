@@ -47,6 +47,9 @@ export async function startMigrator(core: Core): Promise<Role> {
     (jobs) => queues.execute.addBulk(jobs),
     config.prereadMs,
     logger,
+    // Beside the firing roles, materialise at half speed in smaller bites: the window
+    // is needed only a step from now, the runs firing now are due now.
+    { restRatio: 1, flushRows: 5000 },
   );
   const compensator = new Compensator({
     timers,
