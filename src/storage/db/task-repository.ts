@@ -47,17 +47,8 @@ export interface PlannedRun {
 const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
 
-/** A run's new state, as the executor reports it. */
-export interface RunOutcome {
-  timerId: number;
-  runAt: number;
-  status: TaskStatus;
-  attempts: number;
-  httpStatus: number | null;
-  output: string | null;
-  error: string | null;
-  firedAt: number | null;
-  durationMs: number | null;
+/** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
+export interface RunOutcome extends Omit<Task, 'rowId' | 'app'> {
   leaseUntil: number | null;
 }
 
