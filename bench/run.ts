@@ -1,6 +1,8 @@
 /**
  * npm run bench [-- --quick] [-- --only=precision,max,migrator,api] [-- --timers=5000,8000]
- * (--timers: just those precision lines, xtimer only, for tuning)
+ *                [-- --soak=5000 --seconds=300]
+ * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
+ * run at that rate, reported every 10 s)
  *
  * Open-loop benchmark (issue 5, SPEC §9): the timers generate the load. Every-second
  * timers put N runs on the same millisecond each second; a sink in its own process
@@ -27,6 +29,7 @@ import {
   sleep,
 } from './harness.js';
 import { migratorBench } from './migrator-bench.js';
+import { type SoakResult, soak } from './soak.js';
 import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
 
 const args = process.argv.slice(2);
@@ -36,6 +39,8 @@ const only = args
   ?.slice(7)
   .split(',');
 const wants = (s: string) => !only || only.includes(s);
+const soakTimers = Number(args.find((a) => a.startsWith('--soak='))?.slice(7) ?? 0);
+const soakSeconds = Number(args.find((a) => a.startsWith('--seconds='))?.slice(10) ?? 300);
 const tuningSizes = args
   .find((a) => a.startsWith('--timers='))
   ?.slice(9)
@@ -67,6 +72,7 @@ interface PrecisionLine {
 const results: {
   precision: PrecisionLine[];
   maxSustainedFiresPerSec?: number;
+  soak?: SoakResult;
   migrator?: unknown;
   api?: unknown;
   env?: unknown;
@@ -213,7 +219,15 @@ async function main(): Promise<void> {
   await sink.waitFor('sink listening');
   const seconds = quick ? 5 : 30;
   try {
-    if (tuningSizes) {
+    if (soakTimers > 0) {
+      process.stdout.write(`Soak: ${soakTimers} every-second timers for ${soakSeconds} s\n`);
+      const r = await soak(soakTimers, soakSeconds, sinkPort);
+      results.soak = r;
+      process.stdout.write(
+        `  soak total: expected=${r.expected} delivered=${r.delivered} missing=${r.expected - r.delivered} ` +
+          `dup=${r.duplicates} p50=${r.p50}ms p99=${r.p99}ms max=${r.max}ms\n`,
+      );
+    } else if (tuningSizes) {
       for (const n of tuningSizes)
         results.precision.push(await measure(`tuning: ${n}`, 'xtimer', n, seconds, sinkPort, sink.pid));
     } else if (wants('precision')) {
@@ -232,7 +246,7 @@ async function main(): Promise<void> {
           results.precision.push(await measure(scenario, system, n, seconds, sinkPort, sink.pid));
       }
     }
-    if (wants('max') && !quick && !tuningSizes) {
+    if (wants('max') && !quick && !tuningSizes && !soakTimers) {
       process.stdout.write('\nMax sustained (xtimer; steps up until p99 >= 500 ms or a run is missed)\n');
       // The 5,000 line of scenario 3 is one step; the others go around it.
       const at5000 = results.precision.find((l) => l.system === 'xtimer' && l.timers === 5000);
@@ -251,11 +265,11 @@ async function main(): Promise<void> {
         `  4: max sustained: ${sustained} fires/s at p99 < 500 ms, none missed or doubled\n`,
       );
     }
-    if (wants('migrator') && !tuningSizes) {
+    if (wants('migrator') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nMigrator\n');
       results.migrator = await migratorBench(quick ? 2000 : 20_000, 50);
     }
-    if (wants('api') && !tuningSizes) {
+    if (wants('api') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nAPI\n');
       results.api = await apiBench(quick ? 300 : 2000);
     }

@@ -154,6 +154,14 @@ export async function startTrigger(core: Core): Promise<Role> {
       logger.error({ slice: job.name, err: err.message }, 'slice job failed; it will be taken over');
   });
   logger.info({ concurrency: config.triggerConcurrency }, 'trigger started');
+  if (config.triggerConcurrency < 3 * config.maxBuckets) {
+    // Each slice job holds its slot for its minute: a busy minute has MAX_BUCKETS slices,
+    // and the previous and next minute's overlap it. Fine if other trigger processes share them.
+    logger.warn(
+      { concurrency: config.triggerConcurrency, maxBuckets: config.maxBuckets },
+      'TRIGGER_CONCURRENCY is below 3 × MAX_BUCKETS: unless other trigger processes share the slices, those of a busy minute wait and fire late',
+    );
+  }
 
   return {
     async close() {
