@@ -79,7 +79,8 @@ export class Compensator {
     overdue.forEach((r, i) => {
       const record = records[i];
       if (!record) lost.push(r);
-      else if (record.state !== 'running') recovered.push(recoveredOutcome(r, record.state, record.attempt));
+      else if (record.state !== 'running')
+        recovered.push(settledOutcome(r, record.state, record.attempt, null));
     });
     if (recovered.length > 0) {
       await this.d.record(recovered);
@@ -95,7 +96,8 @@ export class Compensator {
     for (const [timerId, runs] of groupBy(lost, (r) => r.timerId)) {
       const timer = timers.get(timerId);
       if (timer?.status !== 'active') {
-        for (const r of runs) skipped.push(skippedOutcome(r));
+        for (const r of runs)
+          skipped.push(settledOutcome(r, 'skipped', 0, 'timer not active when the run was settled'));
         continue;
       }
       const successor = successorFn(timer);
@@ -161,7 +163,13 @@ export class Compensator {
   }
 }
 
-function recoveredOutcome(r: PendingRun, status: FinalStatus, attempts: number): RunOutcome {
+/** A final outcome the compensator writes without a call of its own (no response to record). */
+function settledOutcome(
+  r: PendingRun,
+  status: FinalStatus,
+  attempts: number,
+  error: string | null,
+): RunOutcome {
   return {
     timerId: r.timerId,
     runAt: r.runAt,
@@ -169,22 +177,7 @@ function recoveredOutcome(r: PendingRun, status: FinalStatus, attempts: number):
     attempts,
     httpStatus: null,
     output: null,
-    error: null,
-    firedAt: null,
-    durationMs: null,
-    leaseUntil: null,
-  };
-}
-
-function skippedOutcome(r: PendingRun): RunOutcome {
-  return {
-    timerId: r.timerId,
-    runAt: r.runAt,
-    status: 'skipped',
-    attempts: 0,
-    httpStatus: null,
-    output: null,
-    error: 'timer not active when the run was settled',
+    error,
     firedAt: null,
     durationMs: null,
     leaseUntil: null,

@@ -23,7 +23,7 @@ export interface SliceJobData {
 }
 
 /** A run as queued: which timer, when, and the timer version that planned it, when known. */
-export interface RunRef {
+export interface QueuedRun {
   timerId: number;
   runAt: number;
   /** An older cached copy of the timer than this is re-read. */
@@ -31,7 +31,7 @@ export interface RunRef {
 }
 
 /** One run to execute; the job id is its task key. */
-export interface RunJobData extends RunRef {
+export interface RunJobData extends QueuedRun {
   /** The slice it came from (`minute_bucket`, `planner`, `migrator` or `compensator`). */
   slice: string;
 }
@@ -39,7 +39,7 @@ export interface RunJobData extends RunRef {
 /** Several runs of one slice window in one job; each run is still claimed, sent and recorded on its own. */
 export interface RunBatchJobData {
   slice: string;
-  runs: RunRef[];
+  runs: QueuedRun[];
 }
 
 export type ExecuteJobData = RunJobData | RunBatchJobData;
@@ -81,9 +81,9 @@ export function runJob(timerId: number, runAt: number, slice: string, version?: 
  * twice is queued once. A run queued twice in different jobs is still called once: the
  * executor's claim lets one copy through.
  */
-export function executeJobs(runs: readonly RunRef[], slice: string): ExecuteJob[] {
+export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJob[] {
   if (runs.length === 1) {
-    const [r] = runs as [RunRef];
+    const [r] = runs as [QueuedRun];
     return [runJob(r.timerId, r.runAt, slice, r.version)];
   }
   const jobs: ExecuteJob[] = [];
