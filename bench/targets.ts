@@ -10,19 +10,8 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-export interface XtimerOptions {
-  env?: Record<string, string>;
-  /** Separate processes: one with api+scheduler+migrator+trigger, `executors` with executor only. */
-  executors?: number;
-}
-
 /** Starts xtimer on a fresh database and key prefix and creates `count` active timers. */
-export async function startXtimer(
-  count: number,
-  cron: string,
-  sinkUrl: string,
-  options: XtimerOptions = {},
-): Promise<Target & { createMs: number }> {
+export async function startXtimer(count: number, cron: string, sinkUrl: string): Promise<Target> {
   const name = `xtbench_${randomBytes(4).toString('hex')}`;
   const prefix = `${name}:`;
   const port = await freePort();
@@ -34,27 +23,12 @@ export async function startXtimer(
     LOG_LEVEL: 'info',
     // Short windows: an enabled timer gets 2-4 minutes of runs, not 1-2 hours.
     MIGRATE_STEP_MINUTES: '2',
-    ...options.env,
   };
-  const children: Child[] = [];
-  const executors = options.executors ?? 0;
-  const main = new Child(
-    'xtimer',
-    'workers/main.ts',
-    executors > 0 ? ['--roles=api,scheduler,migrator,trigger'] : [],
-    env,
-  );
-  children.push(main);
+  const main = new Child('xtimer', 'workers/main.ts', [], env);
   await main.waitFor('"xtimer started"');
-  for (let i = 0; i < executors; i++) {
-    const ex = new Child(`executor${i}`, 'workers/main.ts', ['--roles=executor'], env);
-    children.push(ex);
-    await ex.waitFor('"xtimer started"');
-  }
   const base = `http://127.0.0.1:${port}`;
-  const started = Date.now();
   const stop = async () => {
-    await Promise.all(children.map((c) => c.stop()));
+    await main.stop();
     await dropDatabase(name);
     await deleteKeys([`${prefix}*`, `{${name}}:*`]);
   };
@@ -64,13 +38,7 @@ export async function startXtimer(
     await stop();
     throw new Error(`${(err as Error).message}\n${main.output.slice(-3000)}`);
   }
-  const createMs = Date.now() - started;
-  return {
-    prefix,
-    createMs,
-    pids: () => Object.fromEntries(children.map((c) => [c.name, c.pid])),
-    stop,
-  };
+  return { prefix, pids: () => ({ xtimer: main.pid }), stop };
 }
 
 /**
