@@ -76,15 +76,23 @@ export class Compensator {
     );
     const lost: PendingRun[] = [];
     const recovered: RunOutcome[] = [];
+    // Claimed by an executor that died before MySQL heard of the call (an in-flight state
+    // is written only after a second): its lease has lapsed, so call it again.
+    const abandoned: PendingRun[] = [];
     overdue.forEach((r, i) => {
       const record = records[i];
       if (!record) lost.push(r);
       else if (record.state !== 'running')
         recovered.push(settledOutcome(r, record.state, record.attempt, null));
+      else if (record.leaseUntil < now) abandoned.push(r);
     });
     if (recovered.length > 0) {
       await this.d.record(recovered);
       report.recovered += recovered.length;
+    }
+    if (abandoned.length > 0) {
+      await this.enqueue(abandoned);
+      report.requeued += abandoned.length;
     }
     if (lost.length === 0) return;
     const timers = new Map(

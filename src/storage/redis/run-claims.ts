@@ -94,15 +94,15 @@ export class RunClaims {
   /** The claim records of several runs (null where there is none), one pipelined GET each. */
   async peek(
     runs: readonly RunRef[],
-  ): Promise<Array<{ state: 'running' | FinalStatus; attempt: number } | null>> {
+  ): Promise<Array<{ state: 'running' | FinalStatus; attempt: number; leaseUntil: number } | null>> {
     if (runs.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const run of runs) pipeline.get(this.keyOf(run));
     const results = (await pipeline.exec()) ?? [];
     return results.map(([err, record]) => {
       if (err || typeof record !== 'string') return null;
-      const [state, attempt] = record.split('|', 2);
-      return { state: state as 'running' | FinalStatus, attempt: Number(attempt) };
+      const [state, attempt, lease] = record.split('|', 3);
+      return { state: state as 'running' | FinalStatus, attempt: Number(attempt), leaseUntil: Number(lease) };
     });
   }
 
