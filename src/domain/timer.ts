@@ -52,13 +52,16 @@ export interface Timer {
   misfirePolicy: MisfirePolicy;
   misfireThresholdMs: number;
   status: TimerStatus;
+  /** Bumped on every change; each run carries the version it was planned for. */
   version: number;
+  /** When the current plan began (ms); runs of older versions due before it are superseded. */
+  plannedFrom: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** What a caller supplies to create a timer (defaults already applied). */
-export type TimerDraft = Omit<Timer, 'id' | 'version' | 'createdAt' | 'updatedAt'>;
+export type TimerDraft = Omit<Timer, 'id' | 'version' | 'plannedFrom' | 'createdAt' | 'updatedAt'>;
 
 /** Fields a PATCH may change; callback and retry are merged field by field. */
 export interface TimerPatch {

@@ -119,6 +119,7 @@ describe('at call time', () => {
     misfireThresholdMs: 60_000,
     status: 'active',
     version: 1,
+    plannedFrom: null,
     createdAt: new Date(),
     updatedAt: new Date(),
   });

@@ -25,6 +25,7 @@ const timer: Timer = {
   misfireThresholdMs: 60_000,
   status: 'active',
   version: 1,
+  plannedFrom: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),
 };

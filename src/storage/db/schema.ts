@@ -60,6 +60,11 @@ export const timers = mysqlTable(
      * point, so windows missed while the cluster was down are caught up (SPEC §5.2).
      */
     plannedUntil: datetime('planned_until', { mode: 'date', fsp: 3 }),
+    /**
+     * When the current plan began (create, enable, or a schedule change while active): a
+     * run of an older timer version due before it belongs to a superseded plan.
+     */
+    plannedFrom: datetime('planned_from', { mode: 'date', fsp: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -77,6 +82,8 @@ export const tasks = mysqlTable(
     timerId: bigint('timer_id', { mode: 'number', unsigned: true }).notNull(),
     app: exactVarchar(64)('app').notNull(),
     runAt: datetime('run_at', { mode: 'date', fsp: 3 }).notNull(),
+    /** The timer version the run was planned for (0: planned before versions were kept). */
+    timerVersion: int('timer_version').notNull().default(0),
     status: varchar('status', { length: 16 }).notNull().default('pending'),
     attempts: smallint('attempts').notNull().default(0),
     httpStatus: smallint('http_status'),

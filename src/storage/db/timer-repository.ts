@@ -28,6 +28,7 @@ function toTimer(row: TimerRow): Timer {
     misfireThresholdMs: row.misfireThresholdMs,
     status: row.status as TimerStatus,
     version: row.version,
+    plannedFrom: row.plannedFrom ? row.plannedFrom.getTime() : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
