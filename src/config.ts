@@ -72,6 +72,8 @@ const schema = z.object({
   // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
   EXECUTOR_WORKERS: int(1, 64).default(4),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
+  // Callbacks of one app in flight at once in one executor process; more wait (fairness between apps).
+  APP_MAX_IN_FLIGHT: int(1, 100_000).default(1000),
   CALLBACK_CONNECTIONS: int(1, 65_535).default(8192),
   TASK_RETENTION_DAYS: int(1, 3650).default(7),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -143,6 +145,8 @@ export type Config = {
   executorConcurrency: number;
   executorWorkers: number;
   callbackTimeoutMs: number;
+  /** Callbacks of one app in flight at once per executor process. */
+  appMaxInFlight: number;
   callbackConnections: number;
   taskRetentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -253,6 +257,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     executorConcurrency: e.EXECUTOR_CONCURRENCY,
     executorWorkers: e.EXECUTOR_WORKERS,
     callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
+    appMaxInFlight: e.APP_MAX_IN_FLIGHT,
     callbackConnections: e.CALLBACK_CONNECTIONS,
     taskRetentionDays: e.TASK_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,

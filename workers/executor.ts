@@ -1,10 +1,12 @@
 import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
-import { taskKey } from '../src/domain/task-key.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
+import { AppSlots } from '../src/services/app-slots.js';
+import { type BatchReport, ExecuteJobProcessor } from '../src/services/execute-job-processor.js';
+import { LeaseKeeper } from '../src/services/lease-keeper.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
-import { RunExecutor, type RunReport } from '../src/services/run-executor.js';
+import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/run-executor.js';
 import { RunRecorder } from '../src/services/run-recorder.js';
 import { TimerCache } from '../src/services/timer-cache.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
@@ -12,12 +14,11 @@ import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import {
+  continuationJob,
   EXECUTE_QUEUE,
   type ExecuteJobData,
-  isRunBatch,
   KEEP_COMPLETED,
   KEEP_FAILED,
-  runsOf,
 } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
@@ -28,19 +29,14 @@ export interface Role {
   close(): Promise<void>;
 }
 
-/** What a batch job reports: how many runs ended how, and the task keys of those that did not succeed. */
-export interface BatchReport {
-  verdicts: Partial<Record<RunReport['verdict'], number>>;
-  notSucceeded: Record<string, RunReport['verdict']>;
-}
-
 /**
- * The executor role: a BullMQ worker on `execute`. Queue concurrency stands in for
- * the original's goroutine pool: each slot holds one job (a run or a batch of runs)
- * from its claim, through the wait for its due millisecond, to its recorded outcome.
+ * The executor role: BullMQ workers on `execute`, wired to a RunExecutor. Queue
+ * concurrency stands in for the original's goroutine pool: a slot holds one job (a run
+ * or a batch of runs) from the claim, through the wait for the due millisecond, to the
+ * outcome; runs waiting for their app's slot or backing off before a retry hold none.
  */
 export async function startExecutor(core: Core): Promise<Role> {
-  const { config, keys } = core;
+  const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'executor' });
   // Claims and bloom checks of runs arriving together go out in one pipeline.
   const fast = withScripts(
@@ -62,14 +58,39 @@ export async function startExecutor(core: Core): Promise<Role> {
   const recorder = new RunRecorder((outcomes) => tasks.recordOutcomes(outcomes), logger);
   const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
   const gate = new ReleaseGate();
-  const lossWatch = new RedisLossWatch(fast, keys).start();
+  const slots = new AppSlots(config.appMaxInFlight);
+  const claims = new RunClaims(fast, keys);
+  const leases = new LeaseKeeper(claims, Date.now, undefined, logger).start();
+  const lossWatch = new RedisLossWatch(fast, keys)
+    .onLoss(() => {
+      // Claims may be gone: MySQL must show the calls in flight before re-fanned copies
+      // ask it, and the records are written again so those copies find them taken.
+      recorder.flushInFlight();
+      leases
+        .renewAll()
+        .catch((err) => logger.warn({ err: (err as Error).message }, 'lease re-assert failed'));
+    })
+    .start();
+  const continuations: RunContinuations = {
+    async retry(run, delayMs) {
+      const job = continuationJob(run, 'retry', delayMs);
+      await queues.execute.add(job.name, job.data, job.opts);
+    },
+    async handBack(run) {
+      const job = continuationJob(run, 'handback');
+      await queues.execute.add(job.name, job.data, job.opts);
+    },
+  };
   const executor = new RunExecutor({
-    claims: new RunClaims(fast, keys),
-    tasks,
+    claims,
+    leases,
+    history: (runs) => tasks.states(runs),
     cache,
     recorder,
     caller,
     gate,
+    slots,
+    continuations,
     metrics: core.metrics,
     redisMayHaveLostData: () => lossWatch.suspected,
     signing,
@@ -78,33 +99,22 @@ export async function startExecutor(core: Core): Promise<Role> {
     now: Date.now,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
+  const processor = new ExecuteJobProcessor(executor);
 
   core.metrics.onScrape(async () => {
+    const now = Date.now();
     core.metrics.waitingRuns.set(gate.waiting);
+    core.metrics.appSlotWaits.set(slots.waiting);
     core.metrics.bufferedOutcomes.set(recorder.buffered);
+    const oldest = executor.oldestUnsentDue();
+    core.metrics.oldestDueAge.set({ where: 'executor' }, oldest === null ? 0 : (now - oldest) / 1000);
   });
 
   const processJob = async (job: Job<ExecuteJobData>, token?: string): Promise<RunReport | BatchReport> => {
-    const runs = runsOf(job.data);
-    const settled = await Promise.allSettled(runs.map((run) => executor.execute(run)));
-    const reports = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    if (reports.some((r) => r.verdict === 'withdrawn')) {
-      // Shutting down before its due time: straight back to wait for another executor
-      // (the runs of a batch that went out already are then found done by their claims).
-      await job.moveToWait(token);
-      throw new WaitingError();
-    }
-    const failure = settled.find((s) => s.status === 'rejected');
-    // Left pending in MySQL, such a run is queued again by the compensator.
-    if (failure) throw (failure as PromiseRejectedResult).reason;
-    if (!isRunBatch(job.data)) return reports[0]!;
-    const batch: BatchReport = { verdicts: {}, notSucceeded: {} };
-    reports.forEach((r, i) => {
-      batch.verdicts[r.verdict] = (batch.verdicts[r.verdict] ?? 0) + 1;
-      if (r.verdict !== 'succeeded')
-        batch.notSucceeded[taskKey(runs[i]!.timerId, runs[i]!.runAt)] = r.verdict;
-    });
-    return batch;
+    const result = await processor.process(job.data);
+    if (result.kind === 'done') return result.report;
+    await job.moveToWait(token);
+    throw new WaitingError();
   };
   // A BullMQ worker fetches its jobs one at a time (one round trip each): several workers
   // in one process fetch in parallel, so thousands of runs a second reach the wheel in time.
@@ -115,7 +125,8 @@ export async function startExecutor(core: Core): Promise<Role> {
         connection: bullConnection,
         prefix: keys.bullPrefix(),
         concurrency: Math.ceil(config.executorConcurrency / config.executorWorkers),
-        // A dead executor's runs come back within ~15 s (stalled check), retried with the next attempt.
+        // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
+        // have lapsed by then, so the next executor claims them as the next attempt.
         lockDuration: 15_000,
         stalledInterval: 5_000,
         maxStalledCount: 10,
@@ -133,18 +144,25 @@ export async function startExecutor(core: Core): Promise<Role> {
     });
   }
   logger.info(
-    { concurrency: config.executorConcurrency, workers: config.executorWorkers },
+    {
+      concurrency: config.executorConcurrency,
+      workers: config.executorWorkers,
+      appMaxInFlight: config.appMaxInFlight,
+    },
     'executor started',
   );
 
   return {
     async close() {
-      // Stop fetching first, then hand back what waits for its due time; in-flight calls finish.
+      // Stop fetching first, then hand back what waits for its due time or its app's slot;
+      // calls in flight finish.
       lossWatch.stop();
       const closing = Promise.all(workers.map((w) => w.close()));
-      const withdrawn = gate.close();
-      if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet due');
+      const withdrawn = gate.close() + slots.close();
+      if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');
       await closing;
+      await executor.drain();
+      await leases.stop();
       await recorder.stop();
       await caller.close();
       await Promise.all(

@@ -50,13 +50,18 @@ export class HttpCaller {
     });
   }
 
+  /**
+   * Sends one attempt. `timeoutMs` is one deadline over connect, head and body together:
+   * a receiver that trickles its answer a byte at a time is cut off at the deadline like
+   * one that never answers (undici's own timeouts only bound each wait between bytes).
+   */
   async send(call: PreparedCall): Promise<CallResult> {
     const sentAt = Date.now();
     const refusal = call.refusal ?? this.literalProblem(call.origin);
     if (refusal)
       return { kind: 'error', error: refusal, timedOut: false, sentAt, durationMs: 0, final: true };
-    // The timeout bounds the wait for the response head and each wait for body bytes
-    // (undici's own timers: no AbortSignal timer per request on the hot path).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), call.timeoutMs);
     try {
       const res = await this.agent.request({
         origin: call.origin,
@@ -64,6 +69,7 @@ export class HttpCaller {
         method: call.method,
         headers: call.headers,
         body: call.body ?? null,
+        signal: deadline.signal,
         headersTimeout: call.timeoutMs,
         bodyTimeout: call.timeoutMs,
       });
@@ -80,17 +86,20 @@ export class HttpCaller {
     } catch (err) {
       const e = err as Error & { code?: string };
       const timedOut =
+        deadline.signal.aborted ||
         e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
         e.code === 'UND_ERR_BODY_TIMEOUT' ||
         e.code === 'UND_ERR_CONNECT_TIMEOUT';
       return {
         kind: 'error',
-        error: timedOut ? `timed out after ${call.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`,
+        error: timedOut ? `timeout after ${call.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`,
         timedOut,
         sentAt,
         durationMs: Date.now() - sentAt,
         ...(e.code === TARGET_FORBIDDEN ? { final: true } : {}),
       };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -111,14 +120,21 @@ export class HttpCaller {
   }
 }
 
-/** Keeps the first `max` characters of a response body; the rest is read and dropped. */
-async function readHead(
-  body: AsyncIterable<Buffer> & { dump?: () => Promise<void> },
-  max: number,
-): Promise<string> {
+/**
+ * Reads the first `max` characters of a response body, which is what a run stores. A body
+ * that goes on is not read further: the stream is destroyed, which drops the connection
+ * (a large or endless body must not hold the call open, nor be read for nothing).
+ */
+async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+  const decoder = new TextDecoder();
   let text = '';
   for await (const chunk of body) {
-    if (text.length < max) text += chunk.toString('utf8');
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length >= max) {
+      body.destroy();
+      return text.slice(0, max);
+    }
   }
+  text += decoder.decode();
   return text.length > max ? text.slice(0, max) : text;
 }

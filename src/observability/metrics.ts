@@ -61,6 +61,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly appSlotWaits = new Gauge({
+    name: 'xtimer_executor_app_slot_waiting_runs',
+    help: 'Runs due and waiting in this process because their app has APP_MAX_IN_FLIGHT calls in flight.',
+    registers: [this.registry],
+  });
+
+  readonly oldestDueAge = new Gauge({
+    name: 'xtimer_oldest_due_run_age_seconds',
+    help: 'How overdue the oldest run is that is due and not yet sent: claimed by this executor, or (api processes) waiting in the execute queue.',
+    labelNames: ['where'] as const,
+    registers: [this.registry],
+  });
+
   readonly bufferedOutcomes = new Gauge({
     name: 'xtimer_outcomes_buffered',
     help: 'Run outcomes not yet written to MySQL.',

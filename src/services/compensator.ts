@@ -5,11 +5,11 @@ import { MINUTE, minuteStart } from '../domain/slice.js';
 import { taskKey } from '../domain/task-key.js';
 import { TASK_STATUSES, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
-import type { PendingRun, RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
+import type { PendingRun, RunOutcome, StuckRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { type Queues, runJob } from '../storage/redis/queues.js';
-import type { FinalStatus, RunClaims } from '../storage/redis/run-claims.js';
-import { COMPENSATOR } from './run-executor.js';
+import { type ClaimRecord, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import { continuationJob, type QueuedRun, type Queues } from '../storage/redis/queues.js';
+import type { RunClaims } from '../storage/redis/run-claims.js';
 
 /**
  * Pending runs of minutes no scheduler scans any more (older than the previous minute)
@@ -21,6 +21,10 @@ export function lostBefore(now: number): number {
 const BATCH = 2000;
 const PURGE_BATCH = 1000;
 const PURGE_ROUNDS = 10;
+/** A lease counts as lapsed only this long after its end: the holder's clock may run a little behind Redis's. */
+const LEASE_GRACE_MS = 2000;
+/** A retry job may queue behind others: its backoff counts as abandoned only this long after it ended. */
+const BACKOFF_GRACE_MS = 60_000;
 
 export interface CompensationReport {
   refired: number;
@@ -28,6 +32,7 @@ export interface CompensationReport {
   recovered: number;
   missed: number;
   skipped: number;
+  /** Runs whose holder is gone (lease lapsed, no heartbeat), queued again as their next attempt. */
   requeued: number;
   purged: number;
 }
@@ -43,10 +48,29 @@ export interface CompensatorDeps {
   logger: Logger;
 }
 
+/** What the claim record says of a run MySQL has not seen finish. */
+type Verdict =
+  | { kind: 'unclaimed' }
+  | { kind: 'finished'; status: FinalStatus; attempt: number }
+  /** Its holder is alive (renewing its lease), or its retry is still to come: leave it. */
+  | { kind: 'held' }
+  /** Its holder is gone: queue its next attempt. */
+  | { kind: 'abandoned'; attempt: number };
+
+function verdictOf(record: ClaimRecord | null, now: number): Verdict {
+  if (record === null) return { kind: 'unclaimed' };
+  if (isFinished(record.state)) return { kind: 'finished', status: record.state, attempt: record.attempt };
+  const grace = record.state === 'backoff' ? BACKOFF_GRACE_MS : LEASE_GRACE_MS;
+  return record.untilMs + grace < now ? { kind: 'abandoned', attempt: record.attempt } : { kind: 'held' };
+}
+
 /**
- * The sweeper of seed 002's "定时脚本" (SPEC §5.6), run every 30 s by one migrator:
- * runs never fired (Redis lost, cluster down) get their timer's misfire policy; runs
- * whose executor died mid-call are queued again; old rows are purged in small batches.
+ * The sweeper of seed 002's "定时脚本" (SPEC §5.6), run every 30 s by one migrator. It
+ * never re-queues a run that is only late: a run whose holder is alive is the holder's
+ * (leases are renewed by a heartbeat), however late it is. It settles runs never fired
+ * (Redis lost, cluster down) by their timer's misfire policy; queues again, as their next
+ * attempt, runs whose holder died (lease lapsed); recovers outcomes MySQL lost from the
+ * claim records; and purges old rows in small batches.
  */
 export class Compensator {
   constructor(private readonly d: CompensatorDeps) {}
@@ -60,40 +84,72 @@ export class Compensator {
       requeued: 0,
       purged: 0,
     };
-    await this.settleLostRuns(now, report);
-    await this.requeueStuckRuns(now, report);
+    await this.settlePending(now, report);
+    await this.settleStuck(now, report);
     report.purged = await this.purge(now);
     return report;
   }
 
-  private async settleLostRuns(now: number, report: CompensationReport): Promise<void> {
-    const overdue = await this.d.tasks.overdue('pending', lostBefore(now), BATCH);
+  /** Runs still pending in minutes no longer walked. */
+  private async settlePending(now: number, report: CompensationReport): Promise<void> {
+    const overdue = await this.d.tasks.overduePending(lostBefore(now), BATCH);
     if (overdue.length === 0) return;
-    // A run MySQL still shows pending may have run after all, its outcome lost with a
-    // killed process's write buffer: its claim record knows. Only runs without one are lost.
-    const records = await this.d.claims.peek(
-      overdue.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })),
-    );
+    const verdicts = await this.verdicts(overdue, now);
     const lost: PendingRun[] = [];
+    const abandoned: QueuedRun[] = [];
     const recovered: RunOutcome[] = [];
-    // Claimed by an executor that died before MySQL heard of the call (an in-flight state
-    // is written only after a second): its lease has lapsed, so call it again.
-    const abandoned: PendingRun[] = [];
     overdue.forEach((r, i) => {
-      const record = records[i];
-      if (!record) lost.push(r);
-      else if (record.state !== 'running')
-        recovered.push(settledOutcome(r, record.state, record.attempt, null));
-      else if (record.leaseUntil < now) abandoned.push(r);
+      const v = verdicts[i]!;
+      if (v.kind === 'unclaimed') lost.push(r);
+      else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
+      else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.attempt });
     });
-    if (recovered.length > 0) {
-      await this.d.record(recovered);
-      report.recovered += recovered.length;
-    }
-    if (abandoned.length > 0) {
-      await this.enqueue(abandoned);
-      report.requeued += abandoned.length;
-    }
+    await this.recover(recovered, report);
+    await this.requeue(abandoned, report);
+    await this.settleLost(lost, now, report);
+  }
+
+  /** Runs MySQL shows running past their lease: the call's deadline, or the backoff's end. */
+  private async settleStuck(now: number, report: CompensationReport): Promise<void> {
+    const stuck = await this.d.tasks.pastLease(now, BATCH);
+    if (stuck.length === 0) return;
+    const verdicts = await this.verdicts(stuck, now);
+    const abandoned: QueuedRun[] = [];
+    const recovered: RunOutcome[] = [];
+    stuck.forEach((r: StuckRun, i) => {
+      const v = verdicts[i]!;
+      // No record: Redis lost it, and MySQL's lease has run out: the holder died too.
+      if (v.kind === 'unclaimed') abandoned.push({ ...r, afterAttempt: r.attempts });
+      else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
+      else if (v.kind === 'abandoned')
+        abandoned.push({ ...r, afterAttempt: Math.max(v.attempt, r.attempts) });
+    });
+    await this.recover(recovered, report);
+    await this.requeue(abandoned, report);
+  }
+
+  private async verdicts(runs: readonly PendingRun[], now: number): Promise<Verdict[]> {
+    const records = await this.d.claims.peek(
+      runs.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })),
+    );
+    return records.map((record) => verdictOf(record, now));
+  }
+
+  private async recover(outcomes: RunOutcome[], report: CompensationReport): Promise<void> {
+    if (outcomes.length === 0) return;
+    await this.d.record(outcomes);
+    report.recovered += outcomes.length;
+  }
+
+  private async requeue(runs: QueuedRun[], report: CompensationReport): Promise<void> {
+    if (runs.length === 0) return;
+    await this.enqueue(runs);
+    report.requeued += runs.length;
+    this.d.logger.warn({ runs: runs.length }, 'runs whose holder is gone queued again as their next attempt');
+  }
+
+  /** Never-claimed runs: their timer's misfire policy decides (inactive timers: skipped). */
+  private async settleLost(lost: PendingRun[], now: number, report: CompensationReport): Promise<void> {
     if (lost.length === 0) return;
     const timers = new Map(
       (await this.d.timers.findByIds([...new Set(lost.map((r) => r.timerId))])).map((t) => [t.id, t]),
@@ -105,7 +161,7 @@ export class Compensator {
       const timer = timers.get(timerId);
       if (timer?.status !== 'active') {
         for (const r of runs)
-          skipped.push(settledOutcome(r, 'skipped', 0, 'timer not active when the run was settled'));
+          skipped.push(settledOutcome(r, 'skipped', 0, 'skipped: timer not active when the run was settled'));
         continue;
       }
       const successor = successorFn(timer);
@@ -134,25 +190,16 @@ export class Compensator {
     }
   }
 
-  private async requeueStuckRuns(now: number, report: CompensationReport): Promise<void> {
-    const stuck = await this.d.tasks.overdue('running', now, BATCH);
-    if (stuck.length === 0) return;
-    await this.enqueue(stuck);
-    report.requeued += stuck.length;
-    this.d.logger.warn({ runs: stuck.length }, 'runs stuck running past their lease queued again');
-  }
-
-  /** Queues runs for execution; a job of the same run that ended (failed) is replaced. */
-  private async enqueue(runs: PendingRun[]): Promise<void> {
+  /** Queues runs for execution; a job of the same attempt that ended is replaced, one still queued kept. */
+  private async enqueue(runs: readonly QueuedRun[]): Promise<void> {
     for (const r of runs) {
-      const key = taskKey(r.timerId, r.runAt);
-      const existing = await this.d.queues.execute.getJob(key);
+      const job = continuationJob(r, 'compensator');
+      const existing = await this.d.queues.execute.getJob(job.opts.jobId);
       if (existing) {
         const state = await existing.getState();
         if (state !== 'completed' && state !== 'failed') continue;
         await existing.remove();
       }
-      const job = runJob(r.timerId, r.runAt, COMPENSATOR);
       await this.d.queues.execute.add(job.name, job.data, job.opts);
     }
   }
@@ -190,6 +237,12 @@ function settledOutcome(
     durationMs: null,
     leaseUntil: null,
   };
+}
+
+/** The outcome a claim record kept; a skipped or missed run made no call at the attempt it claimed. */
+function recoveredOutcome(r: PendingRun, v: { status: FinalStatus; attempt: number }): RunOutcome {
+  const calls = v.status === 'skipped' || v.status === 'missed' ? v.attempt - 1 : v.attempt;
+  return settledOutcome(r, v.status, calls, null);
 }
 
 function successorFn(timer: Timer): (runAt: number) => number | null {

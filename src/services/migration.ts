@@ -137,22 +137,14 @@ export class Migration {
           horizonMs,
         );
         // A catch-up plans runs already due: their slices will not be walked again.
-        if (due.length > 0) {
-          const version = new Map(timers.map((p) => [p.timer.id, p.timer.version]));
-          const runs = due.map((r) => ({
-            timerId: r.timerId,
-            runAt: r.runAt,
-            version: version.get(r.timerId),
-          }));
-          await this.dispatch(executeJobs(runs, 'migrator'));
-        }
+        if (due.length > 0) await this.dispatch(executeJobs(due, 'migrator'));
         placed += batchRows.length;
         onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });
       })();
     };
     for (const p of planned) {
       for (const runAt of expandRuns(p.schedule, p.timer.timezone, p.from, horizonMs)) {
-        rows.push({ timerId: p.timer.id, app: p.timer.app, runAt });
+        rows.push({ timerId: p.timer.id, app: p.timer.app, runAt, version: p.timer.version });
       }
       batch.push(p);
       if (rows.length >= this.options.flushRows) {

@@ -1,30 +1,35 @@
-import { prepareCall, withAttempt } from '../callback/callback-request.js';
+import { type PreparedCall, prepareCall } from '../callback/callback-request.js';
 import type { CallResult, HttpCaller } from '../callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../callback/retry-policy.js';
 import type { CallSigning } from '../callback/webhook-signer.js';
 import { type CronSchedule, nextRuns, parseCron } from '../domain/cron-schedule.js';
 import { misfireDecision } from '../domain/misfire.js';
+import { supersededReason } from '../domain/superseded-run.js';
 import { taskKey } from '../domain/task-key.js';
 import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { RunOutcome, TaskRepository } from '../storage/db/task-repository.js';
+import type { RunOutcome, RunState } from '../storage/db/task-repository.js';
 import { MicroBatcher } from '../storage/micro-batcher.js';
-import type { FinalStatus, RunClaims } from '../storage/redis/run-claims.js';
+import { type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import type { QueuedRun, RunJobData } from '../storage/redis/queues.js';
+import type { RunClaims, RunRef } from '../storage/redis/run-claims.js';
+import type { AppSlots } from './app-slots.js';
+import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release-gate.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
 
-/** A run handed to the executor. */
-export interface RunToExecute {
-  timerId: number;
-  runAt: number;
-  slice: string;
-  /** The timer version that planned the run: a cached copy older than that is re-read. */
-  version?: number | undefined;
-}
+/** A run handed to the executor: the run as queued, and where it came from. */
+export type RunToExecute = RunJobData;
 
-export type RunVerdict = TaskStatus | 'duplicate' | 'withdrawn';
+/**
+ * How a run's execution ended for the job that carried it: a final status; `duplicate`
+ * (another copy owns or finished it); `withdrawn` (shutdown: its job goes back to wait);
+ * `retrying` (a retry job carries it on after its backoff); `deferred` (it waits in this
+ * process for a slot of its app, and no longer needs its job).
+ */
+export type RunVerdict = TaskStatus | 'duplicate' | 'withdrawn' | 'retrying' | 'deferred';
 
 export interface RunReport {
   verdict: RunVerdict;
@@ -33,13 +38,25 @@ export interface RunReport {
   latencyMs?: number;
 }
 
+/** Where runs go when they leave this executor before they are done. */
+export interface RunContinuations {
+  /** Queues the run's next attempt to start after `delayMs` (its backoff). */
+  retry(run: QueuedRun, delayMs: number): Promise<void>;
+  /** Queues a run this process gives back unstarted (shutdown) for another executor. */
+  handBack(run: QueuedRun): Promise<void>;
+}
+
 export interface RunExecutorDeps {
   claims: RunClaims;
-  tasks: TaskRepository;
+  leases: LeaseKeeper;
+  /** A run's row in MySQL: asked only when the bloom filter cannot rule out that it ran. */
+  history(runs: readonly QueuedRun[]): Promise<Map<string, RunState>>;
   cache: TimerCache;
   recorder: RunRecorder;
-  caller: HttpCaller;
+  caller: Pick<HttpCaller, 'send'>;
   gate: ReleaseGate;
+  slots: AppSlots;
+  continuations: RunContinuations;
   metrics: Metrics;
   /** True while Redis may have lost data recently (its "slices intact" marker went missing). */
   redisMayHaveLostData(): boolean;
@@ -52,9 +69,14 @@ export interface RunExecutorDeps {
   sleep(ms: number): Promise<void>;
 }
 
-const LEASE_MARGIN_MS = 5000;
 /** Longer than the run recorder takes to write a buffered outcome. */
 const OUTCOME_SETTLE_MS = 1000;
+/** MySQL's lease on a call in flight runs this long past the call's deadline. */
+const IN_FLIGHT_LEASE_MARGIN_MS = 5000;
+/** MySQL's lease on a run backing off runs this long past its retry time (the retry job may queue). */
+const BACKOFF_LEASE_MARGIN_MS = 60_000;
+/** A held run whose lease ends within this is waited for: its holder is likely gone (live ones renew well before). */
+const LAPSING_LEASE_MS = 1000;
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
 
@@ -72,185 +94,333 @@ function truncate(s: string | null, max: number): string | null {
   return s === null || s.length <= max ? s : s.slice(0, max);
 }
 
+/** One run being executed: its identity, this execution's claim, and the timer as last read. */
+interface Execution {
+  run: RunToExecute;
+  ref: RunRef;
+  owner: string;
+  lease: Lease;
+  cached: CachedTimer;
+  /** True from the moment the run no longer holds its job (it waits for an app slot). */
+  detached: boolean;
+}
+
+/** Why a run is settled without a call. */
+interface NoCall {
+  status: 'skipped' | 'missed';
+  reason: string;
+}
+
 /**
- * Executes one run (SPEC §5.5): dedup (claim record → bloom → MySQL), atomic claim,
- * timer lookup and request building — all before the due instant — then waits on the
- * release gate, sends, retries, and records the outcome.
+ * Executes one run (SPEC §5.5): claim (the claim record also says whether it ran
+ * already), history check, timer lookup and request building — all before the due
+ * instant — then the wait for the due millisecond and for a slot of the run's app,
+ * the fenced send, and the outcome: recorded, or handed to a retry job after a failure.
+ * The claim is held under a lease the LeaseKeeper renews while the run is here.
  */
 export class RunExecutor {
-  private readonly statusCheck: MicroBatcher<
-    { timerId: number; runAt: number },
-    { status: TaskStatus; leaseUntil: number | null } | null
-  >;
-
+  private readonly historyCheck: MicroBatcher<QueuedRun, RunState | null>;
   private executions = 0;
+  /** Executions under way (some detached from their jobs), for the drain at shutdown. */
+  private readonly active = new Set<Promise<unknown>>();
+  /** Due time of each run claimed here and not yet sent. */
+  private readonly unsent = new Map<Lease, number>();
 
   constructor(private readonly d: RunExecutorDeps) {
-    this.statusCheck = new MicroBatcher(async (runs) => {
-      const found = await d.tasks.statuses(runs);
+    this.historyCheck = new MicroBatcher(async (runs) => {
+      const found = await d.history(runs);
       return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
     }, 500);
   }
 
-  async execute(run: RunToExecute): Promise<RunReport> {
-    const d = this.d;
-    const key = taskKey(run.timerId, run.runAt);
-    const ref = { key, runAt: run.runAt };
+  /**
+   * Resolves when the run no longer needs its job: when it is settled, handed to a retry
+   * job, or waiting for a slot of its app (it then goes on here, detached).
+   */
+  execute(run: RunToExecute): Promise<RunReport> {
+    return new Promise<RunReport>((resolve, reject) => {
+      let handedOff = false;
+      const handOff = (report: RunReport) => {
+        if (handedOff) return;
+        handedOff = true;
+        resolve(report);
+      };
+      const work = this.carryOut(run, handOff).then(handOff, (err: unknown) => {
+        if (!handedOff) reject(err);
+        else
+          this.d.logger.error(
+            { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
+            'detached run failed; its lease lapses and the compensator queues it again',
+          );
+      });
+      this.active.add(work);
+      void work.finally(() => this.active.delete(work));
+    });
+  }
+
+  /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
+  async drain(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+  }
+
+  /** When the longest-overdue run claimed here and not yet sent was due (null if none is overdue). */
+  oldestUnsentDue(): number | null {
+    const now = this.d.now();
+    let oldest: number | null = null;
+    for (const runAt of this.unsent.values())
+      if (runAt <= now && (oldest === null || runAt < oldest)) oldest = runAt;
+    return oldest;
+  }
+
+  private async carryOut(run: RunToExecute, handOff: (r: RunReport) => void): Promise<RunReport> {
+    const ref = { key: taskKey(run.timerId, run.runAt), runAt: run.runAt };
     // Each execution is its own claimant: two copies of a run in one process (a job
     // queued again after Redis lost the first) must not pass for one another.
-    const owner = `${d.owner}:${++this.executions}`;
-    let cached = await d.cache.get(run.timerId);
-    if (run.version !== undefined && (cached.timer?.version ?? 0) < run.version) {
-      d.cache.invalidate(run.timerId);
-      cached = await d.cache.get(run.timerId);
-    }
-    const timeoutMs = cached.timer?.callback.timeoutMs ?? 5000;
-    const leaseMs = () => Math.max(0, run.runAt - d.now()) + timeoutMs + LEASE_MARGIN_MS;
-
-    // 1. Claim (the claim record also says whether the run already finished).
-    let claim = await d.claims.claim(ref, owner, leaseMs());
-    while (claim.outcome === 'busy') {
-      // Another executor holds it (a takeover while the first is alive, or it died):
-      // wait for its lease to end, then look again.
-      await d.sleep(Math.min(Math.max(claim.leaseUntil - d.now(), 0) + 50, 5000));
-      claim = await d.claims.claim(ref, owner, leaseMs());
-    }
-    if (claim.outcome === 'done') {
-      // The compensator re-queues runs MySQL still shows pending: if the outcome write was
-      // lost (a process killed with it buffered), the claim record supplies it.
-      if (run.slice === COMPENSATOR) d.recorder.record(this.outcome(run, claim.status, claim.attempt, {}));
-      return this.duplicate('claim');
-    }
-    let attempt = claim.attempt;
-
-    // 2. Beyond the claim record's memory: the bloom filter (asked with the claim), then MySQL.
-    if (claim.bloom && claim.bloom !== 'no' && (await this.alreadyRan(run, claim.bloom))) {
-      await d.claims.finish(ref, owner, attempt, 'succeeded');
-      return this.duplicate('history');
-    }
-
-    // 3. Is the run still wanted?
-    const early = this.decide(cached, run);
-    if (early) return this.finish(run, key, owner, attempt, early, null);
-
-    // 4. Prepare, then wait for the due millisecond.
-    let call = prepareCall(cached.timer!, key, run.runAt, attempt, await this.signingOf(cached.timer!));
-    if ((await d.gate.at(run.runAt)) === 'withdrawn') return this.withdraw(ref, owner, false);
-    if (d.redisMayHaveLostData()) {
-      // Redis lost its data lately (FLUSHDB, failover): another executor may have been
-      // handed this run again meanwhile, and only one copy may go out. Check the claim
-      // once more (one pipelined GET for all runs of this instant); normally skipped.
-      const standing = await d.claims.verify(ref, owner);
-      if (standing === 'taken') return this.duplicate('verify');
-      if (standing === 'lost') {
-        const again = await d.claims.claim(ref, owner, timeoutMs + LEASE_MARGIN_MS);
-        if (again.outcome !== 'claimed') return this.duplicate('verify');
-        attempt = again.attempt;
-        call = withAttempt(call, attempt);
-      }
-    }
-    if (cached.stale) {
-      // Changed while waiting (a disable or an update): go by the timer as it is now.
-      cached = await d.cache.get(run.timerId);
-      const late = this.decide(cached, run);
-      if (late) return this.finish(run, key, owner, attempt, late, null);
-      call = prepareCall(cached.timer!, key, run.runAt, attempt, await this.signingOf(cached.timer!));
-    }
-    const timer = cached.timer!;
-
-    // 5. Send, retrying what may succeed later.
-    for (;;) {
-      // The request goes out first; everything else waits until it has.
-      const sending = d.caller.send(call);
-      // Written only if the call is still in flight a second later (the result usually
-      // replaces it first); then, should the process die, the compensator sees a lapsed lease.
-      d.recorder.recordInFlight(
-        this.outcome(run, 'running', attempt, {
-          leaseUntil: d.now() + timer.callback.timeoutMs + LEASE_MARGIN_MS,
-        }),
-      );
-      if (attempt > 1) d.metrics.retries.inc();
-      const result = await sending;
-      d.metrics.lateness.observe((result.sentAt - run.runAt) / 1000);
-      d.metrics.callbackDuration.observe(result.durationMs / 1000);
-      const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
-      if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
-        return this.finish(run, key, owner, attempt, isSuccess(result) ? 'succeeded' : 'failed', result);
-      }
-      const delay = retryDelayMs(
-        timer.retry,
-        attempt,
-        result.kind === 'response' ? parseRetryAfter(result.retryAfter, d.now()) : null,
-      );
-      d.recorder.record(
-        this.outcome(run, 'running', attempt, { result, leaseUntil: d.now() + delay + LEASE_MARGIN_MS }),
-      );
-      const due = d.now() + delay;
-      if ((await d.gate.at(due)) === 'withdrawn') return this.withdraw(ref, owner, true);
-      const next = await d.claims.claim(ref, owner, timer.callback.timeoutMs + LEASE_MARGIN_MS);
-      if (next.outcome !== 'claimed') return { verdict: 'duplicate', attempt };
-      attempt = next.attempt;
-      call = withAttempt(call, attempt);
+    const owner = `${this.d.owner}:${++this.executions}`;
+    const cached = await this.timerOf(run);
+    const lease = await this.claim(run, ref, owner);
+    if ('verdict' in lease) return lease;
+    const x: Execution = { run, ref, owner, lease, cached, detached: false };
+    this.unsent.set(lease, run.runAt);
+    try {
+      return await this.afterClaim(x, handOff);
+    } finally {
+      this.unsent.delete(x.lease);
+      this.d.leases.drop(x.lease);
     }
   }
 
-  private duplicate(stage: 'claim' | 'history' | 'verify'): RunReport {
-    this.d.metrics.duplicates.inc({ stage });
-    return { verdict: 'duplicate' };
+  /** The timer as cached, re-read when the run was planned for a newer version than the cached one. */
+  private async timerOf(run: RunToExecute): Promise<CachedTimer> {
+    const cached = await this.d.cache.get(run.timerId);
+    if (run.version === undefined || (cached.timer?.version ?? 0) >= run.version) return cached;
+    this.d.cache.invalidate(run.timerId);
+    return this.d.cache.get(run.timerId);
   }
 
-  private async signingOf(timer: Timer): Promise<CallSigning> {
-    return this.d.signing ? this.d.signing.forApp(timer.app) : null;
-  }
-
-  /** Did this run already finish, though its claim record is gone? (the bloom filter said maybe, or could not tell) */
-  private async alreadyRan(run: RunToExecute, seen: 'maybe' | 'unknown'): Promise<boolean> {
+  /**
+   * Claims the run's next attempt. A run another owner holds is left to it: a live
+   * holder renews its lease, and a dead one's runs are queued again by the compensator
+   * once it has lapsed. Only a lease about to lapse is waited for, once.
+   */
+  private async claim(run: RunToExecute, ref: RunRef, owner: string): Promise<Lease | RunReport> {
     const d = this.d;
-    if (seen === 'unknown' && run.runAt < d.now()) {
+    for (let look = 1; ; look++) {
+      const requestedAt = d.now();
+      const leaseMs = d.leases.claimLeaseMs(run.runAt);
+      const claim = await d.claims.claim(ref, owner, leaseMs, run.afterAttempt ?? 0);
+      if (claim.outcome === 'claimed') {
+        const lease = d.leases.hold(ref, owner, claim.attempt, requestedAt, leaseMs);
+        const next = await this.checkHistory(run, lease, claim.bloom);
+        return next ?? lease;
+      }
+      if (claim.outcome === 'done') {
+        // The compensator re-queues runs MySQL still shows pending: if the outcome write was
+        // lost (a process killed with it buffered), the claim record supplies it.
+        if (run.slice === COMPENSATOR) d.recorder.record(this.outcome(run, claim.status, claim.attempt, {}));
+        return this.duplicate('claim');
+      }
+      // Backing off: its retry job carries it on. Held: its holder's.
+      const remaining = claim.untilMs - d.now();
+      if (claim.state === 'backoff' || look > 1 || remaining > LAPSING_LEASE_MS)
+        return this.duplicate('claim');
+      await d.sleep(Math.max(0, remaining) + LAPSING_LEASE_MS / 10);
+    }
+  }
+
+  /**
+   * Beyond the claim record's memory (the bloom filter said maybe, or could not tell):
+   * MySQL. A finished run is a duplicate; one a live holder is calling (Redis lost its
+   * claim) is left to it; one whose holder died mid-call is claimed as the next attempt.
+   * Returns a report when this copy must not go on, the lease of a new attempt, or null
+   * to go on with `lease`.
+   */
+  private async checkHistory(
+    run: RunToExecute,
+    lease: Lease,
+    bloom: 'no' | 'maybe' | 'unknown' | null,
+  ): Promise<Lease | RunReport | null> {
+    const d = this.d;
+    if (bloom !== 'maybe' && bloom !== 'unknown') return null;
+    if (bloom === 'unknown' && run.runAt < d.now()) {
       // Redis lost the filter and this overdue run is being fanned out again: give every
       // executor's buffered outcomes time to reach MySQL before asking it.
       await d.sleep(OUTCOME_SETTLE_MS);
     }
-    const row = await this.statusCheck.load({ timerId: run.timerId, runAt: run.runAt }).catch(() => null);
-    return row !== null && row.status !== 'pending' && row.status !== 'running';
+    const row = await this.historyCheck.load(run).catch(() => null);
+    if (row === null || row.status === 'pending') return null;
+    if (isFinished(row.status)) {
+      await d.claims.finish(lease.run, lease.owner, lease.attempt, row.status);
+      d.leases.drop(lease);
+      return this.duplicate('history');
+    }
+    if (row.status === 'running' && (row.leaseUntil ?? 0) > d.now()) {
+      await d.claims.release(lease.run, lease.owner, lease.attempt, false);
+      d.leases.drop(lease);
+      return this.duplicate('history');
+    }
+    if (row.attempts >= lease.attempt) {
+      // Its holder died mid-call after Redis lost the claim: this is attempt attempts + 1.
+      await d.claims.release(lease.run, lease.owner, lease.attempt, false);
+      d.leases.drop(lease);
+      return this.claim(
+        { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, row.attempts) },
+        lease.run,
+        lease.owner,
+      );
+    }
+    return null;
+  }
+
+  private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
+    const d = this.d;
+    const early = this.whyNotCall(x.cached, x.run);
+    if (early) return this.settle(x, early.status, null, early.reason);
+    const timer = x.cached.timer as Timer;
+    let call = await this.prepare(timer, x);
+
+    if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.giveBack(x);
+    if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
+    try {
+      if (!(await this.stillHeld(x))) return this.duplicate('fenced');
+      if (x.cached.stale || x.detached) {
+        // Changed while it waited (a disable, an update), or it waited long for its app:
+        // go by the timer as it is now, and by the time it is now.
+        x.cached = await d.cache.get(x.run.timerId);
+        const late = this.whyNotCall(x.cached, x.run);
+        if (late) return this.settle(x, late.status, null, late.reason);
+        call = await this.prepare(x.cached.timer as Timer, x);
+      }
+      this.unsent.delete(x.lease);
+      return await this.send(x, x.cached.timer as Timer, call);
+    } finally {
+      d.slots.give(timer.app);
+    }
+  }
+
+  /**
+   * Takes a slot of the app's in-flight limit. When none is free the run lets go of its
+   * job (handOff 'deferred') and waits here; false if it was told to give up (shutdown).
+   */
+  private async awaitAppSlot(x: Execution, app: string, handOff: (r: RunReport) => void): Promise<boolean> {
+    if (this.d.slots.tryTake(app)) return true;
+    x.detached = true;
+    handOff({ verdict: 'deferred' });
+    return this.d.slots.take(app);
+  }
+
+  /**
+   * Fencing before the call goes out: the lease must still be this execution's. It is
+   * asked of Redis only when it may not be: near its end, lost at a renewal, or while
+   * Redis may have lost data (then the renewal writes the record again).
+   */
+  private async stillHeld(x: Execution): Promise<boolean> {
+    const { lease } = x;
+    if (!lease.lost && this.d.now() < lease.validUntil && !this.d.redisMayHaveLostData()) return true;
+    if (lease.lost) return false;
+    return this.d.leases.confirm(lease);
+  }
+
+  private async prepare(timer: Timer, x: Execution): Promise<PreparedCall> {
+    const signing = this.d.signing ? await this.d.signing.forApp(timer.app) : null;
+    return prepareCall(timer, x.ref.key, x.run.runAt, x.lease.attempt, signing);
+  }
+
+  /** Sends the attempt; then records the outcome, or backs off and queues the retry. */
+  private async send(x: Execution, timer: Timer, call: PreparedCall): Promise<RunReport> {
+    const d = this.d;
+    const attempt = x.lease.attempt;
+    // The request goes out first; everything else waits until it has.
+    const sending = d.caller.send(call);
+    // Written only if the call is still in flight a second later (the result usually
+    // replaces it first); its lease bounds the call, whose timeout is a hard deadline.
+    d.recorder.recordInFlight(
+      this.outcome(x.run, 'running', attempt, {
+        leaseUntil: d.now() + call.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
+      }),
+    );
+    if (attempt > 1) d.metrics.retries.inc();
+    const result = await sending;
+    d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
+    d.metrics.callbackDuration.observe(result.durationMs / 1000);
+    const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
+    if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
+      return this.settle(x, isSuccess(result) ? 'succeeded' : 'failed', result, null);
+    }
+    return this.backOff(x, timer, result);
+  }
+
+  /** Hands the run to a retry job after its backoff: no slot, no lease is held meanwhile. */
+  private async backOff(x: Execution, timer: Timer, result: CallResult): Promise<RunReport> {
+    const d = this.d;
+    const attempt = x.lease.attempt;
+    const delay = retryDelayMs(
+      timer.retry,
+      attempt,
+      result.kind === 'response' ? parseRetryAfter(result.retryAfter, d.now()) : null,
+    );
+    d.recorder.record(
+      this.outcome(x.run, 'running', attempt, {
+        result,
+        leaseUntil: d.now() + delay + BACKOFF_LEASE_MARGIN_MS,
+      }),
+    );
+    const retryAt = await d.claims.backOff(x.ref, x.owner, attempt, delay);
+    // Taken over meanwhile (this holder looked dead): the new holder carries the run on.
+    if (retryAt === null) return this.duplicate('fenced');
+    const { timerId, runAt, version } = x.run;
+    await d.continuations.retry({ timerId, runAt, version, afterAttempt: attempt }, delay);
+    return { verdict: 'retrying', ...this.callFacts(x.run, attempt, result) };
+  }
+
+  private duplicate(stage: 'claim' | 'history' | 'fenced'): RunReport {
+    this.d.metrics.duplicates.inc({ stage });
+    return { verdict: 'duplicate' };
   }
 
   /** Why a run must not be called, if it must not. */
-  private decide(cached: CachedTimer, run: RunToExecute): 'skipped' | 'missed' | null {
+  private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
     const timer = cached.timer;
-    if (timer?.status !== 'active') return 'skipped';
-    const decision = misfireDecision(
-      timer.misfirePolicy,
-      timer.misfireThresholdMs,
-      run.runAt,
-      this.d.now(),
-      (at) => {
-        const [next] = nextRuns(scheduleOf(timer), timer.timezone, at, 1);
-        return next ?? null;
-      },
-    );
-    return decision === 'missed' ? 'missed' : null;
+    if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
+    // A continuation (a retry, or a run whose holder died) was due while the timer was
+    // active and has been attempted: it goes on whatever happened since.
+    const continuation = (run.afterAttempt ?? 0) > 0;
+    if (timer.status !== 'active' && !continuation)
+      return { status: 'skipped', reason: 'skipped: the timer is inactive' };
+    const superseded = supersededReason(timer, run.runAt, run.version);
+    if (superseded) return { status: 'skipped', reason: superseded };
+    if (continuation) return null;
+    const now = this.d.now();
+    const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
+      const [next] = nextRuns(scheduleOf(timer), timer.timezone, at, 1);
+      return next ?? null;
+    });
+    if (decision === 'fire') return null;
+    return {
+      status: 'missed',
+      reason: `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
+    };
   }
 
-  private async finish(
-    run: RunToExecute,
-    key: string,
-    owner: string,
-    attempt: number,
+  /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
+  private async settle(
+    x: Execution,
     status: FinalStatus,
     result: CallResult | null,
+    reason: string | null,
   ): Promise<RunReport> {
     const d = this.d;
-    // Skipped and missed runs made no call: their attempt count stays 0.
+    const attempt = x.lease.attempt;
+    // Skipped and missed runs made no call: their attempt count stays that of calls made.
     const attempts = result === null ? attempt - 1 : attempt;
-    d.recorder.record(this.outcome(run, status, attempts, { result }));
+    d.recorder.record(this.outcome(x.run, status, attempts, { result, error: reason }));
     d.metrics.runs.inc({ outcome: status });
-    await d.claims.finish({ key, runAt: run.runAt }, owner, attempt, status);
+    await d.claims.finish(x.ref, x.owner, attempt, status);
     if (status === 'failed') {
       d.logger.warn(
         {
-          taskKey: key,
-          timerId: run.timerId,
+          taskKey: x.ref.key,
+          timerId: x.run.timerId,
           attempt,
           httpStatus: result?.kind === 'response' ? result.status : null,
           error: result?.kind === 'error' ? result.error : undefined,
@@ -258,21 +428,24 @@ export class RunExecutor {
         'run failed',
       );
     }
+    return { verdict: status, ...this.callFacts(x.run, attempts, result) };
+  }
+
+  private callFacts(run: RunToExecute, attempt: number, result: CallResult | null) {
     return {
-      verdict: status,
-      attempt: attempts,
+      attempt,
       httpStatus: result?.kind === 'response' ? result.status : null,
       ...(result ? { latencyMs: result.sentAt - run.runAt } : {}),
     };
   }
 
-  /** Shutdown: hands the run back (its job is retried elsewhere) without calling it now. */
-  private async withdraw(
-    ref: { key: string; runAt: number },
-    owner: string,
-    attemptMade: boolean,
-  ): Promise<RunReport> {
-    await this.d.claims.release(ref, owner, attemptMade);
+  /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
+  private async giveBack(x: Execution): Promise<RunReport> {
+    await this.d.claims.release(x.ref, x.owner, x.lease.attempt, false);
+    if (x.detached) {
+      const { timerId, runAt, version, afterAttempt } = x.run;
+      await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt });
+    }
     return { verdict: 'withdrawn' };
   }
 
@@ -280,7 +453,7 @@ export class RunExecutor {
     run: RunToExecute,
     status: TaskStatus,
     attempts: number,
-    extra: { result?: CallResult | null; leaseUntil?: number },
+    extra: { result?: CallResult | null; leaseUntil?: number; error?: string | null },
   ): RunOutcome {
     const r = extra.result ?? null;
     return {
@@ -292,7 +465,7 @@ export class RunExecutor {
       output: r?.kind === 'response' ? truncate(r.output, LIMITS.outputMaxChars) : null,
       error:
         r === null
-          ? null
+          ? (extra.error ?? null)
           : r.kind === 'error'
             ? truncate(r.error, LIMITS.errorMaxChars)
             : r.status >= 300

@@ -1,7 +1,7 @@
 import { expandRuns, parseCron } from '../domain/cron-schedule.js';
 import { planHorizon } from '../domain/migration-window.js';
 import type { Timer } from '../domain/timer.js';
-import type { PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
+import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type ExecuteJob, executeJobs } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
@@ -9,9 +9,19 @@ import type { SliceStore } from '../storage/redis/slice-store.js';
 /** Queues execute jobs (the execute queue's addBulk). */
 export type Dispatch = (jobs: ExecuteJob[]) => Promise<unknown>;
 
+/** What a change did to a timer's runs: to place in the slices, and to take out of them. */
+export interface PlanChange {
+  planned: PlannedRun[];
+  cancelled: PendingRun[];
+}
+
+export const NO_CHANGE: PlanChange = { planned: [], cancelled: [] };
+
 /**
- * Materialises a single timer's runs (MySQL rows, then slice entries) and cancels
- * them. The migrator does the same for all timers at once, in bulk.
+ * Materialises a single timer's runs and cancels them, in two steps: MySQL inside the
+ * change's transaction (plan, cancel), then Redis once it has committed (publish), so
+ * no executor finds a run in a slice while the timer that made it is not yet visible.
+ * The migrator does the same for all timers at once, in bulk.
  */
 export class RunPlanner {
   constructor(
@@ -28,7 +38,8 @@ export class RunPlanner {
 
   /**
    * Plans `timer`'s runs in [fromMs, horizon) through `tasks` and `timers` (a
-   * transaction's, usually) and records how far they now reach.
+   * transaction's) as a new plan of this timer version, and records where it begins
+   * and how far it reaches.
    */
   async plan(
     timer: Timer,
@@ -38,30 +49,33 @@ export class RunPlanner {
   ): Promise<PlannedRun[]> {
     const until = this.horizon(fromMs);
     const runAts = expandRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, fromMs, until);
-    const runs = runAts.map((runAt) => ({ timerId: timer.id, app: timer.app, runAt }));
+    const runs = runAts.map((runAt) => ({
+      timerId: timer.id,
+      app: timer.app,
+      runAt,
+      version: timer.version,
+    }));
     await tasks.insertRuns(runs);
-    await this.slices.addRuns(runs);
-    await timers.setPlannedUntil([timer.id], until);
+    await timers.startPlan(timer.id, fromMs, until);
     return runs;
   }
 
-  /**
-   * Queues, straight into `execute`, the planned runs so close that the trigger may
-   * already have read their slice window (it reads PREREAD_MS ahead). Call it after
-   * the plan is committed. The executor's claim keeps the trigger's copy from doubling it.
-   */
-  async dispatchImminent(timer: Timer, runs: readonly PlannedRun[], nowMs: number): Promise<void> {
-    const soon = nowMs + this.prereadMs + 1000;
-    const imminent = runs
-      .filter((r) => r.runAt < soon)
-      .map((r) => ({ timerId: r.timerId, runAt: r.runAt, version: timer.version }));
-    if (imminent.length > 0) await this.dispatch(executeJobs(imminent, 'planner'));
+  /** Cancels `timerId`'s pending runs due at or after `fromMs` in MySQL; returns them for publish. */
+  async cancel(timerId: number, fromMs: number, tasks: TaskRepository): Promise<PendingRun[]> {
+    return tasks.deletePending(timerId, fromMs);
   }
 
-  /** Cancels `timerId`'s pending runs due at or after `fromMs`. */
-  async cancel(timerId: number, fromMs: number, tasks: TaskRepository): Promise<number> {
-    const runAts = await tasks.deletePending(timerId, fromMs);
-    await this.slices.removeRuns(runAts.map((runAt) => ({ timerId, runAt })));
-    return runAts.length;
+  /**
+   * Once the change has committed: the slices lose the cancelled runs and gain the
+   * planned ones, and the planned runs so close that the trigger may already have read
+   * their slice window (it reads PREREAD_MS ahead) are queued straight into `execute`.
+   * The executor's claim keeps the trigger's copy from doubling them.
+   */
+  async publish(change: PlanChange, nowMs: number): Promise<void> {
+    await this.slices.removeRuns(change.cancelled);
+    await this.slices.addRuns(change.planned);
+    const soon = nowMs + this.prereadMs + 1000;
+    const imminent = change.planned.filter((r) => r.runAt < soon);
+    if (imminent.length > 0) await this.dispatch(executeJobs(imminent, 'planner'));
   }
 }

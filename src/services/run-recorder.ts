@@ -74,6 +74,14 @@ export class RunRecorder {
     this.schedule(this.buffer.size >= this.options.batchSize ? 0 : this.options.flushEveryMs);
   }
 
+  /**
+   * Writes every in-flight state now rather than after its hold: Redis may have lost the
+   * claims, and MySQL must show these runs running before copies fanned out again ask it.
+   */
+  flushInFlight(): void {
+    this.promoteInFlight(Number.POSITIVE_INFINITY);
+  }
+
   get buffered(): number {
     return this.buffer.size + this.inFlight.size;
   }

@@ -1,5 +1,5 @@
 import { MINUTE, parseMinuteKey } from '../domain/slice.js';
-import { parseTaskKey } from '../domain/task-key.js';
+import { parseSliceMember } from '../domain/task-key.js';
 import type { TaskRepository } from '../storage/db/task-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
 import type { ScriptedRedis } from '../storage/redis/scripts.js';
@@ -8,6 +8,8 @@ import type { SliceStore } from '../storage/redis/slice-store.js';
 export interface SliceRunRef {
   timerId: number;
   runAt: number;
+  /** The timer version it was planned for (0: unknown). */
+  version: number;
 }
 
 export interface WindowRead {
@@ -44,7 +46,7 @@ export class SliceReader {
     if (intact === 1) {
       const runs: SliceRunRef[] = [];
       for (const e of entries) {
-        const ref = parseTaskKey(e.key);
+        const ref = parseSliceMember(e.member);
         if (ref) runs.push(ref);
       }
       return { runs, source: 'redis' };

@@ -17,6 +17,15 @@ export interface CachedTimer {
  */
 export class TimerCache {
   private readonly entries = new Map<number, CachedTimer>();
+  /**
+   * Invalidation generations: a load is stored only if no invalidation of its timer (or
+   * of all timers) happened while it ran. Each invalidation writes a fresh number (never
+   * 0, what a timer never invalidated reads), so a change during a load always shows;
+   * comparing cache entries instead would miss one when there was no entry to begin with.
+   */
+  private readonly generations = new Map<number, number>();
+  private epoch = 1;
+  private counter = 1;
   private readonly loader: MicroBatcher<number, Timer | null>;
 
   constructor(
@@ -33,11 +42,14 @@ export class TimerCache {
   async get(id: number): Promise<CachedTimer> {
     const cached = this.entries.get(id);
     if (cached && !cached.stale && this.now() - cached.loadedAt < this.ttlMs) return cached;
+    const epoch = this.epoch;
+    const generation = this.generations.get(id) ?? 0;
     try {
       const timer = await this.loader.load(id);
       const entry: CachedTimer = { id, timer, stale: false, loadedAt: this.now() };
-      // A change announced while loading wins over what was read.
-      if (this.entries.get(id) === cached) this.entries.set(id, entry);
+      // A change announced while loading wins over what was read: that copy may predate it.
+      if (epoch === this.epoch && generation === (this.generations.get(id) ?? 0)) this.entries.set(id, entry);
+      else entry.stale = true;
       return entry;
     } catch (err) {
       if (cached) return cached;
@@ -48,10 +60,13 @@ export class TimerCache {
   /** Drops one timer (a change was announced), or every timer (`null`: announcements may have been missed). */
   invalidate(id: number | null): void {
     if (id === null) {
+      this.epoch++;
+      this.generations.clear();
       for (const entry of this.entries.values()) entry.stale = true;
       this.entries.clear();
       return;
     }
+    this.generations.set(id, ++this.counter);
     const entry = this.entries.get(id);
     if (entry) entry.stale = true;
     this.entries.delete(id);

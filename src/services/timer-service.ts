@@ -13,13 +13,13 @@ import {
 } from '../domain/timer.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
 import type { Database, Transaction } from '../storage/db/client.js';
-import { type PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
+import { TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
 import type { Actor } from './access.js';
-import type { RunPlanner } from './run-planner.js';
+import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
 
 /** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
@@ -110,20 +110,21 @@ export class TimerService {
   }
 
   async create(draft: TimerDraft): Promise<Timer> {
-    const now = this.deps.now();
-    await this.checkPolicy(draft, now);
-    const { created, runs } = await this.underAppLock(draft.app, () =>
+    await this.checkPolicy(draft, this.deps.now());
+    const { created, change } = await this.underAppLock(draft.app, () =>
       this.deps.database.transaction(async (tx) => {
+        // Read once the lock is held: the plan starts when the change does, not when it was asked for.
+        const now = this.deps.now();
         await this.checkRoomFor(draft.app, tx);
         const created = await this.timersIn(tx).insert(draft);
-        const runs =
+        const planned =
           created.status === 'active'
             ? await this.deps.planner.plan(created, now, this.tasksIn(tx), this.timersIn(tx))
             : [];
-        return { created, runs };
+        return { created, change: { planned, cancelled: [] } };
       }),
     );
-    return this.afterCommit(created.id, runs, now);
+    return this.afterCommit(created.id, change);
   }
 
   async get(id: number): Promise<Timer> {
@@ -176,35 +177,38 @@ export class TimerService {
   /** Applies a PATCH; a changed cron or timezone of an active timer re-plans its future runs. */
   async update(id: number, patch: TimerPatch): Promise<Timer> {
     const existing = await this.get(id);
-    const now = this.deps.now();
-    await this.checkPolicy(applyPatch(existing, patch), now, patch);
-    const runs = await this.underAppLock(existing.app, () =>
-      this.deps.database.transaction(async (tx) => {
-        const current = await this.timersIn(tx).findById(id, true);
-        if (!current) throw timerNotFound(id);
+    await this.checkPolicy(applyPatch(existing, patch), this.deps.now(), patch);
+    const change = await this.underAppLock(existing.app, () =>
+      this.deps.database.transaction(async (tx): Promise<PlanChange> => {
+        const now = this.deps.now();
+        const current = await this.lockedTimer(tx, id);
         const merged = applyPatch(current, patch);
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.timersIn(tx).update(merged);
-        if (current.status !== 'active' || !changesSchedule(patch)) return [];
-        await this.deps.planner.cancel(id, now, this.tasksIn(tx));
-        return this.deps.planner.plan(merged, now, this.tasksIn(tx), this.timersIn(tx));
+        if (current.status !== 'active' || !changesSchedule(patch)) return NO_CHANGE;
+        const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+        const updated = await this.lockedTimer(tx, id);
+        const planned = await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx));
+        return { planned, cancelled };
       }),
     );
-    return this.afterCommit(id, runs, now);
+    return this.afterCommit(id, change);
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
   async delete(id: number): Promise<void> {
     const existing = await this.get(id);
-    await this.underAppLock(existing.app, async () => {
-      await this.deps.database.transaction(async (tx) => {
+    const cancelled = await this.underAppLock(existing.app, async () => {
+      const cancelled = await this.deps.database.transaction(async (tx) => {
         if (!(await this.timersIn(tx).delete(id))) throw timerNotFound(id);
-        await this.deps.planner.cancel(id, 0, this.tasksIn(tx));
+        return this.deps.planner.cancel(id, 0, this.tasksIn(tx));
       });
       await this.tasks.deleteAllForTimer(id);
+      return cancelled;
     });
     await this.deps.announce(id);
+    await this.deps.planner.publish({ planned: [], cancelled }, this.deps.now());
   }
 
   /** Activates the timer and materialises its runs at once (SPEC §5.1). Idempotent. */
@@ -238,34 +242,43 @@ export class TimerService {
 
   private async setStatus(id: number, status: TimerStatus): Promise<Timer> {
     const existing = await this.get(id);
-    const now = this.deps.now();
-    const runs = await this.underAppLock(existing.app, () =>
-      this.deps.database.transaction(async (tx) => {
-        const current = await this.timersIn(tx).findById(id, true);
-        if (!current) throw timerNotFound(id);
+    const change = await this.underAppLock(existing.app, () =>
+      this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
+        const now = this.deps.now();
+        const current = await this.lockedTimer(tx, id);
         if (current.status === status) return null;
         await this.timersIn(tx).setStatus(id, status);
         if (status === 'active') {
-          return this.deps.planner.plan({ ...current, status }, now, this.tasksIn(tx), this.timersIn(tx));
+          const updated = await this.lockedTimer(tx, id);
+          return {
+            planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
+            cancelled: [],
+          };
         }
-        await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+        const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
         await this.timersIn(tx).setPlannedUntil([id], null);
-        return [];
+        return { planned: [], cancelled };
       }),
     );
-    if (runs === null) return this.get(id);
-    return this.afterCommit(id, runs, now);
+    if (change === null) return this.get(id);
+    return this.afterCommit(id, change);
+  }
+
+  /** The timer, locked for the rest of the transaction. */
+  private async lockedTimer(tx: Transaction, id: number): Promise<Timer> {
+    const timer = await this.timersIn(tx).findById(id, { forUpdate: true });
+    if (!timer) throw timerNotFound(id);
+    return timer;
   }
 
   /**
-   * Once a change is committed: tell every process, then queue the runs due too soon
-   * for the trigger to see in their slices.
+   * Once a change is committed: tell every process, then make its runs visible in the
+   * slices (and queue those due too soon for the trigger to see there).
    */
-  private async afterCommit(id: number, runs: PlannedRun[], now: number): Promise<Timer> {
+  private async afterCommit(id: number, change: PlanChange): Promise<Timer> {
     await this.deps.announce(id);
-    const timer = await this.get(id);
-    await this.deps.planner.dispatchImminent(timer, runs, now);
-    return timer;
+    await this.deps.planner.publish(change, this.deps.now());
+    return this.get(id);
   }
 
   /**

@@ -98,8 +98,9 @@ describe('migration', () => {
     const members = await sliceMembers();
     expect(members.size).toBe(1200);
     expect([...members.values()].every((n) => n === 1)).toBe(true);
-    expect(members.has(`${ids[0]}_${T0}`)).toBe(true);
-    expect(members.has(`${ids[0]}_${T0 + HOUR}`)).toBe(false);
+    // Each member names the run and the timer version it was planned for.
+    expect(members.has(`${ids[0]}_${T0}_1`)).toBe(true);
+    expect(members.has(`${ids[0]}_${T0 + HOUR}_1`)).toBe(false);
     const [row] = (
       await stores.database.pool.query('SELECT MIN(planned_until) AS p FROM timers')
     )[0] as any[];

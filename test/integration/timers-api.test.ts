@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import type { Core } from '../../src/core.js';
 import { minuteKey } from '../../src/domain/slice.js';
-import { taskKey } from '../../src/domain/task-key.js';
+import { parseSliceMember } from '../../src/domain/task-key.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
@@ -69,7 +69,10 @@ async function inSlice(c: Core, timerId: number, runAt: number): Promise<boolean
   const [count] = await c.slices.bucketCounts([Date.parse(`${minute}:00.000Z`)]);
   if (count === null || count === undefined) return false;
   const entries = await c.slices.read(minute, timerId % count, runAt, runAt + 1);
-  return entries.some((e) => e.key === taskKey(timerId, runAt));
+  return entries.some((e) => {
+    const member = parseSliceMember(e.member);
+    return member?.timerId === timerId && member.runAt === runAt;
+  });
 }
 
 describe('POST /api/v1/timers', () => {

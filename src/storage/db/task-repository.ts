@@ -37,11 +37,12 @@ export interface TaskListQuery {
   offset?: number;
 }
 
-/** A run to materialise. */
+/** A run to materialise, with the timer version it is planned for. */
 export interface PlannedRun {
   timerId: number;
   app: string;
   runAt: number;
+  version: number;
 }
 
 const INSERT_BATCH = 2000;
@@ -56,9 +57,35 @@ export interface RunOutcome extends Omit<Task, 'rowId' | 'app'> {
 export interface PendingRun {
   timerId: number;
   runAt: number;
+  /** The timer version it was planned for (0: unknown). */
+  version: number;
+}
+
+/** A run's state in MySQL, as the executor's history check and the compensator read it. */
+export interface RunState {
+  status: TaskStatus;
+  /** Calls made (the attempt in flight, while running). */
+  attempts: number;
+  /** While running: when the call (or the backoff) must be over by, unless its holder died. */
+  leaseUntil: number | null;
+}
+
+/** A run MySQL shows running past its lease. */
+export interface StuckRun extends PendingRun {
+  attempts: number;
 }
 
 const TERMINAL = "'succeeded','failed','skipped','missed'";
+
+interface PendingRow {
+  timer_id: number;
+  run_at: Date;
+  timer_version: number;
+}
+
+function toPendingRun(r: PendingRow): PendingRun {
+  return { timerId: Number(r.timer_id), runAt: r.run_at.getTime(), version: Number(r.timer_version) };
+}
 
 function literal(pool: Pick<Pool, 'escape'>, v: string | number | null): string {
   if (v === null) return 'NULL';
@@ -116,10 +143,10 @@ export class TaskRepository {
       const end = Math.min(runs.length, i + INSERT_BATCH);
       for (let j = i; j < end; j++) {
         const r = runs[j]!;
-        values.push(`(${r.timerId},${this.pool.escape(r.app)},'${sqlDateTime(r.runAt)}')`);
+        values.push(`(${r.timerId},${this.pool.escape(r.app)},'${sqlDateTime(r.runAt)}',${r.version})`);
       }
       statements.push(
-        `INSERT INTO tasks (timer_id, app, run_at) VALUES ${values.join(',')} ON DUPLICATE KEY UPDATE timer_id = timer_id`,
+        `INSERT INTO tasks (timer_id, app, run_at, timer_version) VALUES ${values.join(',')} ON DUPLICATE KEY UPDATE timer_id = timer_id`,
       );
     }
     // A transaction's connection runs one statement at a time; the pool may run several.
@@ -131,17 +158,20 @@ export class TaskRepository {
     );
   }
 
-  /** Deletes a timer's runs still `pending` at or after `fromMs`; returns their run times. */
-  async deletePending(timerId: number, fromMs: number): Promise<number[]> {
+  /** Deletes a timer's runs still `pending` at or after `fromMs`; returns them. */
+  async deletePending(timerId: number, fromMs: number): Promise<PendingRun[]> {
     const cond = and(
       eq(tasks.timerId, timerId),
       eq(tasks.status, 'pending'),
       gte(tasks.runAt, new Date(fromMs)),
     );
-    const rows = await this.db.select({ runAt: tasks.runAt }).from(tasks).where(cond);
+    const rows = await this.db
+      .select({ runAt: tasks.runAt, version: tasks.timerVersion })
+      .from(tasks)
+      .where(cond);
     if (rows.length === 0) return [];
     await this.db.delete(tasks).where(cond);
-    return rows.map((r) => r.runAt.getTime());
+    return rows.map((r) => ({ timerId, runAt: r.runAt.getTime(), version: r.version }));
   }
 
   /** Removes every run of a deleted timer, a batch at a time. */
@@ -156,8 +186,10 @@ export class TaskRepository {
 
   /**
    * Writes many runs' outcomes in one statement (the executor's hot path: one UPDATE
-   * per batch instead of one fsync per run). A finished run is never set back to
-   * running, and a run whose row is gone (timer deleted) is not recreated.
+   * per batch instead of one fsync per run). Fenced by attempt: the outcome of an older
+   * attempt (a holder that lost its claim and answered late) never overwrites a newer
+   * one's, and a finished run is never set back to running. A run whose row is gone
+   * (timer deleted) is not recreated.
    */
   async recordOutcomes(outcomes: readonly RunOutcome[]): Promise<void> {
     for (let i = 0; i < outcomes.length; i += UPDATE_BATCH) {
@@ -191,15 +223,16 @@ export class TaskRepository {
       });
       await this.pool.query(
         `UPDATE tasks t JOIN (${rows.join(' UNION ALL ')}) v ON t.timer_id = v.timer_id AND t.run_at = v.run_at
-         SET t.status = IF(t.status IN (${TERMINAL}) AND v.status = 'running', t.status, v.status),
-             t.attempts = GREATEST(t.attempts, v.attempts),
+         SET t.status = v.status,
+             t.attempts = v.attempts,
              t.http_status = COALESCE(v.http_status, t.http_status),
              t.output = COALESCE(v.output, t.output),
              t.error = v.error,
              t.fired_at = COALESCE(v.fired_at, t.fired_at),
              t.duration_ms = COALESCE(v.duration_ms, t.duration_ms),
              t.lease_until = v.lease_until,
-             t.updated_at = CURRENT_TIMESTAMP(3)`,
+             t.updated_at = CURRENT_TIMESTAMP(3)
+         WHERE v.attempts >= t.attempts AND NOT (t.status IN (${TERMINAL}) AND v.status = 'running')`,
       );
     }
   }
@@ -212,35 +245,32 @@ export class TaskRepository {
     bucketCount: number,
   ): Promise<PendingRun[]> {
     const [rows] = await this.pool.query(
-      `SELECT timer_id, run_at FROM tasks
+      `SELECT timer_id, run_at, timer_version FROM tasks
         WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND MOD(timer_id, ?) = ?
         ORDER BY run_at`,
       [new Date(fromMs), new Date(toMs), bucketCount, bucket],
     );
-    return (rows as Array<{ timer_id: number; run_at: Date }>).map((r) => ({
-      timerId: Number(r.timer_id),
-      runAt: r.run_at.getTime(),
-    }));
+    return (rows as PendingRow[]).map(toPendingRun);
   }
 
-  /** Current status of each run (absent if the row is gone). */
-  async statuses(
-    runs: readonly PendingRun[],
-  ): Promise<Map<string, { status: TaskStatus; leaseUntil: number | null }>> {
-    const out = new Map<string, { status: TaskStatus; leaseUntil: number | null }>();
+  /** Current state of each run, by task key (absent if the row is gone). */
+  async states(runs: readonly { timerId: number; runAt: number }[]): Promise<Map<string, RunState>> {
+    const out = new Map<string, RunState>();
     if (runs.length === 0) return out;
     const where = runs.map((r) => `(${r.timerId}, CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`).join(',');
     const [rows] = await this.pool.query(
-      `SELECT timer_id, run_at, status, lease_until FROM tasks WHERE (timer_id, run_at) IN (${where})`,
+      `SELECT timer_id, run_at, status, attempts, lease_until FROM tasks WHERE (timer_id, run_at) IN (${where})`,
     );
     for (const r of rows as Array<{
       timer_id: number;
       run_at: Date;
       status: TaskStatus;
+      attempts: number;
       lease_until: Date | null;
     }>) {
       out.set(taskKey(Number(r.timer_id), r.run_at.getTime()), {
         status: r.status,
+        attempts: Number(r.attempts),
         leaseUntil: r.lease_until ? r.lease_until.getTime() : null,
       });
     }
@@ -256,20 +286,19 @@ export class TaskRepository {
   ): Promise<Array<PendingRun & { id: number }>> {
     const [rows] = after
       ? await this.pool.query(
-          `SELECT id, timer_id, run_at FROM tasks
+          `SELECT id, timer_id, run_at, timer_version FROM tasks
             WHERE status = 'pending' AND run_at < ? AND (run_at > ? OR (run_at = ? AND id > ?))
             ORDER BY run_at, id LIMIT ?`,
           [new Date(toMs), new Date(after.runAt), new Date(after.runAt), after.id, limit],
         )
       : await this.pool.query(
-          `SELECT id, timer_id, run_at FROM tasks WHERE status = 'pending' AND run_at >= ? AND run_at < ?
+          `SELECT id, timer_id, run_at, timer_version FROM tasks WHERE status = 'pending' AND run_at >= ? AND run_at < ?
             ORDER BY run_at, id LIMIT ?`,
           [new Date(fromMs), new Date(toMs), limit],
         );
-    return (rows as Array<{ id: number; timer_id: number; run_at: Date }>).map((r) => ({
+    return (rows as Array<PendingRow & { id: number }>).map((r) => ({
       id: Number(r.id),
-      timerId: Number(r.timer_id),
-      runAt: r.run_at.getTime(),
+      ...toPendingRun(r),
     }));
   }
 
@@ -283,16 +312,25 @@ export class TaskRepository {
     return new Map((rows as Array<{ m: number; n: number }>).map((r) => [Number(r.m) * 60_000, Number(r.n)]));
   }
 
-  /** The oldest runs still `status` and due (or, for running, leased) before `beforeMs`. */
-  async overdue(status: 'pending' | 'running', beforeMs: number, limit: number): Promise<PendingRun[]> {
-    const column = status === 'pending' ? 'run_at' : 'lease_until';
+  /** The oldest runs still pending and due before `beforeMs`. */
+  async overduePending(beforeMs: number, limit: number): Promise<PendingRun[]> {
     const [rows] = await this.pool.query(
-      `SELECT timer_id, run_at FROM tasks WHERE status = ? AND ${column} < ? ORDER BY run_at LIMIT ?`,
-      [status, new Date(beforeMs), limit],
+      `SELECT timer_id, run_at, timer_version FROM tasks WHERE status = 'pending' AND run_at < ? ORDER BY run_at LIMIT ?`,
+      [new Date(beforeMs), limit],
     );
-    return (rows as Array<{ timer_id: number; run_at: Date }>).map((r) => ({
-      timerId: Number(r.timer_id),
-      runAt: r.run_at.getTime(),
+    return (rows as PendingRow[]).map(toPendingRun);
+  }
+
+  /** The oldest runs still running whose lease ended before `beforeMs`. */
+  async pastLease(beforeMs: number, limit: number): Promise<StuckRun[]> {
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at, timer_version, attempts FROM tasks
+        WHERE status = 'running' AND lease_until < ? ORDER BY run_at LIMIT ?`,
+      [new Date(beforeMs), limit],
+    );
+    return (rows as Array<PendingRow & { attempts: number }>).map((r) => ({
+      ...toPendingRun(r),
+      attempts: Number(r.attempts),
     }));
   }
 

@@ -86,9 +86,10 @@ export class TimerRepository {
     }
   }
 
-  async findById(id: number, forUpdate = false): Promise<Timer | null> {
+  /** The timer; `forUpdate` locks its row for the rest of the transaction. */
+  async findById(id: number, options: { forUpdate?: boolean } = {}): Promise<Timer | null> {
     const q = this.db.select().from(timers).where(eq(timers.id, id));
-    const rows = forUpdate ? await q.for('update') : await q;
+    const rows = options.forUpdate ? await q.for('update') : await q;
     return rows[0] ? toTimer(rows[0]) : null;
   }
 
@@ -152,6 +153,18 @@ export class TimerRepository {
     await this.db
       .update(timers)
       .set({ status, version: sql`${timers.version} + 1` })
+      .where(eq(timers.id, id));
+  }
+
+  /** Records that a new plan of the timer begins at `fromMs` and its runs exist up to `untilMs`. */
+  async startPlan(id: number, fromMs: number, untilMs: number): Promise<void> {
+    await this.db
+      .update(timers)
+      .set({
+        plannedFrom: new Date(fromMs),
+        plannedUntil: new Date(untilMs),
+        updatedAt: sql`${timers.updatedAt}`,
+      })
       .where(eq(timers.id, id));
   }
 

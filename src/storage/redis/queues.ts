@@ -26,13 +26,18 @@ export interface SliceJobData {
 export interface QueuedRun {
   timerId: number;
   runAt: number;
-  /** An older cached copy of the timer than this is re-read. */
+  /** The timer version the run was planned for: an older cached copy is re-read, a newer timer may have superseded it. */
   version?: number | undefined;
+  /**
+   * A continuation of a run already attempted (a retry, or a run whose holder died):
+   * the attempts made so far. The next is claimed as attempt afterAttempt + 1.
+   */
+  afterAttempt?: number | undefined;
 }
 
 /** One run to execute; the job id is its task key. */
 export interface RunJobData extends QueuedRun {
-  /** The slice it came from (`minute_bucket`, `planner`, `migrator` or `compensator`). */
+  /** Where it came from: its slice (`minute_bucket`), or `planner`, `migrator`, `compensator`, `retry`, `handback`. */
   slice: string;
 }
 
@@ -47,7 +52,7 @@ export type ExecuteJobData = RunJobData | RunBatchJobData;
 export interface ExecuteJob {
   name: string;
   data: ExecuteJobData;
-  opts: { jobId: string };
+  opts: { jobId: string; delay?: number };
 }
 
 /**
@@ -72,6 +77,29 @@ export function runJob(timerId: number, runAt: number, slice: string, version?: 
   const data: RunJobData =
     version === undefined ? { timerId, runAt, slice } : { timerId, runAt, slice, version };
   return { name: key, data, opts: { jobId: key } };
+}
+
+/**
+ * A job that carries a run on after an attempt or a hand-over: a retry after its
+ * backoff (`delayMs`), a run given back at shutdown, one the compensator re-queues. Its id
+ * names the attempt it is for, so it is queued once per attempt, and never collides with
+ * a finished job of the same run that BullMQ still keeps.
+ */
+export function continuationJob(
+  run: QueuedRun,
+  reason: 'retry' | 'handback' | 'compensator',
+  delayMs = 0,
+): ExecuteJob {
+  const key = taskKey(run.timerId, run.runAt);
+  const next = (run.afterAttempt ?? 0) + 1;
+  const data: RunJobData = { timerId: run.timerId, runAt: run.runAt, slice: reason };
+  if (run.version !== undefined) data.version = run.version;
+  if (run.afterAttempt !== undefined) data.afterAttempt = run.afterAttempt;
+  return {
+    name: key,
+    data,
+    opts: { jobId: `${key}_${reason}${next}`, ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}) },
+  };
 }
 
 /**

@@ -7,8 +7,10 @@ import type { Keys } from './keys.js';
  * while it is gone, and for a while after, claims made before may have been lost too.
  */
 export class RedisLossWatch {
+  /** Suspected from the start: runs claimed before this process came up may have been lost. */
   private lastMissingAt = Date.now();
   private timer: NodeJS.Timeout | null = null;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(
     private readonly redis: Redis,
@@ -18,16 +20,25 @@ export class RedisLossWatch {
     private readonly afterMs = 10_000,
   ) {}
 
+  /** Calls `fn` each time a loss is first suspected (not again until the suspicion has passed). */
+  onLoss(fn: () => void): this {
+    this.listeners.push(fn);
+    return this;
+  }
+
   start(): this {
+    const missing = () => {
+      const fresh = !this.suspected;
+      this.lastMissingAt = Date.now();
+      if (fresh) for (const fn of this.listeners) fn();
+    };
     const check = () => {
       this.redis
         .exists(this.keys.slicesIntact())
         .then((n) => {
-          if (n === 0) this.lastMissingAt = Date.now();
+          if (n === 0) missing();
         })
-        .catch(() => {
-          this.lastMissingAt = Date.now();
-        })
+        .catch(missing)
         .finally(() => {
           if (this.timer) this.timer = setTimeout(check, this.everyMs).unref();
         });

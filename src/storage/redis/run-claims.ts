@@ -1,17 +1,21 @@
 import { groupBy } from '../../domain/group-by.js';
 import { dayKey } from '../../domain/slice.js';
-import type { TaskStatus } from '../../domain/timer.js';
 import { MicroBatcher } from '../micro-batcher.js';
 import { type BloomAnswer, type BloomSettings, bloomOffsets, DEFAULT_BLOOM } from './bloom.js';
+import { type ClaimRecord, type FinalStatus, parseClaimRecord } from './claim-record.js';
 import type { Keys } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 
-export type FinalStatus = Exclude<TaskStatus, 'pending' | 'running'>;
+export type { FinalStatus } from './claim-record.js';
 
 export type ClaimResult =
   | { outcome: 'claimed'; attempt: number; leaseUntil: number; bloom: BloomAnswer | null }
   | { outcome: 'done'; attempt: number; status: FinalStatus }
-  | { outcome: 'busy'; attempt: number; leaseUntil: number };
+  /** Held by a live owner (`running`), or backing off until `untilMs` (`backoff`). */
+  | { outcome: 'busy'; attempt: number; untilMs: number; state: 'running' | 'backoff' };
+
+/** What renewing a lease found: still ours, written again after Redis lost it, or someone else's. */
+export type RenewResult = 'held' | 'reasserted' | 'lost';
 
 /** A run as the claim records know it: its task key and due time (whose day tags its keys). */
 export interface RunRef {
@@ -22,6 +26,13 @@ export interface RunRef {
 interface ClaimRequest extends RunRef {
   owner: string;
   leaseMs: number;
+  minAttempt: number;
+}
+
+interface RenewRequest extends RunRef {
+  owner: string;
+  attempt: number;
+  leaseMs: number;
 }
 
 interface FinishRequest extends RunRef {
@@ -30,34 +41,51 @@ interface FinishRequest extends RunRef {
   status: FinalStatus;
 }
 
+export interface RunClaimsOptions {
+  /**
+   * How long a record outlives its lease or its finish: past any slice retake and past
+   * the compensator's first look at a run whose MySQL write was lost, after which the
+   * bloom filter and MySQL answer.
+   */
+  keepMs: number;
+  /** How early a backoff may be claimed: the retry job's clock and Redis's may differ a little. */
+  backoffSlackMs: number;
+  bloom: BloomSettings;
+  /** The scripts' clock: Redis TIME unless a test injects its own. */
+  now?: (() => number) | undefined;
+}
+
+const DEFAULTS: RunClaimsOptions = { keepMs: 6 * 60_000, backoffSlackMs: 1000, bloom: DEFAULT_BLOOM };
+
 /** Runs per script call: bounded so one call never blocks Redis for long. */
 const SCRIPT_BATCH = 500;
 
 /**
- * Claim records of runs in flight: one executor at a time per run, attempt numbers
- * that survive a crash (a lapsed lease is taken over with the next attempt), and the
- * outcome of a finished run, which stops re-fanned copies (takeover, compensator) from
- * calling it again. Claims and finishes made in the same tick go to Redis together, one
- * script call per day (claim-runs.lua, finish-runs.lua), which also read and set the
- * day's bloom filter.
+ * Claim records of runs (claim-record.ts): one executor at a time per run, attempt
+ * numbers that survive a crash, leases that live holders renew (so only a gone holder's
+ * lease lapses), and the outcome of a finished run, which stops re-fanned copies from
+ * calling it again. Every renew, finish and release is fenced by owner + attempt.
+ * Requests made in the same tick go to Redis together, one script call per day, which
+ * also read and set the day's bloom filter.
  */
 export class RunClaims {
   private readonly claims: MicroBatcher<ClaimRequest, ClaimResult>;
+  private readonly renewals: MicroBatcher<RenewRequest, RenewResult>;
   private readonly finishes: MicroBatcher<FinishRequest, boolean>;
+  private readonly options: RunClaimsOptions;
 
-  /**
-   * @param keepMs how long a record outlives its lease or its finish: past any slice
-   * retake and past the compensator's first look at a run whose MySQL write was lost,
-   * after which the bloom filter and MySQL answer.
-   */
   constructor(
     private readonly redis: ScriptedRedis,
     private readonly keys: Keys,
-    private readonly keepMs = 6 * 60_000,
-    private readonly bloom: BloomSettings = DEFAULT_BLOOM,
+    options: Partial<RunClaimsOptions> = {},
   ) {
+    this.options = { ...DEFAULTS, ...options };
     this.claims = new MicroBatcher(
       (requests) => this.perDay(requests, (day, batch) => this.claimBatch(day, batch)),
+      5000,
+    );
+    this.renewals = new MicroBatcher(
+      (requests) => this.perDay(requests, (day, batch) => this.renewBatch(day, batch)),
       5000,
     );
     this.finishes = new MicroBatcher(
@@ -66,49 +94,62 @@ export class RunClaims {
     );
   }
 
-  /**
-   * Claims the run's next attempt for `owner`. At attempt 1 the result says what the
-   * bloom filter knows of the run ('no': it certainly never ran).
-   */
-  claim(run: RunRef, owner: string, leaseMs: number): Promise<ClaimResult> {
-    return this.claims.load({ ...run, owner, leaseMs });
+  get keepMs(): number {
+    return this.options.keepMs;
   }
 
-  /** Records the run's outcome and marks it in the bloom filter; false if another owner had taken it over. */
+  /**
+   * Claims the run's next attempt for `owner`, one past the record's or `minAttempt`
+   * (the attempts MySQL knows of, when Redis lost the record). At attempt 1 the result
+   * says what the bloom filter knows of the run ('no': it certainly never ran).
+   */
+  claim(run: RunRef, owner: string, leaseMs: number, minAttempt = 0): Promise<ClaimResult> {
+    return this.claims.load({ ...run, owner, leaseMs, minAttempt });
+  }
+
+  /** The holder's heartbeat: extends its lease (or writes the record again if Redis lost it). */
+  renew(run: RunRef, owner: string, attempt: number, leaseMs: number): Promise<RenewResult> {
+    return this.renewals.load({ ...run, owner, attempt, leaseMs });
+  }
+
+  /** Records the run's outcome and marks it in the bloom filter; false if `owner` no longer holds `attempt`. */
   finish(run: RunRef, owner: string, attempt: number, status: FinalStatus): Promise<boolean> {
     return this.finishes.load({ ...run, owner, attempt, status });
   }
 
   /**
-   * Is this owner's claim still standing, right before the call goes out? 'lost' when
-   * the record is gone (Redis lost its data), 'taken' when another owner holds or finished
-   * the run — then this copy must not be sent.
+   * The attempt failed and will be retried after `delayMs`: the claim becomes a backoff
+   * that the retry claims. Returns when the backoff ends (Redis clock), or null if
+   * `owner` no longer holds `attempt`.
    */
-  async verify(run: RunRef, owner: string): Promise<'mine' | 'lost' | 'taken'> {
-    const record = await this.redis.get(this.keyOf(run));
-    if (record === null) return 'lost';
-    const [state, , , holder] = record.split('|', 4);
-    return state === 'running' && holder === owner ? 'mine' : 'taken';
+  async backOff(run: RunRef, owner: string, attempt: number, delayMs: number): Promise<number | null> {
+    const retryAt = await this.redis.backOffRun(
+      this.keyOf(run),
+      owner,
+      attempt,
+      Math.round(delayMs),
+      this.options.keepMs,
+      this.clock(),
+    );
+    return retryAt > 0 ? retryAt : null;
+  }
+
+  /** Ends this owner's lease at once; `attemptMade` false undoes the claimed attempt. */
+  async release(run: RunRef, owner: string, attempt: number, attemptMade: boolean): Promise<boolean> {
+    return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, attemptMade ? 0 : 1)) === 1;
   }
 
   /** The claim records of several runs (null where there is none), one pipelined GET each. */
-  async peek(
-    runs: readonly RunRef[],
-  ): Promise<Array<{ state: 'running' | FinalStatus; attempt: number; leaseUntil: number } | null>> {
+  async peek(runs: readonly RunRef[]): Promise<Array<ClaimRecord | null>> {
     if (runs.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const run of runs) pipeline.get(this.keyOf(run));
     const results = (await pipeline.exec()) ?? [];
-    return results.map(([err, record]) => {
-      if (err || typeof record !== 'string') return null;
-      const [state, attempt, lease] = record.split('|', 3);
-      return { state: state as 'running' | FinalStatus, attempt: Number(attempt), leaseUntil: Number(lease) };
-    });
+    return results.map(([err, record]) => (err ? null : parseClaimRecord(record as string | null)));
   }
 
-  /** Ends this owner's lease at once (shutdown); `attemptMade` false undoes the claimed attempt. */
-  async release(run: RunRef, owner: string, attemptMade: boolean): Promise<void> {
-    await this.redis.releaseRun(this.keyOf(run), owner, attemptMade ? 0 : 1);
+  private clock(): number {
+    return this.options.now ? this.options.now() : 0;
   }
 
   private keyOf(run: RunRef): string {
@@ -145,30 +186,46 @@ export class RunClaims {
   }
 
   private async claimBatch(day: string, batch: ClaimRequest[]): Promise<ClaimResult[]> {
+    const { bloom, keepMs, backoffSlackMs } = this.options;
     const keys = [this.keys.bloom(day), ...batch.map((r) => this.keys.claim(day, r.key))];
-    const args: (string | number)[] = [this.keepMs, this.bloom.hashes];
+    const args: (string | number)[] = [keepMs, bloom.hashes, this.clock(), backoffSlackMs];
     for (const r of batch)
-      args.push(r.owner, Math.round(r.leaseMs), r.runAt, ...bloomOffsets(r.key, this.bloom));
+      args.push(r.owner, Math.round(r.leaseMs), r.runAt, r.minAttempt, ...bloomOffsets(r.key, bloom));
     const flat = await this.redis.claimRuns(keys.length, ...keys, ...args);
     return batch.map((_, i) => {
-      const [outcome, attempt, lease, status, bloom] = flat.slice(i * 5, i * 5 + 5);
+      const [outcome, attempt, until, state, bloomAnswer] = flat.slice(i * 5, i * 5 + 5);
       if (outcome === 'claimed') {
         return {
           outcome,
           attempt: Number(attempt),
-          leaseUntil: Number(lease),
-          bloom: bloom === '' ? null : (bloom as BloomAnswer),
+          leaseUntil: Number(until),
+          bloom: bloomAnswer === '' ? null : (bloomAnswer as BloomAnswer),
         };
       }
-      if (outcome === 'busy') return { outcome, attempt: Number(attempt), leaseUntil: Number(lease) };
-      return { outcome: 'done', attempt: Number(attempt), status: status as FinalStatus };
+      if (outcome === 'busy') {
+        return {
+          outcome,
+          attempt: Number(attempt),
+          untilMs: Number(until),
+          state: state as 'running' | 'backoff',
+        };
+      }
+      return { outcome: 'done', attempt: Number(attempt), status: state as FinalStatus };
     });
   }
 
+  private async renewBatch(day: string, batch: RenewRequest[]): Promise<RenewResult[]> {
+    const keys = batch.map((r) => this.keys.claim(day, r.key));
+    const args: (string | number)[] = [this.options.keepMs, this.clock()];
+    for (const r of batch) args.push(r.owner, r.attempt, Math.round(r.leaseMs));
+    return (await this.redis.renewRuns(keys.length, ...keys, ...args)) as RenewResult[];
+  }
+
   private async finishBatch(day: string, batch: FinishRequest[]): Promise<boolean[]> {
+    const { bloom, keepMs } = this.options;
     const keys = [this.keys.bloom(day), ...batch.map((r) => this.keys.claim(day, r.key))];
-    const args: (string | number)[] = [this.keepMs, this.bloom.ttlMs, this.bloom.hashes];
-    for (const r of batch) args.push(r.owner, r.attempt, r.status, ...bloomOffsets(r.key, this.bloom));
+    const args: (string | number)[] = [keepMs, bloom.ttlMs, bloom.hashes, this.clock()];
+    for (const r of batch) args.push(r.owner, r.attempt, r.status, ...bloomOffsets(r.key, bloom));
     const out = await this.redis.finishRuns(keys.length, ...keys, ...args);
     return out.map((n) => n === 1);
   }

@@ -5,8 +5,21 @@ import type { Redis } from 'ioredis';
  * Loads every `lua/name-N.lua` script onto a connection with defineCommand, the way
  * BullMQ does: N is the number of KEYS, the file's header lists KEYS and ARGV. A script
  * named `name.lua` takes a variable number of keys (the caller passes the count first).
+ * A line `--- @include "x"` is replaced by `lua/includes/x.lua` (BullMQ's includes/),
+ * so what several scripts share is written once.
  */
 const LUA_DIR = new URL('./lua/', import.meta.url);
+const INCLUDE = /^--- @include "([a-z-]+)"$/gm;
+
+function expandIncludes(lua: string, file: string): string {
+  return lua.replace(INCLUDE, (_, name: string) => {
+    try {
+      return readFileSync(new URL(`includes/${name}.lua`, LUA_DIR), 'utf8');
+    } catch {
+      throw new Error(`Lua script ${file} includes "${name}", but lua/includes/${name}.lua does not exist`);
+    }
+  });
+}
 
 const scripts = readdirSync(LUA_DIR)
   .filter((f) => f.endsWith('.lua'))
@@ -16,7 +29,7 @@ const scripts = readdirSync(LUA_DIR)
       throw new Error(`Lua script ${file} must be named name-N.lua (or name.lua for variable keys)`);
     const name = match[1]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     const numberOfKeys = match[2] === undefined ? undefined : Number(match[2]);
-    return { name, numberOfKeys, lua: readFileSync(new URL(file, LUA_DIR), 'utf8') };
+    return { name, numberOfKeys, lua: expandIncludes(readFileSync(new URL(file, LUA_DIR), 'utf8'), file) };
   });
 
 export interface XtimerCommands {
@@ -25,9 +38,19 @@ export interface XtimerCommands {
   raiseBucketCount(key: string, wanted: number, expireAtMs: number): Promise<number>;
   /** claim-runs.lua: numKeys, keys…, args… (see the script's header). */
   claimRuns(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<(string | number)[]>;
+  /** renew-runs.lua: numKeys, keys…, args… (see the script's header). */
+  renewRuns(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<string[]>;
   /** finish-runs.lua: numKeys, keys…, args… (see the script's header). */
   finishRuns(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
-  releaseRun(key: string, owner: string, undo: 0 | 1): Promise<number>;
+  backOffRun(
+    key: string,
+    owner: string,
+    attempt: number,
+    delayMs: number,
+    keepMs: number,
+    now: number,
+  ): Promise<number>;
+  releaseRun(key: string, owner: string, attempt: number, undo: 0 | 1): Promise<number>;
   countHit(key: string, ttlMs: number): Promise<number>;
 }
 

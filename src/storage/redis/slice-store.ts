@@ -1,7 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { groupBy } from '../../domain/group-by.js';
 import { bucketCountFor, bucketOf, MINUTE, minuteKey, minuteStart } from '../../domain/slice.js';
-import { taskKey } from '../../domain/task-key.js';
+import { sliceMember } from '../../domain/task-key.js';
 import type { Keys } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 
@@ -9,9 +9,11 @@ import type { ScriptedRedis } from './scripts.js';
 export const SLICE_TTL_MS = 24 * 3600_000;
 const ZADD_CHUNK = 1000;
 
+/** A run in a slice: which timer, when, and the timer version it was planned for. */
 export interface SliceRun {
   timerId: number;
   runAt: number;
+  version: number;
 }
 
 export interface BucketSettings {
@@ -19,9 +21,9 @@ export interface BucketSettings {
   maxBuckets: number;
 }
 
-/** A slice member as read back: the task key and its due instant. */
+/** A slice member as read back (task-key.ts sliceMember) and its due instant. */
 export interface SliceEntry {
-  key: string;
+  member: string;
   runAt: number;
 }
 
@@ -56,7 +58,7 @@ export class SliceStore {
       const perBucket = groupBy(byMinute.get(m)!, (r) => bucketOf(r.timerId, count));
       for (const [bucket, bucketRuns] of perBucket) {
         const key = this.keys.slice(minute, bucket);
-        const args = bucketRuns.flatMap((r) => [r.runAt, taskKey(r.timerId, r.runAt)]);
+        const args = bucketRuns.flatMap((r) => [r.runAt, sliceMember(r.timerId, r.runAt, r.version)]);
         for (let j = 0; j < args.length; j += ZADD_CHUNK * 2) {
           pipeline.zadd(key, ...args.slice(j, j + ZADD_CHUNK * 2));
           queued++;
@@ -72,13 +74,13 @@ export class SliceStore {
     await execOrThrow(pipeline);
   }
 
-  /** Removes runs from every bucket their minute has (their placement count is not recorded). */
+  /** Removes runs (as planned: same version) from every bucket their minute has (their placement count is not recorded). */
   async removeRuns(runs: readonly SliceRun[]): Promise<void> {
     if (runs.length === 0) return;
     const byMinute = new Map(
       [...groupBy(runs, (r) => minuteStart(r.runAt))].map(([m, list]) => [
         m,
-        list.map((r) => taskKey(r.timerId, r.runAt)),
+        list.map((r) => sliceMember(r.timerId, r.runAt, r.version)),
       ]),
     );
     const minutes = [...byMinute.keys()];
@@ -107,7 +109,7 @@ export class SliceStore {
       'WITHSCORES',
     );
     const out: SliceEntry[] = [];
-    for (let i = 0; i < raw.length; i += 2) out.push({ key: raw[i]!, runAt: Number(raw[i + 1]) });
+    for (let i = 0; i < raw.length; i += 2) out.push({ member: raw[i]!, runAt: Number(raw[i + 1]) });
     return out;
   }
 

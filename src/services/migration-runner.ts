@@ -1,0 +1,129 @@
+import { planHorizon, stepMs, windowAt, windowKey } from '../domain/migration-window.js';
+import { MINUTE } from '../domain/slice.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Keys } from '../storage/redis/keys.js';
+import type { RedisLock } from '../storage/redis/redis-lock.js';
+import type { ScriptedRedis } from '../storage/redis/scripts.js';
+import type { CompensationReport, Compensator } from './compensator.js';
+import type { Migration } from './migration.js';
+
+/**
+ * Migration lock times (SPEC §4): 20 min while working, 120 min once the window is done,
+ * for hour windows. Shorter windows scale them down (a third and twice the window), so a
+ * migrator that died mid-way is replaced well before the next window starts.
+ */
+export function migrationLockTimes(stepMinutes: number): {
+  workingMs: number;
+  doneMs: number;
+  checkEveryMs: number;
+} {
+  const step = stepMs(stepMinutes);
+  return {
+    workingMs: Math.min(20 * 60_000, Math.floor(step / 3)),
+    doneMs: Math.min(120 * 60_000, 2 * step),
+    checkEveryMs: Math.min(MINUTE, Math.floor(step / 4)),
+  };
+}
+
+/** How often the compensator runs (SPEC §5.6); its lock lapses a little sooner. */
+export const COMPENSATE_EVERY_MS = 30_000;
+/** How long a rebuild of the slices may take before another migrator may try. */
+const REBUILD_LOCK_MS = 5 * 60_000;
+const PROGRESS_EVERY_MS = 2000;
+
+export interface MigrationRunnerDeps {
+  migration: Migration;
+  compensator: Compensator;
+  lock: RedisLock;
+  redis: ScriptedRedis;
+  keys: Keys;
+  metrics: Metrics;
+  stepMinutes: number;
+  logger: Logger;
+  now(): number;
+}
+
+/**
+ * The migrator role's three duties, each under its cluster-wide lock so any number of
+ * migrators may run them: materialise the next window once (SPEC §5.2), rebuild the
+ * slices after Redis lost them, and run the compensator.
+ */
+export class MigrationRunner {
+  private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
+
+  constructor(private readonly d: MigrationRunnerDeps) {
+    this.lockTimes = migrationLockTimes(d.stepMinutes);
+  }
+
+  get checkEveryMs(): number {
+    return this.lockTimes.checkEveryMs;
+  }
+
+  /** Materialises the window after the current one, unless another migrator has (or is). */
+  async migrate(): Promise<void> {
+    const { d, lockTimes } = this;
+    const now = d.now();
+    const window = windowAt(now, d.stepMinutes);
+    const lockKey = d.keys.migratorLock(windowKey(window.start, d.stepMinutes));
+    const token = await d.lock.acquire(lockKey, lockTimes.workingMs);
+    if (!token) return;
+    const horizon = planHorizon(now, d.stepMinutes);
+    const log = d.logger.child({ window: windowKey(window.start, d.stepMinutes) });
+    log.info({ horizon: new Date(horizon).toISOString() }, 'migration started');
+    let lastLog = d.now();
+    try {
+      const result = await d.migration.run(horizon, now, (p) => {
+        d.metrics.migrationProgress.set({ phase: p.phase }, p.runs);
+        if (d.now() - lastLog >= PROGRESS_EVERY_MS) {
+          lastLog = d.now();
+          log.info(p, 'migration progress');
+          // A long migration keeps its window: the working lock only lapses if we die.
+          d.lock.extend(lockKey, token, lockTimes.workingMs).catch(() => undefined);
+        }
+      });
+      await d.lock.extend(lockKey, token, lockTimes.doneMs);
+      d.metrics.migrationRuns.inc(result.runs);
+      d.metrics.migrationSeconds.observe(result.ms / 1000);
+      d.metrics.migrationProgress.reset();
+      log.info(
+        { ...result, runsPerSecond: Math.round((result.runs * 1000) / Math.max(result.ms, 1)) },
+        'migration done',
+      );
+    } catch (err) {
+      // Keep the working lock: any migrator retries the window once it lapses.
+      log.error({ err: (err as Error).message }, 'migration failed');
+    }
+  }
+
+  /** Puts MySQL's pending runs back into the slices when Redis has lost them (its marker is gone). */
+  async rebuildIfLost(): Promise<void> {
+    const { d } = this;
+    if ((await d.redis.exists(d.keys.slicesIntact())) === 1) return;
+    const lockKey = d.keys.migratorLock('rebuild');
+    const token = await d.lock.acquire(lockKey, REBUILD_LOCK_MS);
+    if (!token) return;
+    try {
+      const now = d.now();
+      // From the previous minute (still walked by the scheduler) to the planning horizon.
+      const placed = await d.migration.rebuildSlices(now - 2 * MINUTE, planHorizon(now, d.stepMinutes));
+      await d.redis.set(d.keys.slicesIntact(), String(d.now()));
+      if (placed > 0) d.logger.warn({ placed }, 'slices rebuilt from MySQL (Redis had lost them)');
+    } finally {
+      await d.lock.release(lockKey, token);
+    }
+  }
+
+  /** One compensator pass, unless another migrator ran one within the period. */
+  async compensate(): Promise<CompensationReport | null> {
+    const { d } = this;
+    const token = await d.lock.acquire(d.keys.compensatorLock(), COMPENSATE_EVERY_MS - 5000);
+    if (!token) return null;
+    const report = await d.compensator.run(d.now());
+    for (const [action, n] of Object.entries(report)) if (n > 0) d.metrics.compensated.inc({ action }, n);
+    d.metrics.runs.inc({ outcome: 'missed' }, report.missed);
+    d.metrics.runs.inc({ outcome: 'skipped' }, report.skipped);
+    if (report.purged > 0) d.logger.info({ purged: report.purged }, 'old runs purged');
+    return report;
+  }
+}

@@ -1,0 +1,101 @@
+import { minuteKey, minutesToScan, sliceId } from '../domain/slice.js';
+import type { Logger } from '../observability/logger.js';
+import type { Keys } from '../storage/redis/keys.js';
+import { type Queues, type SliceJobData, sliceJobId } from '../storage/redis/queues.js';
+import type { ScriptedRedis } from '../storage/redis/scripts.js';
+import type { SliceStore } from '../storage/redis/slice-store.js';
+
+/**
+ * How long a claimed slice stays locked (SPEC §4): more than its minute, less than two,
+ * so a slice whose trigger died is claimed again by the previous-minute pass.
+ */
+export const SLICE_CLAIM_TTL_MS = 70_000;
+
+/**
+ * Ticks fall half a tick after the whole second, never on it: cron runs land on whole
+ * seconds, and that is when the executor's burst of callbacks must have the CPU.
+ */
+export function untilNextTick(now: number, tickMs: number): number {
+  const offset = Math.floor(tickMs / 2);
+  const wait = tickMs - ((now - offset) % tickMs);
+  return wait === 0 ? tickMs : wait;
+}
+
+export interface SliceSchedulerDeps {
+  redis: ScriptedRedis;
+  keys: Keys;
+  slices: Pick<SliceStore, 'bucketCounts'>;
+  queues: Pick<Queues, 'trigger'>;
+  buckets: number;
+  prefetchMs: number;
+  /** Who claims (host:pid), shown on the board. */
+  owner: string;
+  newToken(): string;
+  logger: Logger;
+}
+
+/**
+ * One scheduler tick (SPEC §5.3): for each bucket of the previous, current and (within
+ * PREFETCH_MS) next minute, try the slice lock (SET NX PX 70 s with a unique token) and,
+ * on success, enqueue the slice job into `trigger`.
+ */
+export class SliceScheduler {
+  constructor(private readonly d: SliceSchedulerDeps) {}
+
+  /** Claims what it can at `now`; returns the slices it claimed. */
+  async tick(now: number): Promise<string[]> {
+    const d = this.d;
+    const minutes = minutesToScan(now, d.prefetchMs);
+    const counts = await d.slices.bucketCounts(minutes);
+    const candidates: SliceJobData[] = [];
+    minutes.forEach((m, i) => {
+      const bucketCount = counts[i] ?? d.buckets;
+      for (let bucket = 0; bucket < bucketCount; bucket++) {
+        candidates.push({
+          minute: minuteKey(m),
+          bucket,
+          bucketCount,
+          token: d.newToken(),
+          owner: d.owner,
+          claimedAt: now,
+        });
+      }
+    });
+    const pipeline = d.redis.pipeline();
+    for (const c of candidates)
+      pipeline.set(d.keys.sliceLock(c.minute, c.bucket), c.token, 'PX', SLICE_CLAIM_TTL_MS, 'NX');
+    const results = (await pipeline.exec()) ?? [];
+    const claimed: string[] = [];
+    for (const [i, data] of candidates.entries()) {
+      if (results[i]?.[1] !== 'OK') continue;
+      const slice = sliceId(data.minute, data.bucket);
+      try {
+        await this.enqueue(data);
+        claimed.push(slice);
+        d.logger.info({ slice, bucketCount: data.bucketCount }, 'slice claimed');
+      } catch (err) {
+        // The lock lapses in 70 s and the slice is claimed again.
+        d.logger.error({ slice, err: (err as Error).message }, 'slice claimed but not enqueued');
+      }
+    }
+    return claimed;
+  }
+
+  private async enqueue(data: SliceJobData): Promise<void> {
+    const { trigger } = this.d.queues;
+    const jobId = sliceJobId(data.minute, data.bucket);
+    const existing = await trigger.getJob(jobId);
+    if (existing) {
+      const state = await existing.getState();
+      if (state !== 'completed' && state !== 'failed') {
+        // Still in the works (waiting, or being taken over by stalled-job recovery):
+        // let it go on, acking with the token we now hold.
+        await existing.updateData({ ...existing.data, token: data.token, claimedAt: data.claimedAt });
+        return;
+      }
+      // It ended without an ack (failed, or lost its lock): walk the slice again.
+      await existing.remove();
+    }
+    await trigger.add(`${data.minute}_${data.bucket}`, data, { jobId });
+  }
+}

@@ -1,0 +1,44 @@
+--[[
+  Claim records, the one definition (src/storage/redis/claim-record.ts is its TS twin).
+
+  A record is "state|attempt|untilMs|holder":
+    running   holder (owner token) is making attempt `attempt`; its lease ends at untilMs
+              unless the holder renews it (a heartbeat)
+    backoff   attempt `attempt` failed and may be retried from untilMs on (retry job queued)
+    succeeded | failed | skipped | missed   the run is finished; untilMs is 0
+  The owner token and the attempt together are the fencing token: only the holder of
+  the current attempt may renew, finish or release it.
+]]
+local function readClaim(key)
+  local raw = redis.call("GET", key)
+  if not raw then
+    return nil
+  end
+  local state, attempt, untilMs, holder = string.match(raw, "^(%a+)|(%d+)|(%d+)|(.*)$")
+  if not state then
+    return nil
+  end
+  return { state = state, attempt = tonumber(attempt), untilMs = tonumber(untilMs), holder = holder }
+end
+
+local function writeClaim(key, state, attempt, untilMs, holder, ttlMs)
+  redis.call("SET", key, state .. "|" .. attempt .. "|" .. untilMs .. "|" .. holder, "PX", math.max(1, ttlMs))
+end
+
+local function isFinished(record)
+  return record.state ~= "running" and record.state ~= "backoff"
+end
+
+local function holds(record, owner, attempt)
+  return record.state == "running" and record.holder == owner and record.attempt == attempt
+end
+
+-- The scripts' clock: Redis TIME, one clock for every process, unless a test passes its own.
+local function clockNow(override)
+  local given = tonumber(override)
+  if given and given > 0 then
+    return given
+  end
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
