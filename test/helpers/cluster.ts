@@ -1,5 +1,6 @@
 import { freePort, XtimerProcess } from './processes.js';
 import type { Sink } from './sink.js';
+import { eventually } from './stores.js';
 
 /**
  * Several xtimer processes over the same stores, each with its own API port, that a
@@ -143,3 +144,23 @@ export function deliveryReport(
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One run of a timer as the API shows it (null until it exists). */
+export async function runOf(base: string, key: string): Promise<Record<string, any> | null> {
+  const [timerId, runAt] = key.split('_').map(Number);
+  const page = await apiCall(base, 'GET', `/api/v1/timers/${timerId}/tasks?from=${runAt}&to=${runAt! + 1}`);
+  return page.items.find((t: { id: string }) => t.id === key) ?? null;
+}
+
+/** Waits until the run has a final status, and returns it. */
+export async function settledRun(base: string, key: string, timeoutMs: number): Promise<Record<string, any>> {
+  return eventually(
+    async () => {
+      const run = await runOf(base, key);
+      return run && run.status !== 'pending' && run.status !== 'running' && run;
+    },
+    `run ${key} settled`,
+    timeoutMs,
+    250,
+  );
+}

@@ -19,8 +19,12 @@ export type Responder = (d: Delivery) => {
   status: number;
   body?: string;
   headers?: Record<string, string>;
-  /** Answer only after this long (a slow receiver). */
+  /** Answer only after this long (a receiver slow in its headers). */
   delayMs?: number;
+  /** Send the head at once, then the body one byte every this many ms, without end (a trickling receiver). */
+  trickleMs?: number;
+  /** Never answer at all (a hanging receiver). */
+  hang?: boolean;
 };
 
 /**
@@ -55,7 +59,15 @@ export class Sink {
         };
         this.deliveries.push(d);
         const answer = this.respond(d);
+        if (answer.hang) return;
+        if (answer.trickleMs) {
+          res.writeHead(answer.status, answer.headers ?? {});
+          const drip = setInterval(() => res.write('.'), answer.trickleMs);
+          res.on('close', () => clearInterval(drip));
+          return;
+        }
         const send = () => {
+          if (res.destroyed) return;
           res.writeHead(answer.status, answer.headers ?? {});
           res.end(answer.body ?? '');
         };

@@ -149,7 +149,7 @@ export class RunClaims {
   }
 
   private clock(): number {
-    return this.options.now ? this.options.now() : 0;
+    return this.options.now ? Math.floor(this.options.now()) : 0;
   }
 
   private keyOf(run: RunRef): string {

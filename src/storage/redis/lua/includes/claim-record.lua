@@ -37,7 +37,7 @@ end
 local function clockNow(override)
   local given = tonumber(override)
   if given and given > 0 then
-    return given
+    return math.floor(given)
   end
   local t = redis.call("TIME")
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, Cluster, createTimers, sleep } from '../helpers/cluster.js';
+import { Sink } from '../helpers/sink.js';
+import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+
+/**
+ * 120 timers of one app enabled at once, 3 s before their instant (issue 12). The app's
+ * lock serialises the enables: the last ones complete close to the instant. Every
+ * enable that returned before the instant must have its run fire, once.
+ */
+let stores: TestStores;
+let sink: Sink;
+let cluster: Cluster;
+
+beforeAll(async () => {
+  stores = await createTestStores('enablerace');
+  sink = await new Sink().start();
+  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 1).start();
+});
+
+afterAll(async () => {
+  await cluster?.stopAll('SIGKILL');
+  await sink?.stop();
+  await stores?.cleanup();
+});
+
+describe('concurrent enables right before the instant', () => {
+  it('fires, once, the run of every timer whose enable returned before it', {
+    timeout: 120_000,
+  }, async () => {
+    const instant = Math.ceil((Date.now() + 25_000) / 1000) * 1000;
+    const at = new Date(instant);
+    const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
+    const ids = await createTimers(cluster.api(), 120, {
+      cron,
+      status: 'inactive',
+      callback: { url: sink.url() },
+    });
+
+    await sleep(instant - 3000 - Date.now());
+    const returnedAt = new Map<number, number>();
+    await Promise.all(
+      ids.map(async (id) => {
+        await apiCall(cluster.api(), 'POST', `/api/v1/timers/${id}/enable`);
+        returnedAt.set(id, Date.now());
+      }),
+    );
+    const inTime = ids.filter((id) => returnedAt.get(id)! < instant);
+    expect(inTime.length).toBeGreaterThan(0);
+
+    await eventually(
+      () => inTime.every((id) => sink.deliveries.some((d) => d.taskId === `${id}_${instant}`)),
+      'every run of a timer enabled in time',
+      20_000,
+    ).catch(() => undefined);
+    await sleep(2000);
+    const missing = inTime.filter((id) => !sink.deliveries.some((d) => d.taskId === `${id}_${instant}`));
+    console.log(`enable-race: enabled in time ${inTime.length}/120, missing ${missing.length}`);
+    expect(missing).toEqual([]);
+    const counts = sink.countByTask();
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+});

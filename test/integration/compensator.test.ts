@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { taskKey } from '../../src/domain/task-key.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { Compensator } from '../../src/services/compensator.js';
+import { sqlDateTime, TaskRepository } from '../../src/storage/db/task-repository.js';
+import { TimerRepository } from '../../src/storage/db/timer-repository.js';
+import { createKeys } from '../../src/storage/redis/keys.js';
+import { createQueues, type Queues, type RunJobData } from '../../src/storage/redis/queues.js';
+import { RunClaims } from '../../src/storage/redis/run-claims.js';
+import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
+
+/**
+ * The compensator over real MySQL rows and claim records, at instants the test picks:
+ * it re-queues a run only when its holder is gone, never one that is merely late.
+ */
+let stores: TestStores;
+let tasks: TaskRepository;
+let timers: TimerRepository;
+let claims: RunClaims;
+let queues: Queues;
+let compensator: Compensator;
+let clock = 0;
+let timerId = 0;
+const T0 = Date.parse('2030-06-01T12:00:00Z');
+const LEASE = 10_000;
+
+beforeAll(async () => {
+  stores = await createTestStores('compensator');
+  tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  timers = new TimerRepository(stores.database.db);
+  const keys = createKeys(stores.config.prefix);
+  claims = new RunClaims(stores.redis, keys, { now: () => clock });
+  queues = createQueues(stores.redis, keys);
+  compensator = new Compensator({
+    timers,
+    tasks,
+    claims,
+    queues,
+    record: (o) => tasks.recordOutcomes(o),
+    retentionDays: 7,
+    logger: createLogger('silent'),
+  });
+});
+beforeEach(async () => {
+  clock = T0;
+  await stores.database.pool.query('DELETE FROM tasks');
+  await stores.database.pool.query('DELETE FROM timers');
+  await deleteKeys(stores.redis, [`${stores.config.prefix}*`, `{${stores.name}}:*`]);
+  const timer = await timers.insert({
+    app: 'comp',
+    name: `t${Date.now()}`,
+    cron: '* * * * * *',
+    timezone: 'UTC',
+    callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+    retry: { maxAttempts: 1, backoffMs: 0 },
+    misfirePolicy: 'fire_all',
+    misfireThresholdMs: 60_000,
+    status: 'active',
+  });
+  timerId = timer.id;
+});
+afterAll(async () => {
+  await queues.close();
+  await stores.cleanup();
+});
+
+/** A run row, due `agoMs` before T0, in the given state. */
+async function runRow(
+  agoMs: number,
+  state: { status?: string; attempts?: number; leaseUntil?: number } = {},
+) {
+  const runAt = T0 - agoMs;
+  await tasks.insertRuns([{ timerId, app: 'comp', runAt, version: 1 }]);
+  if (state.status) {
+    await stores.database.pool.query(
+      'UPDATE tasks SET status = ?, attempts = ?, lease_until = ? WHERE timer_id = ? AND run_at = ?',
+      [
+        state.status,
+        state.attempts ?? 0,
+        state.leaseUntil === undefined ? null : sqlDateTime(state.leaseUntil),
+        timerId,
+        sqlDateTime(runAt),
+      ],
+    );
+  }
+  return { timerId, runAt, ref: { key: taskKey(timerId, runAt), runAt } };
+}
+
+async function queued(): Promise<RunJobData[]> {
+  const jobs = await queues.execute.getJobs(['waiting', 'delayed', 'prioritized']);
+  return jobs.map((j) => j.data as RunJobData);
+}
+
+async function statusOf(run: { timerId: number; runAt: number }) {
+  return (await tasks.states([run])).get(taskKey(run.timerId, run.runAt));
+}
+
+describe('a run MySQL still shows pending, minutes after its time', () => {
+  it('is left alone while its holder renews its lease, however late it is', async () => {
+    const run = await runRow(5 * 60_000);
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'alive', LEASE);
+    clock = T0 - 5000;
+    expect(await claims.renew(run.ref, 'alive', 1, LEASE)).toBe('held');
+    clock = T0;
+    const report = await compensator.run(T0);
+    expect(report).toMatchObject({ requeued: 0, refired: 0, missed: 0 });
+    expect(await queued()).toEqual([]);
+    expect(await statusOf(run)).toMatchObject({ status: 'pending' });
+  });
+
+  it('is queued again as its next attempt once its holder is gone (lease lapsed, no heartbeat)', async () => {
+    const run = await runRow(5 * 60_000);
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'dead', LEASE);
+    clock = T0;
+    expect(await compensator.run(T0)).toMatchObject({ requeued: 1 });
+    expect(await queued()).toEqual([
+      expect.objectContaining({ timerId, runAt: run.runAt, afterAttempt: 1, slice: 'compensator' }),
+    ]);
+    // A second pass while that job waits queues nothing more.
+    await compensator.run(T0 + 30_000);
+    expect(await queued()).toHaveLength(1);
+  });
+
+  it('takes its outcome from the claim record when MySQL lost the write', async () => {
+    const run = await runRow(5 * 60_000);
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'a', LEASE);
+    await claims.finish(run.ref, 'a', 1, 'succeeded');
+    expect(await compensator.run(T0)).toMatchObject({ recovered: 1, requeued: 0 });
+    expect(await statusOf(run)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('is settled by its misfire policy when it was never claimed (fire_all: queued to fire)', async () => {
+    const run = await runRow(5 * 60_000);
+    expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
+    expect(await queued()).toEqual([
+      expect.objectContaining({ timerId, runAt: run.runAt, slice: 'compensator' }),
+    ]);
+  });
+
+  it('is left alone while it backs off, until well after its retry time', async () => {
+    const run = await runRow(5 * 60_000);
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'a', LEASE);
+    await claims.backOff(run.ref, 'a', 1, 90_000);
+    clock = T0 + 40_000;
+    expect(await compensator.run(clock)).toMatchObject({ requeued: 0 });
+    clock = T0 + 120_000;
+    expect(await compensator.run(clock)).toMatchObject({ requeued: 1 });
+    expect(await queued()).toEqual([expect.objectContaining({ afterAttempt: 1 })]);
+  });
+});
+
+describe('a run MySQL shows running past its lease', () => {
+  it('is left to a holder that still renews (its heartbeat reaches Redis, not MySQL)', async () => {
+    const run = await runRow(60_000, { status: 'running', attempts: 1, leaseUntil: T0 - 10_000 });
+    clock = T0 - 2000;
+    await claims.claim(run.ref, 'alive', LEASE);
+    clock = T0;
+    expect(await compensator.run(T0)).toMatchObject({ requeued: 0 });
+    expect(await queued()).toEqual([]);
+  });
+
+  it('is sent again as attempt n + 1 when Redis lost its claim and its MySQL lease ran out', async () => {
+    const run = await runRow(60_000, { status: 'running', attempts: 2, leaseUntil: T0 - 10_000 });
+    expect(await compensator.run(T0)).toMatchObject({ requeued: 1 });
+    expect(await queued()).toEqual([expect.objectContaining({ runAt: run.runAt, afterAttempt: 2 })]);
+  });
+
+  it('is not touched while its MySQL lease lasts, even without a claim record', async () => {
+    await runRow(60_000, { status: 'running', attempts: 1, leaseUntil: T0 + 10_000 });
+    expect(await compensator.run(T0)).toMatchObject({ requeued: 0 });
+  });
+});

@@ -1,0 +1,325 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { PreparedCall } from '../../src/callback/callback-request.js';
+import type { CallResult } from '../../src/callback/http-caller.js';
+import { taskKey } from '../../src/domain/task-key.js';
+import type { Timer } from '../../src/domain/timer.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { AppSlots } from '../../src/services/app-slots.js';
+import { LeaseKeeper } from '../../src/services/lease-keeper.js';
+import { ReleaseGate } from '../../src/services/release-gate.js';
+import { RunExecutor, type RunToExecute } from '../../src/services/run-executor.js';
+import { RunRecorder } from '../../src/services/run-recorder.js';
+import { TimerCache } from '../../src/services/timer-cache.js';
+import type { RunOutcome, RunState } from '../../src/storage/db/task-repository.js';
+import { createKeys } from '../../src/storage/redis/keys.js';
+import type { QueuedRun } from '../../src/storage/redis/queues.js';
+import { RunClaims } from '../../src/storage/redis/run-claims.js';
+import { createTestStores, deleteKeys, eventually, type TestStores } from '../helpers/stores.js';
+import { testTimer } from '../helpers/timers.js';
+
+/**
+ * RunExecutor over real claim records in Redis, with one injected clock for the claims,
+ * the leases, the release gate and the executor's decisions, and an HTTP caller that
+ * answers as each test says: what is sent, when, under which attempt, and when not.
+ */
+let stores: TestStores;
+let clock = 0;
+const T0 = Date.parse('2030-05-01T08:00:00Z');
+let seq = 0;
+
+interface Harness {
+  executor: RunExecutor;
+  claims: RunClaims;
+  leases: LeaseKeeper;
+  slots: AppSlots;
+  sent: PreparedCall[];
+  written: RunOutcome[];
+  retries: Array<{ run: QueuedRun; delayMs: number }>;
+  recorder: RunRecorder;
+  answer: (call: PreparedCall) => Promise<CallResult>;
+  history: Map<string, RunState>;
+}
+
+function ok(status = 200): CallResult {
+  return { kind: 'response', status, output: 'ok', retryAfter: null, sentAt: clock, durationMs: 3 };
+}
+
+function harness(timers: Timer | Timer[], perApp = 10): Harness {
+  clock = T0 + 1000 * seq;
+  const known = Array.isArray(timers) ? timers : [timers];
+  const keys = createKeys(stores.config.prefix);
+  const claims = new RunClaims(stores.redis, keys, { now: () => clock });
+  const leases = new LeaseKeeper(claims, () => clock);
+  const h = {} as Harness;
+  h.sent = [];
+  h.written = [];
+  h.retries = [];
+  h.history = new Map();
+  h.answer = async () => ok();
+  h.claims = claims;
+  h.leases = leases;
+  h.slots = new AppSlots(perApp);
+  h.recorder = new RunRecorder(async (o) => {
+    h.written.push(...o);
+  }, createLogger('silent'));
+  h.executor = new RunExecutor({
+    claims,
+    leases,
+    history: async () => h.history,
+    cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
+    recorder: h.recorder,
+    caller: {
+      send: async (call) => {
+        h.sent.push(call);
+        return h.answer(call);
+      },
+    },
+    gate: new ReleaseGate(() => clock),
+    slots: h.slots,
+    continuations: {
+      retry: async (run, delayMs) => {
+        h.retries.push({ run, delayMs });
+      },
+      handBack: async () => undefined,
+    },
+    metrics: new Metrics(),
+    redisMayHaveLostData: () => false,
+    owner: 'test-host:1:abc',
+    logger: createLogger('silent'),
+    now: () => clock,
+    sleep: async (ms) => {
+      clock += ms;
+    },
+  });
+  return h;
+}
+
+/** A run due now (the gate lets it go at once). */
+function dueRun(timer: Timer, extra: Partial<RunToExecute> = {}): RunToExecute {
+  clock = T0 + 1000 * ++seq;
+  return { timerId: timer.id, runAt: clock, slice: 'test', version: timer.version, ...extra };
+}
+
+async function outcomesOf(h: Harness, run: RunToExecute): Promise<RunOutcome[]> {
+  await h.recorder.flush();
+  return h.written.filter((o) => o.timerId === run.timerId && o.runAt === run.runAt);
+}
+
+beforeAll(async () => {
+  stores = await createTestStores('runexec');
+});
+beforeEach(async () => {
+  await deleteKeys(stores.redis, [`${stores.config.prefix}*`]);
+});
+afterAll(async () => {
+  await stores.cleanup();
+});
+
+describe('a run due now', () => {
+  it('is called once with its task id and attempt 1, and recorded succeeded', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+    expect(h.sent).toHaveLength(1);
+    expect(h.sent[0]!.headers).toMatchObject({
+      'x-xtimer-task-id': taskKey(timer.id, run.runAt),
+      'x-xtimer-attempt': '1',
+    });
+    expect(await outcomesOf(h, run)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+  });
+
+  it('is called once however many copies of it are executed', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const reports = await Promise.all([
+      h.executor.execute(run),
+      h.executor.execute(run),
+      h.executor.execute(run),
+    ]);
+    expect(reports.map((r) => r.verdict).sort()).toEqual(['duplicate', 'duplicate', 'succeeded']);
+    expect(h.sent).toHaveLength(1);
+  });
+
+  it('is not called when its lease was taken over while it waited (fenced), and records nothing', async () => {
+    const timer = testTimer();
+    const h = harness(timer, 1);
+    // The app's one slot is busy: the run waits detached from its job.
+    expect(h.slots.tryTake(timer.app)).toBe(true);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'deferred' });
+    // No heartbeat reaches Redis (this holder looks dead): another executor takes it over.
+    clock += 60_000;
+    const other = await h.claims.claim(
+      { key: taskKey(timer.id, run.runAt), runAt: run.runAt },
+      'other',
+      10_000,
+    );
+    expect(other).toMatchObject({ outcome: 'claimed', attempt: 2 });
+    h.slots.give(timer.app);
+    await h.executor.drain();
+    expect(h.sent).toHaveLength(0);
+    expect(await outcomesOf(h, run)).toEqual([]);
+  });
+
+  it('stays its holder through a wait longer than the lease when the heartbeat renews it', async () => {
+    const timer = testTimer();
+    const h = harness(timer, 1);
+    h.slots.tryTake(timer.app);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    for (let i = 0; i < 15; i++) {
+      clock += 2000;
+      await h.leases.beat();
+    }
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    expect(await h.claims.claim(key, 'other', 10_000)).toMatchObject({ outcome: 'busy' });
+    h.slots.give(timer.app);
+    await h.executor.drain();
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('a failed call', () => {
+  it('is handed to a retry job after its backoff: the job lets go, the claim backs off', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(503);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'retrying', attempt: 1, httpStatus: 503 });
+    expect(h.retries).toHaveLength(1);
+    expect(h.retries[0]!.run).toMatchObject({ timerId: timer.id, runAt: run.runAt, afterAttempt: 1 });
+    expect(h.retries[0]!.delayMs).toBeGreaterThanOrEqual(500);
+    const [record] = await h.claims.peek([{ key: taskKey(timer.id, run.runAt), runAt: run.runAt }]);
+    expect(record).toMatchObject({ state: 'backoff', attempt: 1 });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'running', attempts: 1, httpStatus: 503 }),
+    ]);
+  });
+
+  it('is retried by the retry job as attempt 2, with the same task id, and then recorded', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(503);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+    expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['1', '2']);
+    expect(new Set(h.sent.map((c) => c.headers['x-xtimer-task-id'])).size).toBe(1);
+  });
+
+  it('after a timeout is recorded failed with "timeout after N ms" once attempts are spent', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 1, backoffMs: 0 } });
+    const h = harness(timer);
+    h.answer = async () => ({
+      kind: 'error',
+      error: 'timeout after 5000 ms',
+      timedOut: true,
+      sentAt: clock,
+      durationMs: 5000,
+    });
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'failed' });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'failed', error: 'timeout after 5000 ms' }),
+    ]);
+  });
+});
+
+describe("an app's in-flight limit", () => {
+  it('parks a run over the limit without its job, and calls it as soon as a call of its app ends', async () => {
+    const timer = testTimer();
+    const h = harness(timer, 1);
+    let answerFirst!: (r: CallResult) => void;
+    h.answer = () => new Promise((resolve) => (answerFirst = resolve));
+    const first = dueRun(timer);
+    const firstReport = h.executor.execute(first);
+    await eventually(() => h.sent.length === 1, 'first call sent');
+    h.answer = async () => ok();
+    const second = dueRun(timer);
+    expect(await h.executor.execute(second)).toEqual({ verdict: 'deferred' });
+    expect(h.sent).toHaveLength(1);
+    answerFirst(ok());
+    await firstReport;
+    await h.executor.drain();
+    expect(h.sent).toHaveLength(2);
+    expect(await outcomesOf(h, second)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+  });
+
+  it("does not hold back another app's runs", async () => {
+    const noisy = testTimer({ id: 1, app: 'noisy' });
+    const quiet = testTimer({ id: 2, app: 'quiet' });
+    const h = harness([noisy, quiet], 1);
+    h.answer = (call) =>
+      call.headers['x-xtimer-timer-id'] === '1' ? new Promise(() => undefined) : Promise.resolve(ok());
+    void h.executor.execute(dueRun(noisy));
+    await eventually(() => h.sent.length === 1, 'noisy call sent');
+    expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
+    expect(await h.executor.execute(dueRun(quiet))).toMatchObject({ verdict: 'succeeded' });
+  });
+});
+
+describe('a run that must not be called', () => {
+  it('is skipped with its reason when a newer plan of its timer superseded it', async () => {
+    // Version 3 fires at second 0 only; the run was planned by version 2 for second 30.
+    const timer = testTimer({ cron: '0 * * * * *', version: 3, plannedFrom: T0 });
+    const h = harness(timer);
+    clock = T0 + 30_000;
+    const run: RunToExecute = { timerId: timer.id, runAt: clock, slice: 'test', version: 2 };
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+    const [outcome] = await outcomesOf(h, run);
+    expect(outcome).toMatchObject({ status: 'skipped', attempts: 0 });
+    expect(outcome!.error).toMatch(/^superseded: planned for timer version 2/);
+  });
+
+  it('still fires when the newer plan makes the same instant', async () => {
+    const timer = testTimer({ cron: '*/10 * * * * *', version: 3, plannedFrom: T0 });
+    const h = harness(timer);
+    clock = T0 + 30_000;
+    expect(
+      await h.executor.execute({ timerId: timer.id, runAt: clock, slice: 'test', version: 2 }),
+    ).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('is recorded missed when picked up past its misfire threshold and its successor is late too', async () => {
+    const timer = testTimer({ misfireThresholdMs: 5000 });
+    const h = harness(timer);
+    const run = dueRun(timer);
+    clock += 30_000;
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'missed' });
+    expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('after Redis lost the claim records', () => {
+  it('leaves a run that MySQL shows running under a live lease to its holder', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), {
+      status: 'running',
+      attempts: 1,
+      leaseUntil: clock + 60_000,
+    });
+    // No bloom filter yet: the claim cannot rule out that the run ran, so MySQL is asked.
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
+  });
+
+  it('sends a run whose holder died mid-call (MySQL lease over) as the next attempt', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), { status: 'running', attempts: 1, leaseUntil: clock - 1 });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });
+    expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
+  });
+});

@@ -1,0 +1,77 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { PreparedCall } from '../../src/callback/callback-request.js';
+import { HttpCaller } from '../../src/callback/http-caller.js';
+
+/** The HTTP caller against real local receivers that answer slowly, or without end. */
+let server: Server | null = null;
+const caller = new HttpCaller(16);
+afterAll(() => caller.close());
+const timers: NodeJS.Timeout[] = [];
+
+async function receiver(handle: (res: ServerResponse, closed: Promise<void>) => void): Promise<string> {
+  server = createServer((req, res) => {
+    const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
+    req.resume();
+    handle(res, closed);
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function call(origin: string, timeoutMs: number): PreparedCall {
+  return { origin, path: '/hook', method: 'POST', headers: {}, body: 'x', timeoutMs };
+}
+
+afterEach(async () => {
+  for (const t of timers.splice(0)) clearInterval(t);
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r) ?? r(undefined));
+  server = null;
+});
+
+describe('one deadline per call', () => {
+  it('cuts off a receiver that trickles its body a byte at a time', async () => {
+    let dropped!: Promise<void>;
+    const origin = await receiver((res, closed) => {
+      dropped = closed;
+      res.writeHead(200);
+      timers.push(setInterval(() => res.write('.'), 100));
+    });
+    const result = await caller.send(call(origin, 800));
+    expect(result).toMatchObject({ kind: 'error', timedOut: true, error: 'timeout after 800 ms' });
+    await dropped;
+  });
+
+  it('cuts off a receiver that never sends its head', async () => {
+    const origin = await receiver(() => undefined);
+    expect(await caller.send(call(origin, 500))).toMatchObject({
+      kind: 'error',
+      error: 'timeout after 500 ms',
+    });
+  });
+
+  it('reads only as much of the body as a run stores, then drops the connection', async () => {
+    let dropped!: Promise<void>;
+    const origin = await receiver((res, closed) => {
+      dropped = closed;
+      res.writeHead(200);
+      // An endless body: only the first 1,024 characters are ever read.
+      timers.push(setInterval(() => res.write('y'.repeat(4096)), 5));
+    });
+    const result = await caller.send(call(origin, 60_000));
+    expect(result).toMatchObject({ kind: 'response', status: 200 });
+    expect(result.kind === 'response' && result.output).toBe('y'.repeat(1024));
+    await dropped;
+  });
+
+  it('reads a short answer whole', async () => {
+    const origin = await receiver((res) => res.end('done'));
+    expect(await caller.send(call(origin, 1000))).toMatchObject({
+      kind: 'response',
+      status: 200,
+      output: 'done',
+    });
+  });
+});
