@@ -190,6 +190,7 @@ describe('compatible routes', () => {
   });
   const routes = (own: number): Array<[string, string, unknown?]> => [
     ['GET', `/api/timer/v1/def?id=${own}`],
+    ['PATCH', '/api/timer/v1/def', { id: own, status: 0 }],
     ['GET', '/api/timer/v1/defs?app=alpha'],
     ['GET', '/api/timer/v1/defsByName?app=alpha&name=x'],
     ['POST', '/api/timer/v1/enable', { id: own }],
