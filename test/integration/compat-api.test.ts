@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
-import type { TaskStatus } from '../../src/domain/timer.js';
-import { sqlDateTime } from '../../src/storage/db/task-repository.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
-import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
+import {
+  createTestCore,
+  createTestStores,
+  type RecordedRun,
+  recordRun,
+  type TestStores,
+} from '../helpers/stores.js';
 
 /**
  * The routes of the Go xTimer (README "Migrating from the Go xTimer"): its DTOs, its
@@ -477,40 +481,11 @@ describe('DELETE /api/timer/v1/def', () => {
   });
 });
 
-interface RunRow {
-  runAt: number;
-  status: TaskStatus;
-  output?: string | null;
-  error?: string | null;
-  durationMs?: number | null;
-}
-
-/** A run's row as the executor leaves it (firing is the e2e tests' business). */
-async function recordRuns(timerId: number, runs: RunRow[]): Promise<void> {
-  for (const r of runs) {
-    const fired = r.status === 'pending' || r.status === 'missed' ? null : sqlDateTime(r.runAt + 3);
-    await stores.database.pool.query(
-      'INSERT INTO tasks (timer_id, app, run_at, status, attempts, output, error, fired_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        timerId,
-        'legacy',
-        sqlDateTime(r.runAt),
-        r.status,
-        fired ? 1 : 0,
-        r.output ?? null,
-        r.error ?? null,
-        fired,
-        r.durationMs ?? null,
-      ],
-    );
-  }
-}
-
 describe('GET /api/task/v1/records', () => {
   it('pages the runs that have happened, newest first, in the Go task DTO with its status values', async () => {
     const id = await createGo();
     const t = (minute: number) => Date.UTC(2030, 0, 1, 10, minute);
-    await recordRuns(id, [
+    const runs: Array<Omit<RecordedRun, 'timerId' | 'app'>> = [
       { runAt: t(0), status: 'succeeded', output: '{"ok":true}', durationMs: 12 },
       { runAt: t(5), status: 'failed', output: 'boom', durationMs: 30 },
       { runAt: t(10), status: 'failed', error: 'timeout after 5000 ms', durationMs: 5000 },
@@ -518,7 +493,8 @@ describe('GET /api/task/v1/records', () => {
       { runAt: t(16), status: 'missed' },
       { runAt: t(17), status: 'running' },
       { runAt: t(20), status: 'pending' },
-    ]);
+    ];
+    for (const run of runs) await recordRun(stores.database, { timerId: id, app: 'legacy', ...run });
 
     const all = await call(app, 'GET', `/api/task/v1/records?timerID=${id}&pageSize=100`);
     expect(all.status).toBe(200);

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { App } from '../../api/app.js';
-import type { TaskStatus } from '../../src/domain/timer.js';
-import { sqlDateTime } from '../../src/storage/db/task-repository.js';
 import { call, createTestApp } from '../helpers/api.js';
 import {
   CodeMsg,
@@ -17,7 +15,7 @@ import {
   Task,
   Timer,
 } from '../helpers/go-xtimer.js';
-import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
+import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
 /**
  * The contract with clients of the Go xTimer: every answer of every compatible route,
@@ -105,31 +103,6 @@ class GoClient {
   }
 }
 
-/** A finished run's row, as the executor leaves it (firing is the e2e tests' business). */
-async function recordRun(
-  timerId: number,
-  appName: string,
-  runAt: number,
-  status: TaskStatus,
-  result: { output?: string; error?: string; durationMs?: number } = {},
-): Promise<void> {
-  const fired = status === 'skipped' ? null : sqlDateTime(runAt + 2);
-  await stores.database.pool.query(
-    'INSERT INTO tasks (timer_id, app, run_at, status, attempts, output, error, fired_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [
-      timerId,
-      appName,
-      sqlDateTime(runAt),
-      status,
-      fired ? 1 : 0,
-      result.output ?? null,
-      result.error ?? null,
-      fired,
-      result.durationMs ?? null,
-    ],
-  );
-}
-
 describe('the structs', () => {
   it('refuse what a Go client cannot decode: header lists, numbers as strings, an error object, unknown keys', () => {
     const timer = {
@@ -181,9 +154,21 @@ describe('every compatible route decodes into the original’s structs', () => {
   const RUN_AT = Date.UTC(2030, 0, 1, 10, 0);
   /** One timer per outcome of its last run, with the Go status it must read. */
   const OUTCOMES = [
-    { name: 'succeeded', goStatus: GoTaskStatus.Successed, output: '{"ok":true}', costTime: 12 },
-    { name: 'failed', goStatus: GoTaskStatus.Failed, output: 'HTTP 500', costTime: 40 },
-    { name: 'skipped', goStatus: GoTaskStatus.Skipped, output: '', costTime: 0 },
+    {
+      name: 'succeeded',
+      run: { status: 'succeeded', output: '{"ok":true}', durationMs: 12 },
+      goStatus: GoTaskStatus.Successed,
+      output: '{"ok":true}',
+      costTime: 12,
+    },
+    {
+      name: 'failed',
+      run: { status: 'failed', error: 'HTTP 500', durationMs: 40 },
+      goStatus: GoTaskStatus.Failed,
+      output: 'HTTP 500',
+      costTime: 40,
+    },
+    { name: 'skipped', run: { status: 'skipped' }, goStatus: GoTaskStatus.Skipped, output: '', costTime: 0 },
   ] as const;
   const ids = new Map<string, number>();
 
@@ -197,11 +182,7 @@ describe('every compatible route decodes into the original’s structs', () => {
       });
       const id = decode(CreateTimerResp, res.body).id;
       ids.set(o.name, id);
-      if (o.name === 'succeeded')
-        await recordRun(id, APP, RUN_AT, 'succeeded', { output: o.output, durationMs: 12 });
-      if (o.name === 'failed')
-        await recordRun(id, APP, RUN_AT, 'failed', { error: o.output, durationMs: 40 });
-      if (o.name === 'skipped') await recordRun(id, APP, RUN_AT, 'skipped');
+      await recordRun(stores.database, { timerId: id, app: APP, runAt: RUN_AT, ...o.run });
     }
   });
 
@@ -391,11 +372,18 @@ describe('a client written only from the original’s structs', () => {
     expect((await go.getTimer(APP, report)).data!.status).toBe(GoTimerStatus.Enabled);
 
     // Records of its runs, each status read as the original's enum means it.
-    await recordRun(sync, APP, Date.UTC(2030, 0, 1, 9, 0), 'succeeded', {
+    const run = { timerId: sync, app: APP };
+    await recordRun(stores.database, {
+      ...run,
+      runAt: Date.UTC(2030, 0, 1, 9, 0),
+      status: 'succeeded',
       output: '{"ok":1}',
       durationMs: 7,
     });
-    await recordRun(sync, APP, Date.UTC(2030, 0, 1, 10, 0), 'failed', {
+    await recordRun(stores.database, {
+      ...run,
+      runAt: Date.UTC(2030, 0, 1, 10, 0),
+      status: 'failed',
       error: 'timeout after 5000 ms',
       durationMs: 5000,
     });
