@@ -16,7 +16,7 @@ import { type CronSchedule, CronSyntaxError, parseCron } from './cron-schedule.j
 
 const MAX_CRON_LENGTH = 128;
 
-/** cronexpr's macros; cron-parser defines these six the same way, so they need no translation. */
+/** cronexpr's macros and their 5-field forms. cron-parser defines these six the same way, so a native one shows as is. */
 const MACROS: Readonly<Record<string, string>> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
@@ -32,7 +32,10 @@ const DAYS = 'sunday monday tuesday wednesday thursday friday saturday';
 const names = (list: string) => list.split(' ').flatMap((n) => [n.slice(0, 3), n]);
 /** cron-parser knows only the three-letter names. */
 const FULL_NAME = new RegExp(
-  `${[...MONTHS.split(' '), ...DAYS.split(' ')].filter((n) => n.length > 3).join('|')}`,
+  `${MONTHS} ${DAYS}`
+    .split(' ')
+    .filter((n) => n.length > 3)
+    .join('|'),
   'g',
 );
 
