@@ -52,6 +52,12 @@ export interface Timer {
   misfirePolicy: MisfirePolicy;
   misfireThresholdMs: number;
   status: TimerStatus;
+  /**
+   * The cron as a client of the Go xTimer wrote it (gorhill/cronexpr syntax), which only
+   * the compatible routes show; `cron` holds the native form that fires the same way.
+   * Null (or absent) when the cron was set through the native API.
+   */
+  compatCron?: string | null;
   /** Bumped on every change; each run carries the version it was planned for. */
   version: number;
   /** When the current plan began (ms); runs of older versions due before it are superseded. */
@@ -67,6 +73,8 @@ export type TimerDraft = Omit<Timer, 'id' | 'version' | 'plannedFrom' | 'created
 export interface TimerPatch {
   name?: string | undefined;
   cron?: string | undefined;
+  /** With `cron`, from the compatible routes; a cron patched without it clears the compat form. */
+  compatCron?: string | null | undefined;
   timezone?: string | undefined;
   callback?: { [K in keyof Callback]?: Callback[K] | undefined } | undefined;
   retry?: { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined;

@@ -2,7 +2,15 @@ import type { Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import { type Actor, assertCanUseApp } from './access.js';
-import type { Page, TaskQuery, TimerQuery, TimerService } from './timer-service.js';
+import type {
+  Numbered,
+  NumberedTaskQuery,
+  NumberedTimerQuery,
+  Page,
+  TaskQuery,
+  TimerQuery,
+  TimerService,
+} from './timer-service.js';
 
 /**
  * The timer use cases as one actor may use them (TimerService.as(actor)); what the
@@ -28,11 +36,6 @@ export class ScopedTimers {
     return this.owned(id);
   }
 
-  async findByName(app: string, name: string): Promise<Timer | null> {
-    assertCanUseApp(this.actor, app);
-    return this.timers.findByName(app, name);
-  }
-
   /** An app key lists its own timers, whether or not the query names its app. */
   async list(q: TimerQuery): Promise<Page<Timer>> {
     if (this.actor.kind === 'app') {
@@ -42,9 +45,9 @@ export class ScopedTimers {
     return this.timers.list(q);
   }
 
-  async listNumbered(app: string, offset: number, limit: number): Promise<{ items: Timer[]; total: number }> {
-    assertCanUseApp(this.actor, app);
-    return this.timers.listNumbered(app, offset, limit);
+  async listNumbered(q: NumberedTimerQuery): Promise<Numbered<Timer>> {
+    assertCanUseApp(this.actor, q.app);
+    return this.timers.listNumbered(q);
   }
 
   async listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>> {
@@ -52,13 +55,9 @@ export class ScopedTimers {
     return this.timers.listTasks(timerId, q);
   }
 
-  async listTasksNumbered(
-    timerId: number,
-    offset: number,
-    limit: number,
-  ): Promise<{ items: Task[]; total: number }> {
-    await this.owned(timerId);
-    return this.timers.listTasksNumbered(timerId, offset, limit);
+  async listTasksNumbered(q: NumberedTaskQuery): Promise<Numbered<Task>> {
+    await this.owned(q.timerId);
+    return this.timers.listTasksNumbered(q);
   }
 
   async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {

@@ -62,6 +62,27 @@ export interface TimerQuery {
   cursor?: string | undefined;
 }
 
+/** An offset page and the number of all matches (the xtimer-compatible API's paging). */
+export interface Numbered<T> {
+  items: T[];
+  total: number;
+}
+
+export interface NumberedTimerQuery {
+  app: string;
+  name?: string | undefined;
+  nameContains?: string | undefined;
+  offset: number;
+  limit: number;
+}
+
+export interface NumberedTaskQuery {
+  timerId: number;
+  statuses: readonly TaskStatus[];
+  offset: number;
+  limit: number;
+}
+
 export interface TaskQuery {
   statuses?: TaskStatus[] | undefined;
   fromMs?: number | undefined;
@@ -133,10 +154,6 @@ export class TimerService {
     return timer;
   }
 
-  async findByName(app: string, name: string): Promise<Timer | null> {
-    return this.timers.findByName(app, name);
-  }
-
   async list(q: TimerQuery): Promise<Page<Timer>> {
     const items = await this.timers.list({
       ...defined({ app: q.app, status: q.status }),
@@ -152,24 +169,22 @@ export class TimerService {
     return this.timers.count({ status: 'active' });
   }
 
-  /** Offset pages with a total, for the xtimer-compatible API (pageIndex/pageSize). */
-  async listNumbered(app: string, offset: number, limit: number): Promise<{ items: Timer[]; total: number }> {
+  /** Offset pages with a total, newest first, for the xtimer-compatible API (pageIndex/pageSize). */
+  async listNumbered(q: NumberedTimerQuery): Promise<Numbered<Timer>> {
+    const filter = { app: q.app, ...defined({ name: q.name, nameContains: q.nameContains }) };
     const [items, total] = await Promise.all([
-      this.timers.list({ app, offset, limit }),
-      this.timers.count({ app }),
+      this.timers.list({ ...filter, offset: q.offset, limit: q.limit, newestFirst: true }),
+      this.timers.count(filter),
     ]);
     return { items, total };
   }
 
-  async listTasksNumbered(
-    timerId: number,
-    offset: number,
-    limit: number,
-  ): Promise<{ items: Task[]; total: number }> {
-    await this.get(timerId);
+  /** A timer's runs in offset pages with a total, newest first; only those in `statuses`. */
+  async listTasksNumbered(q: NumberedTaskQuery): Promise<Numbered<Task>> {
+    await this.get(q.timerId);
     const [items, total] = await Promise.all([
-      this.tasks.listForTimer({ timerId, offset, limit }),
-      this.tasks.countForTimer(timerId),
+      this.tasks.listForTimer(q),
+      this.tasks.countForTimer(q.timerId, q.statuses),
     ]);
     return { items, total };
   }
@@ -346,6 +361,8 @@ function applyPatch(t: Timer, p: TimerPatch): Timer {
   const { callback, retry, ...rest } = p;
   return {
     ...t,
+    // A cron set natively replaces the one a Go client wrote; the compatible routes then show the native one.
+    ...(p.cron === undefined ? {} : { compatCron: null }),
     ...defined(rest),
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },

@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Core, createCore } from '../../src/core.js';
+import type { TaskStatus } from '../../src/domain/timer.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { type Database, openDatabase } from '../../src/storage/db/client.js';
 import { prepareDatabase } from '../../src/storage/db/migrate.js';
+import { sqlDateTime } from '../../src/storage/db/task-repository.js';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { type ScriptedRedis, withScripts } from '../../src/storage/redis/scripts.js';
 
@@ -107,4 +109,34 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** A run as the executor leaves it, written straight to MySQL (firing itself is the e2e tests' business). */
+export interface RecordedRun {
+  timerId: number;
+  app: string;
+  runAt: number;
+  status: TaskStatus;
+  output?: string;
+  error?: string;
+  durationMs?: number;
+}
+
+export async function recordRun(database: Database, r: RecordedRun): Promise<void> {
+  const called = r.status !== 'pending' && r.status !== 'skipped' && r.status !== 'missed';
+  const firedAt = called ? sqlDateTime(r.runAt + 3) : null;
+  await database.pool.query(
+    'INSERT INTO tasks (timer_id, app, run_at, status, attempts, output, error, fired_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      r.timerId,
+      r.app,
+      sqlDateTime(r.runAt),
+      r.status,
+      called ? 1 : 0,
+      r.output ?? null,
+      r.error ?? null,
+      firedAt,
+      r.durationMs ?? null,
+    ],
+  );
 }

@@ -190,6 +190,7 @@ describe('compatible routes', () => {
   });
   const routes = (own: number): Array<[string, string, unknown?]> => [
     ['GET', `/api/timer/v1/def?id=${own}`],
+    ['PATCH', '/api/timer/v1/def', { id: own, status: 0 }],
     ['GET', '/api/timer/v1/defs?app=alpha'],
     ['GET', '/api/timer/v1/defsByName?app=alpha&name=x'],
     ['POST', '/api/timer/v1/enable', { id: own }],
@@ -198,21 +199,21 @@ describe('compatible routes', () => {
     ['POST', '/api/timer/v1/def', goBody('alpha')],
   ];
 
-  it('answers 401 in the {code, msg} envelope without a valid token', async () => {
+  it('answers 401 in the {code, msg} envelope (code -1) without a valid token', async () => {
     for (const [method, path, body] of routes(alphaTimer)) {
       for (const headers of [{}, bearer('wrong')]) {
         const res = await call(app, method, path, body, headers);
         expect(res.status, `${method} ${path}`).toBe(401);
-        expect(res.body).toEqual({ code: 401, msg: expect.stringMatching(/^UNAUTHORIZED: /) });
+        expect(res.body).toEqual({ code: -1, msg: expect.stringMatching(/^UNAUTHORIZED: /), err: null });
       }
     }
   });
 
-  it('answers 403 in the {code, msg} envelope for another app’s timers, 200 for its own', async () => {
+  it('answers 403 in the {code, msg} envelope (code -1) for another app’s timers, 200 for its own', async () => {
     for (const [method, path, body] of routes(alphaTimer)) {
       const denied = await call(app, method, path, body, bearer(betaKey));
       expect(denied.status, `${method} ${path}`).toBe(403);
-      expect(denied.body).toEqual({ code: 403, msg: expect.stringMatching(/^FORBIDDEN: /) });
+      expect(denied.body).toEqual({ code: -1, msg: expect.stringMatching(/^FORBIDDEN: /), err: null });
       const allowed = await call(app, method, path, body, bearer(alphaKey));
       expect(allowed.status, `${method} ${path}: ${JSON.stringify(allowed.body)}`).toBe(200);
       expect(allowed.body.code).toBe(0);

@@ -95,8 +95,8 @@ describe('at create and update time', () => {
       cron: '0 0 * * * *',
       notifyHTTPParam: { url: 'http://169.254.169.254/latest/meta-data/' },
     });
-    expect(res.status).toBe(400);
-    expect(res.body.msg).toMatch(/^CALLBACK_TARGET_FORBIDDEN: /);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ code: -1, msg: expect.stringMatching(/^CALLBACK_TARGET_FORBIDDEN: /) });
   });
 
   it('lets CALLBACK_ALLOW_HOSTS exempt a host name, and only that name', async () => {

@@ -41,6 +41,11 @@ export const timers = mysqlTable(
     app: exactVarchar(64)('app').notNull(),
     name: exactVarchar(255)('name').notNull(),
     cron: varchar('cron', { length: 128 }).notNull(),
+    /**
+     * The cron as a Go xTimer client wrote it (cronexpr syntax; `cron` holds the native
+     * form). Shown only by the compatible routes; null when set natively.
+     */
+    compatCron: varchar('compat_cron', { length: 128 }),
     timezone: varchar('timezone', { length: 64 }).notNull().default('UTC'),
     callbackUrl: varchar('callback_url', { length: 2048 }).notNull(),
     callbackMethod: varchar('callback_method', { length: 8 }).notNull().default('POST'),

@@ -358,11 +358,16 @@ export class TaskRepository {
     return (result as { affectedRows: number }).affectedRows;
   }
 
-  async countForTimer(timerId: number): Promise<number> {
+  async countForTimer(timerId: number, statuses?: readonly TaskStatus[]): Promise<number> {
     const [row] = await this.db
       .select({ n: sql<number>`count(*)` })
       .from(tasks)
-      .where(eq(tasks.timerId, timerId));
+      .where(
+        and(
+          eq(tasks.timerId, timerId),
+          statuses && statuses.length > 0 ? inArray(tasks.status, [...statuses]) : undefined,
+        ),
+      );
     return Number(row?.n ?? 0);
   }
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { HttpMethod, MisfirePolicy, Timer, TimerDraft, TimerStatus } from '../../domain/timer.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
@@ -15,6 +15,7 @@ function toTimer(row: TimerRow): Timer {
     app: row.app,
     name: row.name,
     cron: row.cron,
+    compatCron: row.compatCron,
     timezone: row.timezone,
     callback: {
       url: row.callbackUrl,
@@ -39,6 +40,7 @@ function toColumns(t: TimerDraft) {
     app: t.app,
     name: t.name,
     cron: t.cron,
+    compatCron: t.compatCron ?? null,
     timezone: t.timezone,
     callbackUrl: t.callback.url,
     callbackMethod: t.callback.method,
@@ -62,9 +64,34 @@ const nameTaken = (t: Pick<Timer, 'app' | 'name'>) =>
 export interface TimerListQuery {
   app?: string;
   status?: TimerStatus;
+  /** Exactly this name. */
+  name?: string;
+  /** Names holding this text, case-insensitively (the Go xTimer's fuzzyName). */
+  nameContains?: string;
   afterId?: number;
   limit: number;
   offset?: number;
+  /** Highest id first (the Go xTimer's order); lowest first by default. */
+  newestFirst?: boolean;
+}
+
+/** `text` as a LIKE pattern matching itself literally, with `!` as the escape character. */
+function likeLiteral(text: string): string {
+  return text.replace(/[!%_]/g, '!$&');
+}
+
+function whereOf(q: Omit<TimerListQuery, 'limit'>) {
+  return and(
+    q.app === undefined ? undefined : eq(timers.app, q.app),
+    q.status === undefined ? undefined : eq(timers.status, q.status),
+    q.name === undefined ? undefined : eq(timers.name, q.name),
+    // Names compare exactly elsewhere; the search is case-insensitive, as in the original's utf8_general_ci
+    // table. `!` as the escape character, because the meaning of a backslash depends on the SQL mode.
+    q.nameContains === undefined
+      ? undefined
+      : sql`${timers.name} COLLATE utf8mb4_general_ci LIKE ${`%${likeLiteral(q.nameContains)}%`} ESCAPE '!'`,
+    q.afterId === undefined ? undefined : gt(timers.id, q.afterId),
+  );
 }
 
 /** Timers in MySQL. `db` may be a transaction. */
@@ -102,37 +129,20 @@ export class TimerRepository {
     return rows.map(toTimer);
   }
 
-  async findByName(app: string, name: string): Promise<Timer | null> {
-    const rows = await this.db
-      .select()
-      .from(timers)
-      .where(and(eq(timers.app, app), eq(timers.name, name)));
-    return rows[0] ? toTimer(rows[0]) : null;
-  }
-
   /** Keyset pagination in id order: stable while rows are added or removed. */
   async list(q: TimerListQuery): Promise<Timer[]> {
-    const where = and(
-      q.app === undefined ? undefined : eq(timers.app, q.app),
-      q.status === undefined ? undefined : eq(timers.status, q.status),
-      q.afterId === undefined ? undefined : gt(timers.id, q.afterId),
-    );
     const rows = await this.db
       .select()
       .from(timers)
-      .where(where)
-      .orderBy(asc(timers.id))
+      .where(whereOf(q))
+      .orderBy(q.newestFirst ? desc(timers.id) : asc(timers.id))
       .limit(q.limit)
       .offset(q.offset ?? 0);
     return rows.map(toTimer);
   }
 
-  async count(q: Omit<TimerListQuery, 'limit' | 'afterId'>): Promise<number> {
-    const where = and(
-      q.app === undefined ? undefined : eq(timers.app, q.app),
-      q.status === undefined ? undefined : eq(timers.status, q.status),
-    );
-    const [row] = await this.db.select({ n: sql<number>`count(*)` }).from(timers).where(where);
+  async count(q: Omit<TimerListQuery, 'limit' | 'afterId' | 'offset' | 'newestFirst'>): Promise<number> {
+    const [row] = await this.db.select({ n: sql<number>`count(*)` }).from(timers).where(whereOf(q));
     return Number(row?.n ?? 0);
   }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `timers` ADD `compat_cron` varchar(128);
