@@ -36,12 +36,18 @@ export class Sink {
   respond: Responder = () => ({ status: 200, body: 'ok' });
   /** TCP connections accepted, requests or not (a refused target must not even connect). */
   connections = 0;
+  /** Requests being answered right now, and the most there ever were at once. */
+  open = 0;
+  maxOpen = 0;
   private server: Server | null = null;
   port = 0;
 
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       const arrivedAt = Date.now();
+      this.open++;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      res.on('close', () => this.open--);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
