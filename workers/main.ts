@@ -19,6 +19,7 @@ import { Shutdown } from '../src/shutdown.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
+import { runsOf } from '../src/storage/redis/queues.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startExecutor } from './executor.js';
 import { startMigrator } from './migrator.js';
@@ -124,6 +125,10 @@ function collectClusterGauges(core: Core): void {
       for (const [state, n] of Object.entries(counts))
         core.metrics.queueDepth.set({ queue: queue.name, state }, n);
     }
+    // Overload shows first as runs waiting in `execute` for an executor to fetch them.
+    const [oldest] = await core.queues.execute.getJobs(['wait'], 0, 0, true);
+    const due = oldest ? Math.min(...runsOf(oldest.data).map((r) => r.runAt)) : Date.now();
+    core.metrics.oldestDueAge.set({ where: 'queue' }, Math.max(0, Date.now() - due) / 1000);
   });
 }
 
