@@ -1,4 +1,4 @@
-import { WheelTimer } from '../domain/timing-wheel.js';
+import { WheelTimer } from './wheel-timer.js';
 
 export type Release = 'due' | 'withdrawn';
 
