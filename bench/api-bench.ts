@@ -1,12 +1,21 @@
 /** Scenario 6: timer creates per second through the HTTP API (32 concurrent clients, 16 apps). */
 import { randomBytes } from 'node:crypto';
-import { Child, deleteKeys, dropDatabase, freePort, MYSQL_SERVER, REDIS_URL } from './harness.js';
+import {
+  Child,
+  deleteKeys,
+  dropDatabase,
+  freePort,
+  LOCAL_SINK_ENV,
+  MYSQL_SERVER,
+  REDIS_URL,
+} from './harness.js';
 import { createTimers } from './targets.js';
 
 export async function apiBench(count: number) {
   const name = `xtbench_api_${randomBytes(4).toString('hex')}`;
   const port = await freePort();
   const api = new Child('api', 'workers/main.ts', ['--roles=api'], {
+    ...LOCAL_SINK_ENV,
     MYSQL_URL: `${MYSQL_SERVER}/${name}`,
     REDIS_URL,
     XTIMER_PREFIX: `${name}:`,

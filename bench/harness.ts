@@ -9,6 +9,8 @@ import mysql from 'mysql2/promise';
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const MYSQL_SERVER = process.env.BENCH_MYSQL_SERVER ?? 'mysql://root@127.0.0.1:3306';
+/** The bench's sinks listen on 127.0.0.1: let xtimer call them past the SSRF guard (on by default). */
+export const LOCAL_SINK_ENV = { CALLBACK_ALLOW_HOSTS: '127.0.0.1' } as const;
 const CLK_TCK = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

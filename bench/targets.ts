@@ -1,6 +1,15 @@
 /** The systems under test: xtimer (a real process), BullMQ job schedulers, and the harness floor. */
 import { randomBytes } from 'node:crypto';
-import { Child, deleteKeys, dropDatabase, freePort, MYSQL_SERVER, pool, REDIS_URL } from './harness.js';
+import {
+  Child,
+  deleteKeys,
+  dropDatabase,
+  freePort,
+  LOCAL_SINK_ENV,
+  MYSQL_SERVER,
+  pool,
+  REDIS_URL,
+} from './harness.js';
 
 export interface Target {
   /** Processes whose CPU the benchmark reports (name → pid). */
@@ -16,6 +25,7 @@ export async function startXtimer(count: number, cron: string, sinkUrl: string):
   const prefix = `${name}:`;
   const port = await freePort();
   const env = {
+    ...LOCAL_SINK_ENV,
     MYSQL_URL: `${MYSQL_SERVER}/${name}`,
     REDIS_URL,
     XTIMER_PREFIX: prefix,

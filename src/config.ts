@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -20,6 +21,42 @@ const secret = (min: number) =>
     .max(512)
     .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces only')
     .optional();
+
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * A comma list of host names and IP addresses (IPv6 with or without brackets): lower
+ * case, without a trailing dot or brackets, each once.
+ */
+const hostList = (setting: string) =>
+  z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const hosts = [
+        ...new Set(
+          v
+            .split(',')
+            .map((h) =>
+              h
+                .trim()
+                .toLowerCase()
+                .replace(/\.$/, '')
+                .replace(/^\[(.*)\]$/, '$1'),
+            )
+            .filter(Boolean),
+        ),
+      ];
+      const bad = hosts.filter((h) => !HOST_NAME.test(h) && isIP(h) === 0);
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `not host names or IP addresses: ${JSON.stringify(bad)}; ${setting} is a comma list of them`,
+        });
+        return z.NEVER;
+      }
+      return hosts;
+    });
 
 const schema = z.object({
   PORT: int(0, 65_535).default(8081),
@@ -91,31 +128,11 @@ const schema = z.object({
   APP_RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).default(600),
   MAX_TIMERS_PER_APP: int(0, 100_000_000).default(10_000),
   MIN_RUN_INTERVAL_MS: int(0, 86_400_000).default(1000),
-  CALLBACK_BLOCK_PRIVATE: bool.default(false),
-  CALLBACK_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      const hosts = [
-        ...new Set(
-          v
-            .split(',')
-            .map((h) => h.trim().toLowerCase().replace(/\.$/, ''))
-            .filter(Boolean),
-        ),
-      ];
-      const bad = hosts.filter(
-        (h) => !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h),
-      );
-      if (bad.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `not host names: ${JSON.stringify(bad)}; use a comma list of host names`,
-        });
-        return z.NEVER;
-      }
-      return hosts;
-    }),
+  // The SSRF guard is on in every mode; CALLBACK_ALLOW_HOSTS names the local receivers to call anyway.
+  CALLBACK_BLOCK_PRIVATE: bool.default(true),
+  CALLBACK_ALLOW_HOSTS: hostList('CALLBACK_ALLOW_HOSTS'),
+  // Open mode answers only requests whose Host is loopback or one of these (DNS rebinding).
+  PUBLIC_HOSTS: hostList('PUBLIC_HOSTS'),
 });
 
 /** Settings whose values are never echoed in errors. */
@@ -167,7 +184,10 @@ export type Config = {
   /** Crons firing more often than this are refused (0 = no limit). */
   minRunIntervalMs: number;
   callbackBlockPrivate: boolean;
+  /** Host names and IP addresses exempt from the SSRF guard. */
   callbackAllowHosts: string[];
+  /** Besides loopback, the host names (or addresses) an open-mode API answers to. */
+  publicHosts: string[];
 };
 
 export class ConfigError extends Error {
@@ -273,6 +293,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     minRunIntervalMs: e.MIN_RUN_INTERVAL_MS,
     callbackBlockPrivate: e.CALLBACK_BLOCK_PRIVATE,
     callbackAllowHosts: e.CALLBACK_ALLOW_HOSTS,
+    publicHosts: e.PUBLIC_HOSTS,
   };
 }
 

@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import { LIMITS } from '../domain/timer.js';
 import type { PreparedCall } from './callback-request.js';
-import { TARGET_FORBIDDEN, type TargetGuard } from './target-guard.js';
+import { TARGET_BLOCKED, type TargetGuard } from './target-guard.js';
 
 export type CallResult =
   | {
@@ -96,7 +96,7 @@ export class HttpCaller {
         timedOut,
         sentAt,
         durationMs: Date.now() - sentAt,
-        ...(e.code === TARGET_FORBIDDEN ? { final: true } : {}),
+        ...(e.code === TARGET_BLOCKED ? { final: true } : {}),
       };
     } finally {
       clearTimeout(timer);
@@ -108,7 +108,7 @@ export class HttpCaller {
     let verdict = this.literalVerdicts.get(origin);
     if (verdict === undefined) {
       const problem = this.guard.literalProblem(new URL(origin));
-      verdict = problem === null ? null : `${TARGET_FORBIDDEN}: ${problem}`;
+      verdict = problem === null ? null : `${TARGET_BLOCKED}: ${problem}`;
       if (this.literalVerdicts.size >= 10_000) this.literalVerdicts.clear();
       this.literalVerdicts.set(origin, verdict);
     }

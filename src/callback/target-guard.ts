@@ -1,22 +1,25 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { forbiddenAddress } from '../domain/ip-ranges.js';
+import { blockedAddress, canonicalAddress } from '../domain/ip-ranges.js';
 
 export interface TargetPolicy {
   /** CALLBACK_BLOCK_PRIVATE: refuse loopback, private, link-local, CGNAT, … targets. */
   blockPrivate: boolean;
-  /** CALLBACK_ALLOW_HOSTS: host names exempt from the block (lower case, no trailing dot). */
+  /**
+   * CALLBACK_ALLOW_HOSTS: host names (lower case, no trailing dot) exempt from the block,
+   * whatever they resolve to, and IP addresses that may be called however they are reached.
+   */
   allowHosts: readonly string[];
 }
 
 /** The error code of a refused target, on create/update (400) and on the call (a final failure). */
-export const TARGET_FORBIDDEN = 'CALLBACK_TARGET_FORBIDDEN';
+export const TARGET_BLOCKED = 'TARGET_BLOCKED';
 
-export class TargetForbiddenError extends Error {
-  readonly code = TARGET_FORBIDDEN;
+export class TargetBlockedError extends Error {
+  readonly code = TARGET_BLOCKED;
   constructor(message: string) {
     super(message);
-    this.name = 'TargetForbiddenError';
+    this.name = 'TargetBlockedError';
   }
 }
 
@@ -43,13 +46,16 @@ type LookupCallback = (
  * Redirects are never followed (undici's dispatcher does not), so a 30x cannot lead past it.
  */
 export class TargetGuard {
-  private readonly allow: ReadonlySet<string>;
+  private readonly allowNames: ReadonlySet<string>;
+  private readonly allowAddresses: ReadonlySet<string>;
 
   constructor(
     readonly policy: TargetPolicy,
     private readonly resolve: Resolve = systemResolve,
   ) {
-    this.allow = new Set(policy.allowHosts);
+    const addresses = policy.allowHosts.map(canonicalAddress);
+    this.allowNames = new Set(policy.allowHosts.filter((_, i) => addresses[i] === null));
+    this.allowAddresses = new Set(addresses.filter((a) => a !== null));
   }
 
   get active(): boolean {
@@ -57,7 +63,13 @@ export class TargetGuard {
   }
 
   private allowed(host: string): boolean {
-    return this.allow.has(host.toLowerCase().replace(/\.$/, ''));
+    return this.allowNames.has(host.toLowerCase().replace(/\.$/, ''));
+  }
+
+  /** Why `address` may not be called, unless CALLBACK_ALLOW_HOSTS lists it; null if it may. */
+  private blocked(address: string): string | null {
+    const why = blockedAddress(address);
+    return why !== null && !this.allowAddresses.has(canonicalAddress(address)!) ? why : null;
   }
 
   /** `localhost` and `*.localhost` name this machine whatever DNS says (RFC 6761). */
@@ -68,13 +80,13 @@ export class TargetGuard {
   /** Why the host of `url` may not be called, judged without DNS (IP literals only); null if fine so far. */
   literalProblem(url: URL): string | null {
     if (!this.active || this.allowed(url.hostname)) return null;
-    const why = forbiddenAddress(url.hostname);
+    const why = this.blocked(url.hostname);
     return why === null ? null : `callback host ${url.hostname}: ${why}`;
   }
 
   /**
    * Why `rawUrl` may not be stored as a callback, if it may not: its host is, or resolves
-   * to, a forbidden address. A name that does not resolve (yet) passes: the call-time
+   * to, a blocked address. A name that does not resolve (yet) passes: the call-time
    * check still stands between it and a private address.
    */
   async urlProblem(rawUrl: string): Promise<string | null> {
@@ -90,15 +102,15 @@ export class TargetGuard {
       return null;
     }
     for (const a of addresses) {
-      const why = forbiddenAddress(a.address);
+      const why = this.blocked(a.address);
       if (why !== null) return `callback host ${url.hostname} resolves to ${why}`;
     }
     return null;
   }
 
   /**
-   * A `lookup` for net.connect: resolves as usual, then refuses (TargetForbiddenError)
-   * if any address is forbidden and the host is not allowlisted.
+   * A `lookup` for net.connect: resolves as usual, then refuses (TargetBlockedError)
+   * if any address is blocked and the host is not allowlisted.
    */
   readonly lookup = (hostname: string, options: LookupOptions | number, callback: LookupCallback): void => {
     const opts: LookupOptions = typeof options === 'number' ? { family: options } : (options ?? {});
@@ -109,10 +121,10 @@ export class TargetGuard {
       }
       if (this.active && !this.allowed(hostname)) {
         for (const a of addresses) {
-          const why = forbiddenAddress(a.address);
+          const why = this.blocked(a.address);
           if (why !== null) {
             callback(
-              new TargetForbiddenError(`callback host ${hostname} resolves to ${why}`),
+              new TargetBlockedError(`callback host ${hostname} resolves to ${why}`),
               opts.all ? [] : '',
             );
             return;

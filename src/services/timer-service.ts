@@ -316,8 +316,8 @@ export class TimerService {
       const problem = await policy.guard.urlProblem(timer.callback.url);
       if (problem !== null) {
         throw new XtimerError(
-          ErrorCode.CALLBACK_TARGET_FORBIDDEN,
-          `callback.url: ${problem} (CALLBACK_BLOCK_PRIVATE)`,
+          ErrorCode.TARGET_BLOCKED,
+          `callback.url: ${problem}; list the host in CALLBACK_ALLOW_HOSTS to call it anyway`,
         );
       }
     }

@@ -5,9 +5,10 @@ import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7's SSRF guard at call time, end to end: a timer whose host name resolves to a
- * loopback address (stored before the guard was on) fails at its run with a clear,
- * final error, and no connection ever reaches the receiver.
+ * The SSRF guard at call time, end to end (issues 7 and 14): with nothing configured (the
+ * guard is on by default), a timer whose host name resolves to a loopback address (stored
+ * past the create-time check) fails at its run with a clear, final TARGET_BLOCKED error,
+ * and no connection ever reaches the receiver.
  */
 
 let stores: TestStores;
@@ -19,12 +20,13 @@ let unguarded: Core;
 beforeAll(async () => {
   stores = await createTestStores('guard');
   sink = await new Sink().start();
-  unguarded = createTestCore(stores);
+  unguarded = createTestCore({ ...stores, config: { ...stores.config, callbackBlockPrivate: false } });
   proc = new XtimerProcess('guarded', {
     ...stores.env,
     PORT: String(await freePort()),
     LOG_LEVEL: 'info',
-    CALLBACK_BLOCK_PRIVATE: 'true',
+    // The test helpers allow the sink's 127.0.0.1; here nothing is.
+    CALLBACK_ALLOW_HOSTS: '',
   });
   await proc.started();
 });
@@ -36,7 +38,7 @@ afterAll(async () => {
   await stores?.cleanup();
 });
 
-describe('CALLBACK_BLOCK_PRIVATE at call time', () => {
+describe('the SSRF guard at call time, by default', () => {
   it('fails a run whose host resolves to loopback, once and finally, without connecting', async () => {
     const timer = await unguarded.timers.create({
       app: 'guard',
@@ -68,7 +70,7 @@ describe('CALLBACK_BLOCK_PRIVATE at call time', () => {
       20_000,
     );
     for (const run of failed) {
-      expect(run.error).toMatch(/^CALLBACK_TARGET_FORBIDDEN: callback host localhost resolves to .*loopback/);
+      expect(run.error).toMatch(/^TARGET_BLOCKED: callback host localhost resolves to .*loopback/);
       expect(run.attempts).toBe(1);
     }
     expect(sink.connections).toBe(0);

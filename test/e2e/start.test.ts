@@ -12,6 +12,7 @@ import {
   eventually,
   MYSQL_SERVER,
   REDIS_URL,
+  TEST_ENV,
   uniqueName,
 } from '../helpers/stores.js';
 
@@ -107,6 +108,7 @@ describe('tsx workers/main.ts', () => {
     expect(await databaseExists(dbName)).toBe(false);
     const port = await freePort();
     const proc = start({
+      ...TEST_ENV,
       PORT: String(port),
       HOST: '127.0.0.1',
       MYSQL_URL: `${MYSQL_SERVER}/${dbName}`,

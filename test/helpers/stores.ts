@@ -31,13 +31,23 @@ export function uniqueName(label: string): string {
   return `xt_${label.replace(/[^a-z0-9]/gi, '').slice(0, 20)}_${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * Settings every test's services and processes share. The SSRF guard is on by default,
+ * and tests call back to a local sink at http://127.0.0.1:<port>: allowed here, once.
+ * A test of the guard itself overrides it (an empty value counts as unset).
+ */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  LOG_LEVEL: 'warn',
+  CALLBACK_ALLOW_HOSTS: '127.0.0.1',
+};
+
 export async function createTestStores(label: string, env: Record<string, string> = {}): Promise<TestStores> {
   const name = uniqueName(label);
   const fullEnv = {
     MYSQL_URL: `${MYSQL_SERVER}/${name}`,
     REDIS_URL,
     XTIMER_PREFIX: `${name}:`,
-    LOG_LEVEL: 'warn',
+    ...TEST_ENV,
     ...env,
   };
   const config = loadConfig(fullEnv);

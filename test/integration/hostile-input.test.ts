@@ -26,7 +26,6 @@ beforeAll(async () => {
   stores = await createTestStores('hostile', {
     XTIMER_ADMIN_TOKEN: ADMIN.authorization.slice('Bearer '.length),
     XTIMER_SECRET_KEY: 'secret-key-for-the-sweep-0123456789',
-    CALLBACK_BLOCK_PRIVATE: 'true',
   });
   app = createTestApp(createTestCore(stores));
   const created = await call(app, 'POST', '/api/v1/apps', { app: 'sweep' }, ADMIN);
@@ -148,7 +147,7 @@ const HOSTILE: Hostile[] = [
   native(
     'a metadata callback URL',
     body({}, { url: 'http://169.254.169.254/latest/meta-data/' }),
-    'CALLBACK_TARGET_FORBIDDEN',
+    'TARGET_BLOCKED',
   ),
   // size and depth
   native('a body over 1 MiB', body({}, { body: 'x'.repeat(1024 * 1024 + 1) }), 'PAYLOAD_TOO_LARGE', 413),

@@ -10,21 +10,26 @@ import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7's SSRF guard (CALLBACK_BLOCK_PRIVATE): private targets are refused when a
+ * The SSRF guard (issues 7 and 14), on by default: private targets are refused when a
  * timer is stored, and again on every connection on the address actually resolved;
- * CALLBACK_ALLOW_HOSTS exempts host names; redirects are never followed.
+ * CALLBACK_ALLOW_HOSTS exempts host names and addresses; redirects are never followed.
  */
 
 let stores: TestStores;
 let blocking: App;
 let allowingLocalhost: App;
+let allowingLoopbackAddress: App;
 let sink: Sink;
 
 beforeAll(async () => {
-  stores = await createTestStores('ssrf', { CALLBACK_BLOCK_PRIVATE: 'true' });
+  // Nothing said about the guard: the default. Nothing allowed (the test helpers allow 127.0.0.1).
+  stores = await createTestStores('ssrf', { CALLBACK_ALLOW_HOSTS: '' });
+  expect(stores.config.callbackBlockPrivate).toBe(true);
   blocking = createTestApp(createTestCore(stores));
-  const allowStores = { ...stores, config: { ...stores.config, callbackAllowHosts: ['localhost'] } };
-  allowingLocalhost = createTestApp(createTestCore(allowStores));
+  const allowing = (hosts: string[]) =>
+    createTestApp(createTestCore({ ...stores, config: { ...stores.config, callbackAllowHosts: hosts } }));
+  allowingLocalhost = allowing(['localhost']);
+  allowingLoopbackAddress = allowing(['127.0.0.1']);
   sink = await new Sink().start();
 });
 afterAll(async () => {
@@ -59,11 +64,24 @@ describe('at create and update time', () => {
     'http://017700000001/hook',
     'http://[::ffff:127.0.0.1]/hook',
     'http://[::ffff:a9fe:a9fe]/hook',
-  ])('refuses %s with 400 CALLBACK_TARGET_FORBIDDEN and stores nothing', async (url) => {
+    'http://[::ffff:7f00:1]/hook',
+    'http://[64:ff9b::7f00:1]/hook',
+    'http://[64:ff9b::a9fe:a9fe]/hook',
+    'http://[64:ff9b:1::a00:1]/hook',
+    'http://[2002:7f00:1::1]/hook',
+    'http://[2002:a9fe:a9fe::1]/hook',
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+    'http://[::]/hook',
+    'http://224.0.0.1/hook',
+    'http://[ff02::1]/hook',
+    'http://192.0.2.1/hook',
+    'http://[2001:db8::1]/hook',
+  ])('refuses %s with 400 TARGET_BLOCKED and stores nothing', async (url) => {
     const before = await timerRows();
     const res = await call(blocking, 'POST', '/api/v1/timers', withUrl(url));
     expect(res.status, JSON.stringify(res.body)).toBe(400);
-    expect(res.body.error.code).toBe('CALLBACK_TARGET_FORBIDDEN');
+    expect(res.body.error.code).toBe('TARGET_BLOCKED');
+    expect(res.body.error.message).toContain('CALLBACK_ALLOW_HOSTS');
     expect(await timerRows()).toBe(before);
   });
 
@@ -82,7 +100,7 @@ describe('at create and update time', () => {
       callback: { url: 'http://169.254.169.254/latest/meta-data/' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('CALLBACK_TARGET_FORBIDDEN');
+    expect(res.body.error.code).toBe('TARGET_BLOCKED');
     expect((await call(blocking, 'GET', `/api/v1/timers/${t.id}`)).body.callback.url).toBe(
       'http://93.184.215.14/hook',
     );
@@ -96,13 +114,26 @@ describe('at create and update time', () => {
       notifyHTTPParam: { url: 'http://169.254.169.254/latest/meta-data/' },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ code: -1, msg: expect.stringMatching(/^CALLBACK_TARGET_FORBIDDEN: /) });
+    expect(res.body).toMatchObject({ code: -1, msg: expect.stringMatching(/^TARGET_BLOCKED: /) });
   });
 
   it('lets CALLBACK_ALLOW_HOSTS exempt a host name, and only that name', async () => {
     expect((await call(allowingLocalhost, 'POST', '/api/v1/timers', withUrl(sink.url()))).status).toBe(400);
     const byName = `http://localhost:${sink.port}/hook`;
     expect((await call(allowingLocalhost, 'POST', '/api/v1/timers', withUrl(byName))).status).toBe(201);
+  });
+
+  it('lets CALLBACK_ALLOW_HOSTS exempt an IP address (the local receiver of the quick start), and only that one', async () => {
+    const app = allowingLoopbackAddress;
+    expect((await call(app, 'POST', '/api/v1/timers', withUrl(sink.url()))).status).toBe(201);
+    expect((await call(app, 'POST', '/api/v1/timers', withUrl('http://[::ffff:127.0.0.1]/hook'))).status).toBe(
+      201,
+    );
+    for (const other of ['http://127.0.0.2/hook', 'http://[::1]/hook', 'http://10.0.0.1/hook']) {
+      const res = await call(app, 'POST', '/api/v1/timers', withUrl(other));
+      expect(res.status, other).toBe(400);
+      expect(res.body.error.code).toBe('TARGET_BLOCKED');
+    }
   });
 });
 
@@ -134,11 +165,11 @@ describe('at call time', () => {
       const result = await send(caller, `http://localhost:${sink.port}/hook`);
       expect(result.kind).toBe('error');
       expect(result.kind === 'error' && result.error).toMatch(
-        /^CALLBACK_TARGET_FORBIDDEN: callback host localhost resolves to .*loopback/,
+        /^TARGET_BLOCKED: callback host localhost resolves to .*loopback/,
       );
       expect(isRetryable(result)).toBe(false);
       const literal = await send(caller, `http://127.0.0.1:${sink.port}/hook`);
-      expect(literal.kind === 'error' && literal.error).toMatch(/^CALLBACK_TARGET_FORBIDDEN: .*loopback/);
+      expect(literal.kind === 'error' && literal.error).toMatch(/^TARGET_BLOCKED: .*loopback/);
       expect(isRetryable(literal)).toBe(false);
       expect(sink.connections).toBe(before);
     } finally {
@@ -189,6 +220,6 @@ describe('at call time', () => {
       guard.lookup('localhost', { all: true }, (e) => resolve(e)),
     );
     expect(err?.message).toMatch(/localhost resolves to .*loopback/);
-    expect((err as Error & { code?: string }).code).toBe('CALLBACK_TARGET_FORBIDDEN');
+    expect((err as Error & { code?: string }).code).toBe('TARGET_BLOCKED');
   });
 });

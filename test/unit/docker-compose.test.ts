@@ -93,6 +93,14 @@ describe('docker-compose.yml', () => {
     expect(healthcheck('api')).toContain(`:${config.port}/healthz`);
   });
 
+  it('keeps the SSRF guard on in every xtimer service, and names PUBLIC_HOSTS for the api', () => {
+    for (const service of XTIMER_SERVICES) {
+      expect(loadConfig(envOf(service)).callbackBlockPrivate, service).toBe(true);
+      expect(envOf(service)).toHaveProperty('CALLBACK_BLOCK_PRIVATE', 'true');
+    }
+    expect(envOf('api')).toHaveProperty('PUBLIC_HOSTS');
+  });
+
   it('points every xtimer service at the compose MySQL and Redis, under one prefix', () => {
     const configs = XTIMER_SERVICES.map((s) => loadConfig(envOf(s)));
     for (const c of configs) {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, exposureProblem, isLoopbackHost, loadConfig } from '../../src/config.js';
 
-/** Issue 7's settings: validated at start, secrets never echoed, open mode kept to loopback. */
+/**
+ * The security settings (issues 7 and 14): validated at start, secrets never echoed, open
+ * mode kept to loopback, the SSRF guard on in every mode.
+ */
 
 const TOKEN = 'an-admin-token-0123456789abc';
 const KEY = 'a-secret-key-0123456789abcdef';
@@ -17,7 +20,7 @@ function problems(env: Record<string, string>): string {
 }
 
 describe('security settings', () => {
-  it('defaults to open mode with the guard off and the documented limits', () => {
+  it('defaults to open mode with the SSRF guard on and the documented limits', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       adminToken: undefined,
@@ -26,9 +29,17 @@ describe('security settings', () => {
       appRateLimitPerMinute: 600,
       maxTimersPerApp: 10_000,
       minRunIntervalMs: 1000,
-      callbackBlockPrivate: false,
+      callbackBlockPrivate: true,
       callbackAllowHosts: [],
+      publicHosts: [],
     });
+  });
+
+  it('keeps the SSRF guard on with an admin token too, and off only when told', () => {
+    expect(loadConfig({ XTIMER_ADMIN_TOKEN: TOKEN, XTIMER_SECRET_KEY: KEY }).callbackBlockPrivate).toBe(true);
+    expect(loadConfig({ HOST: '0.0.0.0', XTIMER_INSECURE: '1' }).callbackBlockPrivate).toBe(true);
+    expect(loadConfig({ CALLBACK_BLOCK_PRIVATE: '' }).callbackBlockPrivate).toBe(true);
+    expect(loadConfig({ CALLBACK_BLOCK_PRIVATE: 'false' }).callbackBlockPrivate).toBe(false);
   });
 
   it('requires XTIMER_SECRET_KEY with XTIMER_ADMIN_TOKEN, naming it', () => {
@@ -48,11 +59,20 @@ describe('security settings', () => {
     }
   });
 
-  it('reads CALLBACK_ALLOW_HOSTS as lower-case host names and refuses anything else', () => {
-    expect(loadConfig({ CALLBACK_ALLOW_HOSTS: ' Hooks.Internal., localhost ,,' }).callbackAllowHosts).toEqual(
-      ['hooks.internal', 'localhost'],
-    );
-    expect(problems({ CALLBACK_ALLOW_HOSTS: 'http://x.example/' })).toContain('CALLBACK_ALLOW_HOSTS');
+  it('reads CALLBACK_ALLOW_HOSTS and PUBLIC_HOSTS as lower-case host names and IP addresses, refusing anything else', () => {
+    expect(
+      loadConfig({ CALLBACK_ALLOW_HOSTS: ' Hooks.Internal., localhost ,,127.0.0.1, [::1]' }).callbackAllowHosts,
+    ).toEqual(['hooks.internal', 'localhost', '127.0.0.1', '::1']);
+    expect(loadConfig({ PUBLIC_HOSTS: 'XTimer.Example.com, 10.0.0.5,[fd00::5]' }).publicHosts).toEqual([
+      'xtimer.example.com',
+      '10.0.0.5',
+      'fd00::5',
+    ]);
+    for (const setting of ['CALLBACK_ALLOW_HOSTS', 'PUBLIC_HOSTS']) {
+      for (const bad of ['http://x.example/', 'x.example:8081', '10.0.0.0/8', 'a b']) {
+        expect(problems({ [setting]: bad }), `${setting}=${bad}`).toContain(setting);
+      }
+    }
     expect(problems({ CALLBACK_BLOCK_PRIVATE: 'maybe' })).toContain('CALLBACK_BLOCK_PRIVATE');
     expect(problems({ APP_RATE_LIMIT_PER_MINUTE: '-1' })).toContain('APP_RATE_LIMIT_PER_MINUTE');
   });
