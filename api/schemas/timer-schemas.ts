@@ -92,10 +92,6 @@ export const HeadersSchema = z
     z.string(),
     z
       .string()
-      .max(
-        LIMITS.headerValueMaxChars,
-        `header values must be at most ${LIMITS.headerValueMaxChars} characters`,
-      )
       .regex(HEADER_VALUE, 'header values must not contain CR, LF or NUL')
       .regex(FIELD_VALUE, 'header values may hold visible ASCII, spaces, tabs and Latin-1 only'),
   )
@@ -117,9 +113,15 @@ export const HeadersSchema = z
     }
   })
   .refine((h) => Object.keys(h).length <= LIMITS.headersMax, `at most ${LIMITS.headersMax} headers`)
+  .refine(
+    (h) =>
+      Object.entries(h).reduce((n, [name, value]) => n + name.length + value.length, 0) <=
+      LIMITS.headersMaxBytes,
+    `names and values together must be at most ${LIMITS.headersMaxBytes} bytes (8 KiB)`,
+  )
   .openapi({
     example: { 'content-type': 'application/json' },
-    description: 'A map of header name to string value.',
+    description: 'A map of header name to string value; at most 64 headers, 8 KiB in total.',
   });
 
 export const UrlSchema = z
@@ -138,7 +140,26 @@ export const UrlSchema = z
     },
     { message: 'must be an absolute http(s) URL' },
   )
-  .openapi({ example: 'https://billing.internal/hooks/run' });
+  // A URL is shown back and logged as it is; credentials go in callback.headers instead.
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return u.username === '' && u.password === '';
+      } catch {
+        return true;
+      }
+    },
+    {
+      message:
+        'must not carry user:password@ credentials; send them in callback.headers (e.g. Authorization)',
+    },
+  )
+  .openapi({
+    example: 'https://billing.internal/hooks/run',
+    description:
+      'http(s), without user:password@. Loopback and private targets are refused (TARGET_BLOCKED).',
+  });
 
 export const MethodSchema = z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` });
 

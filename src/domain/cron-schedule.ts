@@ -91,7 +91,8 @@ export function parseCron(expression: string, options: ParseOptions = {}): CronS
 function parseUncached(expression: string, options: ParseOptions): CronSchedule {
   const source = expression.trim().replace(/\s+/g, ' ');
   if (source.length === 0) throw new CronSyntaxError({ message: 'is empty' });
-  if (source.length > MAX_CRON_LENGTH) {
+  // The expression is stored as given, white space and all: its own length is what must fit.
+  if (expression.length > MAX_CRON_LENGTH) {
     throw new CronSyntaxError({ message: `is longer than ${MAX_CRON_LENGTH} characters` });
   }
   if (source.startsWith('@')) return fromParser(source, source, null);

@@ -18,7 +18,8 @@ export const LIMITS = {
   nameMaxChars: 255,
   urlMaxChars: 2048,
   headersMax: 64,
-  headerValueMaxChars: 8192,
+  /** Callback header names and values together (each is visible ASCII or Latin-1: a byte a character). */
+  headersMaxBytes: 8192,
   callbackBodyMaxBytes: 64 * 1024,
   timeoutMs: { min: 100, max: 300_000 },
   maxAttempts: { min: 1, max: 20 },

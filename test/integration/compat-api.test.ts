@@ -166,6 +166,12 @@ describe('POST /api/timer/v1/def', () => {
     ['@reboot', goBody({ cron: '@reboot' }), 'INVALID_CRON'],
     ['W, which xtimer does not run', goBody({ cron: '0 12 15W * *' }), 'INVALID_CRON'],
     ['a non-http URL', goBody({}, { url: 'ftp://x/y' }), 'INVALID_URL'],
+    ['user:password@ in the URL', goBody({}, { url: 'https://user:pw@hooks.example.com/x' }), 'INVALID_URL'],
+    [
+      'headers over 8 KiB in total',
+      goBody({}, { header: { 'X-Big': ['a'.repeat(5000), 'b'.repeat(5000)] } }),
+      'INVALID_HEADERS',
+    ],
     ['an unknown method', goBody({}, { method: 'TRACE' }), 'INVALID_METHOD'],
     ['a bad app', goBody({ app: 'no spaces' }), 'INVALID_APP'],
   ])(

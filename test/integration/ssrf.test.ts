@@ -126,9 +126,9 @@ describe('at create and update time', () => {
   it('lets CALLBACK_ALLOW_HOSTS exempt an IP address (the local receiver of the quick start), and only that one', async () => {
     const app = allowingLoopbackAddress;
     expect((await call(app, 'POST', '/api/v1/timers', withUrl(sink.url()))).status).toBe(201);
-    expect((await call(app, 'POST', '/api/v1/timers', withUrl('http://[::ffff:127.0.0.1]/hook'))).status).toBe(
-      201,
-    );
+    expect(
+      (await call(app, 'POST', '/api/v1/timers', withUrl('http://[::ffff:127.0.0.1]/hook'))).status,
+    ).toBe(201);
     for (const other of ['http://127.0.0.2/hook', 'http://[::1]/hook', 'http://10.0.0.1/hook']) {
       const res = await call(app, 'POST', '/api/v1/timers', withUrl(other));
       expect(res.status, other).toBe(400);

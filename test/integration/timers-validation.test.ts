@@ -186,6 +186,39 @@ const badCreates: BadCreate[] = [
     status: 400,
     code: 'INVALID_HEADERS',
   },
+  {
+    what: 'headers over 8 KiB in total (issue 14: 64 KiB of them once made a 500)',
+    body: timerBody({
+      callback: callback({ headers: { 'x-a': 'a'.repeat(5000), 'x-b': 'b'.repeat(5000) } }),
+    }),
+    status: 400,
+    code: 'INVALID_HEADERS',
+    messageMentions: '8192 bytes',
+  },
+  {
+    what: '64 headers of 8 KiB each',
+    body: timerBody({
+      callback: callback({
+        headers: Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`x-h${i}`, 'v'.repeat(8 * KiB)])),
+      }),
+    }),
+    status: 400,
+    code: 'INVALID_HEADERS',
+  },
+  // credentials in the URL
+  {
+    what: 'user:password@ in the callback URL',
+    body: timerBody({ callback: callback({ url: 'https://user:secret@hooks.example.com/run' }) }),
+    status: 400,
+    code: 'INVALID_URL',
+    messageMentions: 'callback.headers',
+  },
+  {
+    what: 'a user name alone in the callback URL',
+    body: timerBody({ callback: callback({ url: 'https://token@hooks.example.com/run' }) }),
+    status: 400,
+    code: 'INVALID_URL',
+  },
   // callback body
   {
     what: 'a callback body over 64 KiB',
@@ -290,6 +323,13 @@ describe('POST /api/v1/timers rejects bad input and stores nothing', () => {
     const res = await call(app, 'POST', '/api/v1/timers', timerBody({ callback: callback({ body }) }));
     expect(res.status).toBe(201);
     expect(res.body.callback.body).toBe(body);
+  });
+
+  it('accepts callback headers of exactly 8 KiB in total, names included', async () => {
+    const headers = { 'x-a': 'a'.repeat(4 * KiB - 3), 'x-b': 'b'.repeat(4 * KiB - 3) };
+    const res = await call(app, 'POST', '/api/v1/timers', timerBody({ callback: callback({ headers }) }));
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+    expect(res.body.callback.headers).toEqual(headers);
   });
 
   it('accepts an app of exactly 64 characters and a name of exactly 255', async () => {
@@ -446,6 +486,18 @@ const badPatches: BadPatch[] = [
     body: { callback: { headers: { a: 'b\r\nc: d' } } },
     status: 400,
     code: 'INVALID_HEADERS',
+  },
+  {
+    what: 'headers over 8 KiB in total',
+    body: { callback: { headers: { 'x-a': 'a'.repeat(8 * KiB) } } },
+    status: 400,
+    code: 'INVALID_HEADERS',
+  },
+  {
+    what: 'user:password@ in the callback URL',
+    body: { callback: { url: 'http://user:secret@93.184.215.14/hook' } },
+    status: 400,
+    code: 'INVALID_URL',
   },
   {
     what: 'a callback body over 64 KiB',

@@ -105,6 +105,9 @@ describe('findCronProblem', () => {
     ['* * * * * * *', /7 fields, expected 5 or 6/],
     ['0 0 0 * * * 2030 x', /8 fields/],
     [`0 0 ${'1,'.repeat(80)}1 * *`, /longer than/],
+    // Stored as given: padding counts (it once reached MySQL's 128-character column, a 500).
+    [`0 ${' '.repeat(200)}0 * * * *`, /longer than 128/],
+    [`0 0 * * * *${' '.repeat(200)}`, /longer than 128/],
   ])('explains %j', (expr, message) => {
     const problem = findCronProblem(expr);
     expect(problem).not.toBeNull();

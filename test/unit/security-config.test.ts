@@ -61,7 +61,8 @@ describe('security settings', () => {
 
   it('reads CALLBACK_ALLOW_HOSTS and PUBLIC_HOSTS as lower-case host names and IP addresses, refusing anything else', () => {
     expect(
-      loadConfig({ CALLBACK_ALLOW_HOSTS: ' Hooks.Internal., localhost ,,127.0.0.1, [::1]' }).callbackAllowHosts,
+      loadConfig({ CALLBACK_ALLOW_HOSTS: ' Hooks.Internal., localhost ,,127.0.0.1, [::1]' })
+        .callbackAllowHosts,
     ).toEqual(['hooks.internal', 'localhost', '127.0.0.1', '::1']);
     expect(loadConfig({ PUBLIC_HOSTS: 'XTimer.Example.com, 10.0.0.5,[fd00::5]' }).publicHosts).toEqual([
       'xtimer.example.com',
