@@ -11,16 +11,15 @@ export const ADMIN: Actor = Object.freeze({ kind: 'admin' });
 
 export const appActor = (app: string): Actor => ({ kind: 'app', app });
 
-export function canUseApp(actor: Actor, app: string): boolean {
-  return actor.kind === 'admin' || actor.app === app;
-}
-
-/** Throws FORBIDDEN unless `actor` may act for `app`. */
+/**
+ * Throws FORBIDDEN unless `actor` may act for `app`. The answer names only the caller's
+ * own app: which app owns a timer is not told to other apps (tenant enumeration).
+ */
 export function assertCanUseApp(actor: Actor, app: string): void {
-  if (!canUseApp(actor, app)) {
+  if (actor.kind === 'app' && actor.app !== app) {
     throw new XtimerError(
       ErrorCode.FORBIDDEN,
-      `this API key belongs to app ${describe(actor)}, not to app ${app}`,
+      `this API key belongs to app ${actor.app}; it reaches only that app's timers, runs and app record`,
     );
   }
 }
@@ -30,8 +29,4 @@ export function assertAdmin(actor: Actor): void {
   if (actor.kind !== 'admin') {
     throw new XtimerError(ErrorCode.FORBIDDEN, 'only the admin token may do this');
   }
-}
-
-function describe(actor: Actor): string {
-  return actor.kind === 'app' ? actor.app : 'admin';
 }

@@ -135,6 +135,9 @@ describe('native routes', () => {
       const denied = await call(app, method, p, body, bearer(betaKey));
       expect(denied.status).toBe(403);
       expect(denied.body.error.code).toBe('FORBIDDEN');
+      // Which app owns the timer is not told (tenant enumeration); the caller's own app is.
+      expect(denied.body.error.message).not.toContain('alpha');
+      expect(denied.body.error.message).toContain('beta');
       expect((await call(app, method, p, body, bearer(alphaKey))).status).toBe(200);
       expect((await call(app, method, p, body, ADMIN)).status).toBe(200);
     },
@@ -150,6 +153,7 @@ describe('native routes', () => {
     const res = await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'beta' }), bearer(alphaKey));
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
+    expect(res.body.error.message).not.toContain('beta');
     expect(await count('timers')).toBe(before);
   });
 
@@ -214,6 +218,7 @@ describe('compatible routes', () => {
       const denied = await call(app, method, path, body, bearer(betaKey));
       expect(denied.status, `${method} ${path}`).toBe(403);
       expect(denied.body).toEqual({ code: -1, msg: expect.stringMatching(/^FORBIDDEN: /), err: null });
+      expect(denied.body.msg).not.toContain('alpha');
       const allowed = await call(app, method, path, body, bearer(alphaKey));
       expect(allowed.status, `${method} ${path}: ${JSON.stringify(allowed.body)}`).toBe(200);
       expect(allowed.body.code).toBe(0);
