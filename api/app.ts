@@ -1,5 +1,6 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
 import { createDashboard, DASHBOARD_PATH, type DashboardDeps } from '../dashboard/dashboard.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
@@ -7,10 +8,10 @@ import type { Metrics } from '../src/observability/metrics.js';
 import type { AppService } from '../src/services/app-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
-import { respondError } from './errors.js';
+import { openModeGuard } from './open-mode-guard.js';
 import { newRouter } from './router.js';
 import { appRoutes } from './routes/apps.js';
-import { COMPAT_PATH, compatRoutes, respondCompatError } from './routes/compat-xtimer.js';
+import { compatRoutes, respondErrorByPath } from './routes/compat-xtimer.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -29,21 +30,56 @@ export interface AppDeps {
   dashboard?: Pick<DashboardDeps, 'queues' | 'auth'> | undefined;
   /** This process's metrics at /metrics; left out when absent. */
   metrics?: Metrics | undefined;
+  /** PUBLIC_HOSTS: Host names an open-mode API answers to besides loopback (default none). */
+  publicHosts?: readonly string[] | undefined;
 }
+
+/**
+ * Headers every answer carries for browsers (README "Security"): the dashboard and /docs
+ * may not be framed (clickjacking), nothing is sniffed into another type, no Referer leaks
+ * a page's query, other origins may not embed the answers. HSTS is the TLS proxy's call.
+ */
+const browserHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    frameAncestors: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    objectSrc: ["'none'"],
+  },
+  xFrameOptions: 'DENY',
+  referrerPolicy: 'no-referrer',
+  strictTransportSecurity: false,
+});
+
+/**
+ * A query parameter holding a line break is refused (400): no parameter needs one, and
+ * one copied into a header (a redirect's Location) would split it.
+ */
+const refuseLineBreaksInQuery: MiddlewareHandler = async (c, next) => {
+  const at = c.req.url.indexOf('?');
+  const query = at < 0 ? '' : c.req.url.slice(at + 1);
+  if (/%0[ad]|[\r\n]/i.test(query)) {
+    throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'query parameters must not contain CR or LF');
+  }
+  await next();
+};
 
 /** The HTTP application, pure: tests drive it with app.request(), no socket needed. */
 export function createApp(deps: AppDeps) {
   const app = newRouter<ApiEnv>();
+  app.use('*', browserHeaders, refuseLineBreaksInQuery);
+  app.use('*', openModeGuard({ open: deps.apps.open, publicHosts: deps.publicHosts ?? [] }));
   // Who is calling, before anything else is read (README "Security").
   app.use('/api/*', authenticate(deps.apps));
   app.use(
     '/api/*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => {
-        const err = new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB');
-        return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err) : respondError(c, err);
-      },
+      onError: (c) =>
+        respondErrorByPath(
+          c,
+          new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB'),
+        ),
     }),
   );
   app.route('/', healthRoutes(deps.readiness));
@@ -86,11 +122,10 @@ export function createApp(deps: AppDeps) {
     app.all(DASHBOARD_PATH, toDashboard);
     app.all(`${DASHBOARD_PATH}/*`, toDashboard);
   }
-  app.notFound((c) => {
-    const err = new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`);
-    return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err) : respondError(c, err);
-  });
-  app.onError((err, c) => respondError(c, err, deps.logger));
+  app.notFound((c) =>
+    respondErrorByPath(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),
+  );
+  app.onError((err, c) => respondErrorByPath(c, err, deps.logger));
   return app;
 }
 

@@ -2,8 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Actor } from '../src/services/access.js';
 import type { AppService } from '../src/services/app-service.js';
-import { respondError } from './errors.js';
-import { COMPAT_PATH, respondCompatError } from './routes/compat-xtimer.js';
+import { respondErrorByPath } from './routes/compat-xtimer.js';
 
 /** What the API routes find on the context: who is calling. */
 export type ApiEnv = { Variables: { actor: Actor } };
@@ -30,7 +29,7 @@ export function authenticate(apps: AppService): MiddlewareHandler<ApiEnv> {
           ? 'send Authorization: Bearer <admin token or app API key>'
           : 'the bearer token is neither the admin token nor a valid app API key',
       );
-      return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err) : respondError(c, err);
+      return respondErrorByPath(c, err);
     }
     c.set('actor', actor);
     await next();

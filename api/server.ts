@@ -1,4 +1,5 @@
-import { type ServerType, serve } from '@hono/node-server';
+import type { IncomingMessage } from 'node:http';
+import { type HttpBindings, type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
@@ -13,6 +14,31 @@ interface Fetchable {
   fetch: (request: Request, ...rest: never[]) => Response | Promise<Response>;
 }
 
+/** Did the answer leave part of the request body unread (a 413, a 401, any early error)? */
+function bodyLeftUnread(incoming: IncomingMessage): boolean {
+  const hasBody =
+    Number(incoming.headers['content-length'] ?? 0) > 0 ||
+    incoming.headers['transfer-encoding'] !== undefined;
+  return hasBody && !incoming.readableEnded;
+}
+
+/**
+ * An answer given before the request body was read closes the connection, and says so
+ * (`Connection: close`): the unread rest cannot be drained reliably (the node adapter gives
+ * up after 500 ms and drops the socket), and a keep-alive client told nothing would send
+ * its next request into a closed connection.
+ */
+function closingUnreadRequests(app: Fetchable) {
+  const fetch = app.fetch as (request: Request, env: HttpBindings) => Response | Promise<Response>;
+  return async (request: Request, env: HttpBindings): Promise<Response> => {
+    const response = await fetch(request, env);
+    if (!bodyLeftUnread(env.incoming)) return response;
+    const closing = new Response(response.body, response);
+    closing.headers.set('connection', 'close');
+    return closing;
+  };
+}
+
 /** Serves a Hono app on a socket; resolves once listening. */
 export function listen(
   app: Fetchable,
@@ -25,7 +51,7 @@ export function listen(
     let server: ServerType;
     const onError = (err: Error) => reject(err);
     server = serve(
-      { fetch: app.fetch as (r: Request) => Response | Promise<Response>, hostname: host, port },
+      { fetch: closingUnreadRequests(app) as (r: Request) => Promise<Response>, hostname: host, port },
       (info) => {
         server.off('error', onError);
         logger.info({ host, port: info.port }, `${what} listening`);

@@ -68,9 +68,15 @@ function timerId(text: string): number {
   return Number(text);
 }
 
-/** Where a form comes back to: only a page of this dashboard (no open redirect). */
+/**
+ * Where a form comes back to: only a page of this dashboard (no open redirect). A line
+ * break would split the Location header: refused (400), not thrown by the header (500).
+ */
 function backTo(value: unknown, fallback: string, paths: DashboardPaths): string {
   if (typeof value !== 'string') return fallback;
+  if (/\p{Cc}/u.test(value)) {
+    throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'back must not contain control characters');
+  }
   const ok =
     (value === paths.timers ||
       value.startsWith(`${paths.timers}/`) ||
@@ -155,8 +161,9 @@ export function timersPage({ timers, paths, now }: TimersPageDeps) {
     app.post(`/:id/${action}`, async (c) => {
       const id = timerId(c.req.param('id'));
       const form = await c.req.parseBody();
+      const back = backTo(form.back, `${paths.timers}/${id}`, paths);
       await (action === 'enable' ? timers.enable(id) : timers.disable(id));
-      return c.redirect(backTo(form.back, `${paths.timers}/${id}`, paths), 303);
+      return c.redirect(back, 303);
     });
   }
 

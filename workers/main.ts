@@ -84,6 +84,7 @@ export async function main(config: Config): Promise<Shutdown> {
         },
       },
       metrics: core.metrics,
+      publicHosts: config.publicHosts,
     });
     const api = await listen(app, config.host, config.port, logger);
     shutdown.add('api', () => api.close());

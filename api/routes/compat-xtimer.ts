@@ -7,7 +7,7 @@ import type { Logger } from '../../src/observability/logger.js';
 import type { ScopedTimers } from '../../src/services/scoped-timers.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import type { ApiEnv } from '../auth.js';
-import { errorHeaders, fromZodError, statusOf, toXtimerError } from '../errors.js';
+import { errorHeaders, fromZodError, respondError, statusOf, toXtimerError } from '../errors.js';
 import {
   CompatCreateSchema,
   CompatUpdateSchema,
@@ -44,12 +44,15 @@ class BindError extends XtimerError {}
 
 /**
  * Failures the original cannot produce keep their own status, so that no Go client takes
- * them for an answer: authentication (401, 403), the rate limit (429, with Retry-After),
- * an oversized body (413), an unknown route (404, as gin answers it), and server faults.
+ * them for an answer: authentication (401, 403), open mode's browser defences (403, 421,
+ * 415), the rate limit (429, with Retry-After), an oversized body (413), an unknown route
+ * (404, as gin answers it), and server faults.
  */
 const OWN_STATUS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ErrorCode.UNAUTHORIZED,
   ErrorCode.FORBIDDEN,
+  ErrorCode.CROSS_SITE_REFUSED,
+  ErrorCode.HOST_NOT_ALLOWED,
   ErrorCode.RATE_LIMITED,
   ErrorCode.PAYLOAD_TOO_LARGE,
   ErrorCode.UNSUPPORTED_MEDIA_TYPE,
@@ -70,6 +73,11 @@ const envelope = (code: 0 | -1, msg: string) => ({ code, msg, err: null });
 export function respondCompatError(c: Context, err: unknown, logger?: Logger): Response {
   const e = toXtimerError(err, logger);
   return c.json(envelope(-1, `${e.code}: ${e.message}`), compatStatus(e), errorHeaders(e));
+}
+
+/** An error in the envelope of the API `c`'s path belongs to: this one's, or the native one. */
+export function respondErrorByPath(c: Context, err: unknown, logger?: Logger): Response {
+  return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err, logger) : respondError(c, err, logger);
 }
 
 /** The original's success answer: code 0, an empty msg, and the route's fields. */

@@ -48,7 +48,10 @@ describe('two processes running all roles', () => {
     const to = from + 15_000;
     await eventually(() => Date.now() > to + 3000, 'the observation window to pass', 30_000, 200);
     for (const id of ids) {
-      await fetch(`${base}/api/v1/timers/${id}/disable`, { method: 'POST' });
+      await fetch(`${base}/api/v1/timers/${id}/disable`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
     }
 
     const counts = sink.countByTask();

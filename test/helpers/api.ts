@@ -14,6 +14,7 @@ export function createTestApp(
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
     dashboard: { queues: core.queues, auth: options.dashboardAuth ?? null },
+    publicHosts: core.config.publicHosts,
     readiness: {
       redis: async () => {
         await core.redis.ping();
@@ -25,7 +26,10 @@ export function createTestApp(
   });
 }
 
-/** JSON request helper: returns status and parsed body. */
+/**
+ * JSON request helper, a client as an SDK is: every change says content-type:
+ * application/json (open mode requires it, an empty enable too). Returns status and parsed body.
+ */
 export async function call(
   app: App,
   method: string,
@@ -34,8 +38,8 @@ export async function call(
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  if (body !== undefined || (method !== 'GET' && method !== 'HEAD')) {
     (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
   }
   const res = await app.request(path, init);

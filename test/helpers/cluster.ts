@@ -60,10 +60,11 @@ export class Cluster {
   }
 }
 
+/** A call to the API as an SDK makes it (every change says content-type: application/json); throws on 4xx/5xx. */
 export async function apiCall(base: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? null : JSON.stringify(body),
   });
   const text = await res.text();

@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../api/app.js';
+import type { Core } from '../../src/core.js';
+import { call, createTestApp, timerBody } from '../helpers/api.js';
+import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
+
+/**
+ * Issue 14: open mode (no admin token) is safe against the browser. A web page cannot
+ * drive the API (state-changing requests must be JSON and are refused when Origin or
+ * Sec-Fetch-Site says cross-site), nor reach it through a rebound DNS name (Host must be
+ * loopback or PUBLIC_HOSTS); tools without an Origin keep working. Every page carries
+ * anti-framing, nosniff and referrer headers; a CR/LF in a query parameter is a 400.
+ */
+
+const TOKEN = 'admin-token-for-the-browser-tests-0123';
+
+let stores: TestStores;
+let core: Core;
+let open: App;
+let secured: App;
+
+beforeAll(async () => {
+  stores = await createTestStores('browser', { PUBLIC_HOSTS: 'xtimer.example.com' });
+  core = createTestCore(stores);
+  open = createTestApp(core);
+  const securedStores = await createTestStores('browsertok', {
+    XTIMER_ADMIN_TOKEN: TOKEN,
+    XTIMER_SECRET_KEY: 'secret-key-for-the-browser-tests-0123',
+  });
+  secured = createTestApp(createTestCore(securedStores));
+  afterAll(() => securedStores.cleanup());
+});
+afterAll(async () => {
+  await core.queues.close();
+  await stores.cleanup();
+});
+
+async function timerRows(): Promise<Array<{ id: number; status: string; version: number }>> {
+  const [rows] = await stores.database.pool.query('SELECT id, status, version FROM timers ORDER BY id');
+  return rows as Array<{ id: number; status: string; version: number }>;
+}
+
+/** A raw request as a browser (or curl) would send it; `url` may name another host. */
+async function send(
+  app: App,
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await app.request(url, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // HTML or text
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+async function newTimer(): Promise<number> {
+  const res = await call(open, 'POST', '/api/v1/timers', timerBody({ app: 'browser' }));
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const goCreate = JSON.stringify({
+  app: 'browser',
+  name: 'from-a-page',
+  cron: '0 0 * * * *',
+  notifyHTTPParam: { url: 'http://127.0.0.1:9/x' },
+});
+
+describe('open mode against cross-site requests', () => {
+  it('refuses what a page on another site can send: a text/plain or form POST, an empty enable', async () => {
+    const id = await newTimer();
+    const before = await timerRows();
+    const attempts: Array<[string, string, Record<string, string>, string?]> = [
+      ['POST', '/api/timer/v1/def', { 'content-type': 'text/plain' }, goCreate],
+      ['POST', '/api/timer/v1/def', { 'content-type': 'application/x-www-form-urlencoded' }, goCreate],
+      ['POST', '/api/timer/v1/enable', { 'content-type': 'text/plain' }, JSON.stringify({ id })],
+      ['POST', '/api/v1/timers', { 'content-type': 'text/plain' }, JSON.stringify(timerBody())],
+      ['POST', `/api/v1/timers/${id}/enable`, {}],
+      ['POST', `/api/v1/timers/${id}/enable`, { 'content-type': 'text/plain' }, ''],
+      ['POST', `/api/v1/timers/${id}/enable`, { 'content-type': 'multipart/form-data; boundary=x' }, '--x--'],
+      ['POST', '/api/v1/apps', { 'content-type': 'text/plain' }, JSON.stringify({ app: 'sneaky' })],
+    ];
+    for (const [method, path, headers, body] of attempts) {
+      const res = await send(open, method, path, headers, body);
+      expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(415);
+    }
+    expect(await timerRows()).toEqual(before);
+  });
+
+  it.each([
+    ['Origin of another site', { origin: 'https://evil.example' }],
+    ['Origin of another port of this host', { origin: 'http://localhost:3000' }],
+    ['Origin null (a sandboxed or file: page)', { origin: 'null' }],
+    ['Sec-Fetch-Site cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site same-site', { 'sec-fetch-site': 'same-site' }],
+  ])('refuses a change with %s (403 CROSS_SITE_REFUSED), even as JSON', async (_what, headers) => {
+    const id = await newTimer();
+    const before = await timerRows();
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/timers', JSON.stringify(timerBody({ app: 'browser' }))],
+      ['POST', `/api/v1/timers/${id}/enable`, undefined],
+      ['PATCH', `/api/v1/timers/${id}`, JSON.stringify({ name: 'renamed' })],
+      ['DELETE', `/api/v1/timers/${id}`, undefined],
+      ['POST', '/api/timer/v1/def', goCreate],
+    ] as const) {
+      const res = await send(open, method, path, { ...JSON_TYPE, ...headers }, body);
+      expect(res.status, `${method} ${path}`).toBe(403);
+      const code = path.startsWith('/api/timer/') ? res.body.msg.split(':')[0] : res.body.error.code;
+      expect(code).toBe('CROSS_SITE_REFUSED');
+    }
+    expect(await timerRows()).toEqual(before);
+  });
+
+  it('lets a same-origin page and tools without an Origin (curl, SDKs) change things', async () => {
+    const id = await newTimer();
+    const sameOrigin = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin', ...JSON_TYPE };
+    expect((await send(open, 'POST', `/api/v1/timers/${id}/enable`, sameOrigin)).status).toBe(200);
+    expect((await send(open, 'POST', `/api/v1/timers/${id}/disable`, JSON_TYPE)).status).toBe(200);
+    expect(
+      (await send(open, 'POST', `/api/v1/timers/${id}/enable`, { 'sec-fetch-site': 'none', ...JSON_TYPE }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await send(open, 'POST', '/api/v1/timers', JSON_TYPE, JSON.stringify(timerBody({ app: 'browser' }))))
+        .status,
+    ).toBe(201);
+    // A DELETE without a body needs no content type: no page can send one to another origin.
+    expect((await send(open, 'DELETE', `/api/v1/timers/${id}`)).status).toBe(204);
+    // Reads need nothing.
+    expect((await send(open, 'GET', '/api/v1/timers', { origin: 'https://evil.example' })).status).toBe(200);
+  });
+
+  it('leaves a request with a token to the token check, and token mode to the token alone', async () => {
+    // A page cannot attach a token to a request to another origin.
+    const res = await send(secured, 'POST', '/api/v1/timers/1/enable', { authorization: `Bearer ${TOKEN}` });
+    expect(res.status).toBe(404);
+    const noToken = await send(
+      secured,
+      'POST',
+      '/api/v1/timers',
+      { origin: 'https://evil.example', 'content-type': 'text/plain' },
+      '{}',
+    );
+    expect(noToken.status).toBe(401);
+  });
+});
+
+describe('open mode against DNS rebinding (Host)', () => {
+  it.each([
+    'http://localhost/api/v1/timers',
+    'http://127.0.0.1:8081/api/v1/timers',
+    'http://[::1]:8081/api/v1/timers',
+    'http://xtimer.example.com/api/v1/timers',
+    'http://XTIMER.example.com./api/v1/timers',
+  ])('answers %s', async (url) => {
+    expect((await send(open, 'GET', url)).status).toBe(200);
+  });
+
+  it.each([
+    'http://rebound.evil.example/api/v1/timers',
+    'http://rebound.evil.example:8081/dashboard/timers',
+    'http://192.168.1.10:8081/openapi.json',
+    'http://127.0.0.1.nip.io/metrics',
+  ])('refuses %s with 421 HOST_NOT_ALLOWED', async (url) => {
+    const res = await send(open, 'GET', url);
+    expect(res.status).toBe(421);
+    expect(res.body.error.code).toBe('HOST_NOT_ALLOWED');
+    expect(res.body.error.message).toContain('PUBLIC_HOSTS');
+  });
+
+  it('refuses a change through another Host and changes nothing', async () => {
+    const id = await newTimer();
+    const before = await timerRows();
+    const res = await send(open, 'POST', `http://rebound.evil.example/api/v1/timers/${id}/enable`, JSON_TYPE);
+    expect(res.status).toBe(421);
+    const compat = await send(
+      open,
+      'POST',
+      'http://rebound.evil.example/api/timer/v1/enable',
+      JSON_TYPE,
+      JSON.stringify({ id }),
+    );
+    expect(compat.status).toBe(421);
+    expect(compat.body.msg).toMatch(/^HOST_NOT_ALLOWED: /);
+    expect(await timerRows()).toEqual(before);
+  });
+
+  it('leaves the probes reachable by any name, and token mode to its token', async () => {
+    expect((await send(open, 'GET', 'http://10.1.2.3:8081/healthz')).status).toBe(200);
+    expect((await send(open, 'GET', 'http://10.1.2.3:8081/readyz')).status).toBe(200);
+    expect((await send(secured, 'GET', 'http://xtimer.internal/api/v1/timers')).status).toBe(401);
+  });
+});
+
+describe('browser headers', () => {
+  it.each(['/dashboard', '/dashboard/timers', '/docs', '/openapi.json', '/api/v1/timers', '/nowhere'])(
+    '%s may not be framed or sniffed, and sends no referrer',
+    async (path) => {
+      const res = await send(open, 'GET', path);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    },
+  );
+});
+
+describe('line breaks in query parameters', () => {
+  it.each([
+    '/dashboard/timers?app=a%0d%0aSet-Cookie:%20x=1',
+    '/dashboard/timers/1?at=2026-01-01%0A',
+    '/api/v1/timers?app=billing%0D',
+    '/api/timer/v1/defsByName?app=a&name=x%0ay',
+    '/docs?x=%0a',
+  ])('answers %s with 400', async (path) => {
+    const res = await send(open, 'GET', path);
+    expect(res.status).toBe(400);
+  });
+
+  it('answers a dashboard form whose back parameter holds CR/LF with 400, changing nothing', async () => {
+    const id = await newTimer();
+    const before = await timerRows();
+    for (const back of ['/dashboard/timers\r\nSet-Cookie: x=1', '/dashboard/timers?app=a\nb']) {
+      const res = await send(
+        open,
+        'POST',
+        `/dashboard/timers/${id}/enable`,
+        { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
+        new URLSearchParams({ back }).toString(),
+      );
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    }
+    expect(await timerRows()).toEqual(before);
+  });
+});
