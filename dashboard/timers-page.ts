@@ -160,7 +160,10 @@ export function timersPage({ timers, paths, now }: TimersPageDeps) {
   for (const action of ['enable', 'disable'] as const) {
     app.post(`/:id/${action}`, async (c) => {
       const id = timerId(c.req.param('id'));
-      const form = await c.req.parseBody();
+      const form = await c.req.parseBody().catch(() => {
+        // A malformed multipart or urlencoded body is the sender's fault, not a 500.
+        throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'the form body cannot be read');
+      });
       const back = backTo(form.back, `${paths.timers}/${id}`, paths);
       await (action === 'enable' ? timers.enable(id) : timers.disable(id));
       return c.redirect(back, 303);
