@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7's bad-input sweep: hostile inputs of every kind — SQL and header injection,
+ * Issues 7 and 14's bad-input sweep: hostile inputs of every kind — SQL and header injection,
  * CRLF, enormous and deeply nested JSON, unicode edge cases, numbers out of every
  * range, wrong types, path traversal — each answered with a 4xx and an error code,
  * nothing stored, and the process healthy afterwards.
@@ -149,6 +149,22 @@ const HOSTILE: Hostile[] = [
     body({}, { url: 'http://169.254.169.254/latest/meta-data/' }),
     'TARGET_BLOCKED',
   ),
+  native('a NAT64 loopback callback URL', body({}, { url: 'http://[64:ff9b::7f00:1]/' }), 'TARGET_BLOCKED'),
+  native('a 6to4 callback URL', body({}, { url: 'http://[2002:a9fe:a9fe::1]/' }), 'TARGET_BLOCKED'),
+  native(
+    'credentials in the callback URL',
+    body({}, { url: 'https://admin:hunter2@93.184.215.14/hook' }),
+    'INVALID_URL',
+  ),
+  native(
+    '64 KiB of callback headers (once a 500)',
+    body(
+      {},
+      { headers: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`x-h${i}`, 'v'.repeat(8192)])) },
+    ),
+    'INVALID_HEADERS',
+  ),
+  native('a cron padded past its column', body({ cron: `0 */5 * * * *${' '.repeat(200)}` }), 'INVALID_CRON'),
   // size and depth
   native('a body over 1 MiB', body({}, { body: 'x'.repeat(1024 * 1024 + 1) }), 'PAYLOAD_TOO_LARGE', 413),
   native('100k nested arrays as the body', nested(100_000), 'VALIDATION_FAILED'),
