@@ -37,7 +37,9 @@ export interface AppDeps {
 /**
  * Headers every answer carries for browsers (README "Security"): the dashboard and /docs
  * may not be framed (clickjacking), nothing is sniffed into another type, no Referer leaks
- * a page's query, other origins may not embed the answers. HSTS is the TLS proxy's call.
+ * a page's query to another site (same-origin: the dashboard's own form posts keep their
+ * Origin, which no-referrer would turn to "null"), other origins may not embed the answers.
+ * HSTS is the TLS proxy's call.
  */
 const browserHeaders = secureHeaders({
   contentSecurityPolicy: {
@@ -47,7 +49,7 @@ const browserHeaders = secureHeaders({
     objectSrc: ["'none'"],
   },
   xFrameOptions: 'DENY',
-  referrerPolicy: 'no-referrer',
+  referrerPolicy: 'same-origin',
   strictTransportSecurity: false,
 });
 

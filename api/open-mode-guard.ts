@@ -31,14 +31,16 @@ function hostName(host: string): string | null {
 }
 
 /**
- * Why a browser is the likely sender of a request from another site: `Sec-Fetch-Site`
- * says so (anything but same-origin, or none for a typed URL: a page on another port of
- * localhost is same-site, and hostile), or `Origin` names another origin; null otherwise.
- * Tools such as curl and SDKs send neither.
+ * Why a browser is the likely sender of a request from another site, null if it is not.
+ * `Sec-Fetch-Site`, which pages cannot set, decides when present: anything but
+ * same-origin (or none, a typed URL) is refused — a page on another port of localhost is
+ * same-site, and hostile. Browsers without it are judged by `Origin`: another origin, or
+ * "null". Tools such as curl and SDKs send neither.
  */
 function crossSite(c: Context): string | null {
   const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${site}`;
+  if (site !== undefined)
+    return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site is ${site}`;
   const origin = c.req.header('origin');
   if (origin === undefined) return null;
   let host: string | null = null;
