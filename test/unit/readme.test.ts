@@ -7,7 +7,9 @@ import { SETTINGS } from '../../src/config.js';
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 function referenceTable(): string[] {
-  const section = readme.slice(readme.indexOf('### Configuration reference'));
+  const start = readme.indexOf('### Configuration reference');
+  // Up to the next chapter: Security's defaults table names settings too.
+  const section = readme.slice(start, readme.indexOf('\n## ', start));
   const rows = section.split('\n').filter((line) => /^\| `[A-Z_]+`\s*\|/.test(line));
   return rows.map((line) => /^\| `([A-Z_]+)`/.exec(line)![1]!);
 }
