@@ -1,6 +1,7 @@
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import type { Task, Timer } from '../src/domain/timer.js';
+import type { QueuedRunView } from '../src/services/timer-service.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
 export function presentTimer(t: Timer) {
@@ -9,11 +10,17 @@ export function presentTimer(t: Timer) {
     app: t.app,
     name: t.name,
     cron: t.cron,
+    at: iso(t.at),
     timezone: t.timezone,
     callback: { ...t.callback },
     retry: { ...t.retry },
     misfirePolicy: t.misfirePolicy,
     misfireThresholdMs: t.misfireThresholdMs,
+    startAt: iso(t.startAt),
+    endAt: iso(t.endAt),
+    maxRuns: t.maxRuns,
+    overlapPolicy: t.overlapPolicy,
+    notify: t.notify === null ? null : { url: t.notify.url, on: [...t.notify.on] },
     status: t.status,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
@@ -26,6 +33,7 @@ export function presentTask(t: Task) {
     timerId: t.timerId,
     runAt: new Date(t.runAt).toISOString(),
     status: t.status,
+    trigger: t.trigger,
     attempts: t.attempts,
     httpStatus: t.httpStatus,
     output: t.output,
@@ -35,6 +43,19 @@ export function presentTask(t: Task) {
     durationMs: t.durationMs,
   };
 }
+
+/** A run queued on demand (run now, retry), as the 202 answers it. */
+export function presentQueuedRun(r: QueuedRunView) {
+  return {
+    id: r.id,
+    timerId: r.timerId,
+    runAt: new Date(r.runAt).toISOString(),
+    status: r.status,
+    trigger: r.trigger,
+  };
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function presentPreview(timer: Timer, runs: number[]) {
   return {

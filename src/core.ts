@@ -1,17 +1,21 @@
 import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
+import type { Notify } from './domain/timer.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { SecretBox } from './security/secret-box.js';
 import { AppService } from './services/app-service.js';
+import { FailureNotifier } from './services/failure-notifier.js';
 import { RunPlanner } from './services/run-planner.js';
 import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
+import { AppRepository } from './storage/db/app-repository.js';
 import type { Database } from './storage/db/client.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
 import { RateLimiter } from './storage/redis/rate-limiter.js';
 import { RedisLock } from './storage/redis/redis-lock.js';
+import { RunClaims } from './storage/redis/run-claims.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
 import { SliceStore } from './storage/redis/slice-store.js';
 
@@ -33,6 +37,8 @@ export interface Core {
   /** The SSRF guard over callback targets (CALLBACK_BLOCK_PRIVATE, CALLBACK_ALLOW_HOSTS). */
   guard: TargetGuard;
   queues: Queues;
+  /** Reports runs that ended failed or missed to the timer's (or app's) notify target. */
+  notifier: FailureNotifier;
   metrics: Metrics;
   now(): number;
 }
@@ -60,6 +66,7 @@ export function createCore(
     lock: new RedisLock(redis),
     keys,
     planner,
+    claims: new RunClaims(redis, keys),
     announce: (id) => events.announce(id),
     now,
     policy: {
@@ -81,6 +88,16 @@ export function createCore(
     announce: (app) => events.announceApp(app),
     now,
   });
+  const appRows = new AppRepository(database.db);
+  const notifier = new FailureNotifier({
+    enqueue: async (jobId, data) => {
+      await queues.notify.add('notify', data, { jobId });
+    },
+    appNotify: async (app) => {
+      const [row] = await appRows.findMany([app]);
+      return row?.notify ? (JSON.parse(row.notify) as Notify) : null;
+    },
+  });
   return {
     config,
     logger,
@@ -95,6 +112,7 @@ export function createCore(
     secretBox,
     guard,
     queues,
+    notifier,
     metrics: new Metrics(),
     now,
   };

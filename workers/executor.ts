@@ -5,7 +5,9 @@ import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { AppSlots } from '../src/services/app-slots.js';
 import { type BatchReport, ExecuteJobProcessor } from '../src/services/execute-job-processor.js';
 import { LeaseKeeper } from '../src/services/lease-keeper.js';
+import { NotificationSender } from '../src/services/notification-sender.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
+import { RunAftermath } from '../src/services/run-aftermath.js';
 import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/run-executor.js';
 import { RunRecorder } from '../src/services/run-recorder.js';
 import { TimerCache } from '../src/services/timer-cache.js';
@@ -13,6 +15,7 @@ import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
+import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
 import {
   continuationJob,
   EXECUTE_QUEUE,
@@ -24,6 +27,7 @@ import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
+import { startNotifier } from './notifier.js';
 
 export interface Role {
   close(): Promise<void>;
@@ -81,6 +85,17 @@ export async function startExecutor(core: Core): Promise<Role> {
       await queues.execute.add(job.name, job.data, job.opts);
     },
   };
+  const overlap = new OverlapSlots(fast, keys);
+  const aftermath = new RunAftermath({
+    completeTimer: (id) => core.timers.complete(id),
+    notifier: core.notifier,
+    logger,
+  });
+  const notifier = startNotifier(
+    core,
+    new NotificationSender({ caller, signing, timeoutMs: config.callbackTimeoutMs }),
+    bullConnection,
+  );
   const executor = new RunExecutor({
     claims,
     leases,
@@ -91,6 +106,8 @@ export async function startExecutor(core: Core): Promise<Role> {
     gate,
     slots,
     continuations,
+    overlap,
+    aftermath,
     metrics: core.metrics,
     redisMayHaveLostData: () => lossWatch.suspected,
     signing,
@@ -157,7 +174,7 @@ export async function startExecutor(core: Core): Promise<Role> {
       // Stop fetching first, then hand back what waits for its due time or its app's slot;
       // calls in flight finish.
       lossWatch.stop();
-      const closing = Promise.all(workers.map((w) => w.close()));
+      const closing = Promise.all([...workers.map((w) => w.close()), notifier.close()]);
       const withdrawn = gate.close() + slots.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');
       await closing;

@@ -39,6 +39,8 @@ export async function startMigrator(core: Core): Promise<Role> {
       claims: new RunClaims(redis, keys),
       queues,
       record: (outcomes) => tasks.recordOutcomes(outcomes),
+      notifier: core.notifier,
+      completeEnded: (now) => core.timers.completeEnded(now),
       retentionDays: config.taskRetentionDays,
       logger: logger.child({ component: 'compensator' }),
     }),

@@ -3,15 +3,19 @@ import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
 import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
 import type { Task, TaskStatus, Timer, TimerStatus } from '../../src/domain/timer.js';
 import { ErrorCode } from '../../src/errors.js';
-import { CreateTimerSchema, UpdateTimerSchema } from '../schemas/timer-schemas.js';
+import { CreateTimerFields, UpdateTimerFields } from '../schemas/timer-schemas.js';
 
 /**
  * The Go xTimer's wire format (its common/model/vo and common/consts), field for field:
  * the request DTOs as gin binds them, and the answers as encoding/json writes them.
  */
 
-/** consts.TimerStatus: Unabled 1, Enabled 2. */
-export const TIMER_STATUS_TO_GO: Readonly<Record<TimerStatus, 1 | 2>> = { inactive: 1, active: 2 };
+/** consts.TimerStatus: Unabled 1, Enabled 2; a completed timer (it will not fire again) reads as Unabled. */
+export const TIMER_STATUS_TO_GO: Readonly<Record<TimerStatus, 1 | 2>> = {
+  inactive: 1,
+  active: 2,
+  completed: 1,
+};
 
 /**
  * consts.TaskStatus: NotRunned 0, Running 1, Successed 2, Failed 3. Skipped and missed
@@ -137,9 +141,9 @@ const CronexprSchema = z.string().transform((value, ctx) => {
 });
 
 /** The native create rules, with the cron in cronexpr's dialect. */
-export const CompatCreateSchema = CreateTimerSchema.extend({ cron: CronexprSchema });
+export const CompatCreateSchema = CreateTimerFields.extend({ cron: CronexprSchema });
 /** The native PATCH rules, with the cron in cronexpr's dialect. */
-export const CompatUpdateSchema = UpdateTimerSchema.extend({ cron: CronexprSchema.optional() });
+export const CompatUpdateSchema = UpdateTimerFields.extend({ cron: CronexprSchema.optional() });
 
 /** A Go client's callback in native terms; the whole param replaces the callback's target, headers and body. */
 export function callbackFromGo(p: NotifyHTTPParamDto) {
@@ -167,7 +171,7 @@ export function goTimer(t: Timer) {
     app: t.app,
     name: t.name,
     status: TIMER_STATUS_TO_GO[t.status],
-    cron: t.compatCron ?? cronexprFromNative(t.cron),
+    cron: t.compatCron ?? (t.cron === null ? cronexprAt(t.at ?? 0) : cronexprFromNative(t.cron)),
     notifyHTTPParam: {
       method,
       url,
@@ -175,6 +179,12 @@ export function goTimer(t: Timer) {
       ...(body ? { body } : {}),
     },
   };
+}
+
+/** A one-shot timer's time as the 7-field cron (UTC, with its year) that fires only then. */
+function cronexprAt(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCSeconds()} ${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} * ${d.getUTCFullYear()}`;
 }
 
 /** vo.Task: costTime is the call's duration in ms; output the response body, or without one, the error. */

@@ -8,6 +8,7 @@ import type { ScopedTimers } from '../../src/services/scoped-timers.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import type { ApiEnv } from '../auth.js';
 import { errorHeaders, fromZodError, respondError, statusOf, toXtimerError } from '../errors.js';
+import { draftFrom } from '../timer-draft.js';
 import {
   CompatCreateSchema,
   CompatUpdateSchema,
@@ -132,11 +133,7 @@ export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: Com
         status: dto.status === 2 ? 'active' : 'inactive',
         callback: callbackFromGo(dto.notifyHTTPParam),
       });
-      const draft: TimerDraft = {
-        ...input,
-        compatCron: dto.cron.trim(),
-        callback: { ...input.callback, body: input.callback.body ?? null, timeoutMs: callbackTimeoutMs },
-      };
+      const draft = draftFrom(input, callbackTimeoutMs, { compatCron: dto.cron.trim() });
       const timer = await timersOf(c).create(draft);
       return c.json(ok({ id: timer.id }));
     })

@@ -1,8 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { TimerDraft } from '../../src/domain/timer.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
-import { presentPreview, presentTask, presentTimer } from '../presenters.js';
+import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
 import { newRouter } from '../router.js';
 import {
   CreateTimerSchema,
@@ -13,10 +12,13 @@ import {
   PreviewQuerySchema,
   PreviewSchema,
   page,
+  QueuedRunSchema,
+  TaskIdParamSchema,
   TaskSchema,
   TimerSchema,
   UpdateTimerSchema,
 } from '../schemas/timer-schemas.js';
+import { draftFrom } from '../timer-draft.js';
 
 export interface TimerRoutesDeps {
   timers: TimerService;
@@ -129,6 +131,32 @@ const routes = {
     request: { params: IdParamSchema, query: ListTasksQuerySchema },
     responses: { 200: json(TaskPage, 'A page of runs'), ...errors },
   }),
+  trigger: createRoute({
+    method: 'post',
+    path: '/timers/{id}/trigger',
+    tags: ['runs'],
+    ...secured,
+    summary: 'Run now: call the callback at once, whatever the timer’s status',
+    description:
+      'The run is listed with trigger "manual" and sends X-Xtimer-Trigger: manual; it ends like any run.',
+    request: { params: IdParamSchema },
+    responses: { 202: json(QueuedRunSchema, 'The run, queued'), ...errors, ...limited },
+  }),
+  retry: createRoute({
+    method: 'post',
+    path: '/timers/{id}/tasks/{taskId}/retry',
+    tags: ['runs'],
+    ...secured,
+    summary: 'Call a failed or missed run again, as its next attempt, with the same task id',
+    request: { params: TaskIdParamSchema },
+    responses: {
+      202: json(QueuedRunSchema, 'The run, queued again (trigger "retry")'),
+      ...errors,
+      404: json(ErrorSchema, 'No such timer, or no such run of it (TASK_NOT_FOUND)'),
+      409: json(ErrorSchema, 'The run is not failed or missed (TASK_NOT_RETRYABLE)'),
+      ...limited,
+    },
+  }),
   preview: createRoute({
     method: 'get',
     path: '/timers/{id}/preview',
@@ -148,17 +176,7 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
   const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) => {
-      const input = c.req.valid('json');
-      const draft: TimerDraft = {
-        ...input,
-        callback: {
-          url: input.callback.url,
-          method: input.callback.method,
-          headers: input.callback.headers,
-          body: input.callback.body ?? null,
-          timeoutMs: input.callback.timeoutMs ?? callbackTimeoutMs,
-        },
-      };
+      const draft = draftFrom(c.req.valid('json'), callbackTimeoutMs);
       return c.json(presentTimer(await timersOf(c).create(draft)), 201);
     })
     .openapi(routes.list, async (c) => {
@@ -192,9 +210,17 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
         statuses: q.status,
         fromMs: q.from,
         toMs: q.to,
+        upcoming: q.upcoming,
         cursor: q.cursor,
       });
       return c.json({ items: result.items.map(presentTask), nextCursor: result.nextCursor }, 200);
+    })
+    .openapi(routes.trigger, async (c) =>
+      c.json(presentQueuedRun(await timersOf(c).trigger(c.req.valid('param').id)), 202),
+    )
+    .openapi(routes.retry, async (c) => {
+      const { id, taskId } = c.req.valid('param');
+      return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
     })
     .openapi(routes.preview, async (c) => {
       const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, c.req.valid('query').count);

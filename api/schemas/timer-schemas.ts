@@ -6,8 +6,12 @@ import {
   HTTP_METHODS,
   LIMITS,
   MISFIRE_POLICIES,
+  NOTIFY_OUTCOMES,
+  OVERLAP_POLICIES,
+  RUN_TRIGGERS,
   TASK_STATUSES,
   TIMER_STATUSES,
+  USER_TIMER_STATUSES,
 } from '../../src/domain/timer.js';
 import { ErrorCode } from '../../src/errors.js';
 
@@ -215,52 +219,145 @@ export const MisfireThresholdSchema = int(
 export const TimerStatusSchema = z.enum(TIMER_STATUSES, {
   error: `must be one of ${TIMER_STATUSES.join(', ')}`,
 });
+/** What a user may set: `completed` is reached, not set. */
+const SettableStatusSchema = z.enum(USER_TIMER_STATUSES, {
+  error: `must be one of ${USER_TIMER_STATUSES.join(', ')}`,
+});
 
-export const CreateTimerSchema = z
-  .strictObject({
-    app: AppSchema,
-    name: NameSchema,
-    cron: CronSchema,
-    timezone: TimezoneSchema.default('UTC'),
-    callback: CallbackSchema,
-    retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
-    misfirePolicy: MisfirePolicySchema.default('fire_once'),
-    misfireThresholdMs: MisfireThresholdSchema.default(60_000),
-    status: TimerStatusSchema.default('inactive'),
-  })
-  .openapi('CreateTimer');
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-export const UpdateTimerSchema = z
-  .strictObject({
-    name: NameSchema.optional(),
-    cron: CronSchema.optional(),
-    timezone: TimezoneSchema.optional(),
-    callback: z
-      .strictObject({
-        url: UrlSchema.optional(),
-        method: MethodSchema.optional(),
-        headers: HeadersSchema.optional(),
-        body: CallbackBodySchema.optional(),
-        timeoutMs: TimeoutSchema.optional(),
-      })
-      .optional(),
-    retry: z
-      .strictObject({
-        maxAttempts: int(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max, 'maxAttempts').optional(),
-        backoffMs: int(LIMITS.backoffMs.min, LIMITS.backoffMs.max, 'backoffMs').optional(),
-      })
-      .optional(),
-    misfirePolicy: MisfirePolicySchema.optional(),
-    misfireThresholdMs: MisfireThresholdSchema.optional(),
+/** An instant in a request body: ISO-8601 with its offset (or Z), read as epoch ms. */
+export const IsoInstantSchema = z
+  .string()
+  .regex(ISO_WITH_ZONE, 'must be an ISO-8601 time with its offset or Z, e.g. 2026-12-01T09:00:00Z')
+  .transform((v, ctx) => {
+    const ms = Date.parse(v);
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: 'is not a valid time' });
+      return z.NEVER;
+    }
+    return ms;
   })
-  .openapi('UpdateTimer', { description: 'Any subset of fields; callback and retry merge field by field.' });
+  .openapi({ type: 'string', example: '2026-12-01T09:00:00Z' });
+
+export const OverlapPolicySchema = z
+  .enum(OVERLAP_POLICIES, { error: `must be one of ${OVERLAP_POLICIES.join(', ')}` })
+  .openapi({
+    description:
+      'What a run does while the previous run of the timer (retries included) is still in flight: allow (call it), skip (record it skipped), buffer_one (let one wait, skip the rest).',
+  });
+
+export const NotifySchema = z
+  .strictObject({
+    url: UrlSchema,
+    on: z
+      .array(z.enum(NOTIFY_OUTCOMES, { error: `must be one of ${NOTIFY_OUTCOMES.join(', ')}` }))
+      .min(1, 'must name at least one outcome')
+      .max(NOTIFY_OUTCOMES.length)
+      .default(['failed', 'missed'])
+      .transform((on) => [...new Set(on)]),
+  })
+  .openapi('Notify', {
+    description:
+      'A POST of {type: run.failed | run.missed, timerId, app, taskId, runAt, attempts, httpStatus, error}, signed like callbacks, for each run that finally ends in one of the outcomes.',
+  });
+
+const MaxRunsSchema = int(1, 1_000_000_000, 'maxRuns');
+
+/** A timer fires by its cron or once, `at` a time: one of the two. */
+function oneScheduleKind(
+  t: { cron?: string | undefined; at?: number | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if ((t.cron === undefined) === (t.at === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [t.cron === undefined ? 'cron' : 'at'],
+      message: 'give exactly one of cron (a schedule) and at (a one-shot time)',
+      params: { code: ErrorCode.VALIDATION_FAILED },
+    });
+  }
+}
+
+/** The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule between them. */
+export const CreateTimerFields = z.strictObject({
+  app: AppSchema,
+  name: NameSchema,
+  cron: CronSchema.optional(),
+  at: IsoInstantSchema.optional().openapi({
+    description: 'Instead of cron: a one-shot timer firing once, at this time; then it is completed.',
+  }),
+  timezone: TimezoneSchema.default('UTC'),
+  callback: CallbackSchema,
+  retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
+  misfirePolicy: MisfirePolicySchema.default('fire_once'),
+  misfireThresholdMs: MisfireThresholdSchema.default(60_000),
+  startAt: IsoInstantSchema.optional().openapi({ description: 'No run before this time.' }),
+  endAt: IsoInstantSchema.optional().openapi({
+    description: 'No run at or after this time; then it is completed.',
+  }),
+  maxRuns: MaxRunsSchema.optional().openapi({
+    description: 'At most this many scheduled runs; then it is completed.',
+  }),
+  overlapPolicy: OverlapPolicySchema.default('allow'),
+  notify: NotifySchema.optional().openapi({
+    description: "Where failed or missed runs are reported (default: the app's).",
+  }),
+  status: SettableStatusSchema.default('inactive'),
+});
+
+export const CreateTimerSchema = CreateTimerFields.superRefine(oneScheduleKind).openapi('CreateTimer');
+
+/** The PATCH body's fields (the compatible routes extend them); UpdateTimerSchema adds the rule between them. */
+export const UpdateTimerFields = z.strictObject({
+  name: NameSchema.optional(),
+  cron: CronSchema.optional(),
+  timezone: TimezoneSchema.optional(),
+  callback: z
+    .strictObject({
+      url: UrlSchema.optional(),
+      method: MethodSchema.optional(),
+      headers: HeadersSchema.optional(),
+      body: CallbackBodySchema.optional(),
+      timeoutMs: TimeoutSchema.optional(),
+    })
+    .optional(),
+  retry: z
+    .strictObject({
+      maxAttempts: int(LIMITS.maxAttempts.min, LIMITS.maxAttempts.max, 'maxAttempts').optional(),
+      backoffMs: int(LIMITS.backoffMs.min, LIMITS.backoffMs.max, 'backoffMs').optional(),
+    })
+    .optional(),
+  misfirePolicy: MisfirePolicySchema.optional(),
+  misfireThresholdMs: MisfireThresholdSchema.optional(),
+  at: IsoInstantSchema.optional(),
+  startAt: IsoInstantSchema.nullable().optional(),
+  endAt: IsoInstantSchema.nullable().optional(),
+  maxRuns: MaxRunsSchema.nullable().optional(),
+  overlapPolicy: OverlapPolicySchema.optional(),
+  notify: NotifySchema.nullable().optional(),
+});
+
+export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
+  if (p.cron !== undefined && p.at !== undefined) oneScheduleKind({}, ctx);
+}).openapi('UpdateTimer', {
+  description:
+    'Any subset of fields; callback and retry merge field by field. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns and notify.',
+});
 
 export const TimerSchema = z
   .object({
     id: z.number().int().openapi({ example: 42 }),
     app: z.string().openapi({ example: 'billing' }),
     name: z.string().openapi({ example: 'nightly-invoice' }),
-    cron: z.string().openapi({ example: '0 30 2 * * *' }),
+    cron: z
+      .string()
+      .nullable()
+      .openapi({ example: '0 30 2 * * *', description: 'Null for a one-shot timer.' }),
+    at: z
+      .string()
+      .nullable()
+      .openapi({ description: "A one-shot timer's time (ISO-8601); null for a cron timer." }),
     timezone: z.string().openapi({ example: 'Asia/Shanghai' }),
     callback: z.object({
       url: z.string(),
@@ -272,7 +369,14 @@ export const TimerSchema = z
     retry: z.object({ maxAttempts: z.number().int(), backoffMs: z.number().int() }),
     misfirePolicy: MisfirePolicySchema,
     misfireThresholdMs: z.number().int(),
-    status: TimerStatusSchema,
+    startAt: z.string().nullable(),
+    endAt: z.string().nullable(),
+    maxRuns: z.number().int().nullable(),
+    overlapPolicy: OverlapPolicySchema,
+    notify: z.object({ url: z.string(), on: z.array(z.enum(NOTIFY_OUTCOMES)) }).nullable(),
+    status: TimerStatusSchema.openapi({
+      description: 'completed: a one-shot that has fired, or a timer past its endAt or maxRuns.',
+    }),
     createdAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
     updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
   })
@@ -284,6 +388,9 @@ export const TaskSchema = z
     timerId: z.number().int(),
     runAt: z.string().openapi({ example: '2026-11-22T10:00:00.000Z' }),
     status: z.enum(TASK_STATUSES),
+    trigger: z
+      .enum(RUN_TRIGGERS)
+      .openapi({ description: 'What made the run: its schedule, a run now, or a retry.' }),
     attempts: z.number().int(),
     httpStatus: z.number().int().nullable(),
     output: z.string().nullable(),
@@ -301,6 +408,23 @@ export const IdParamSchema = z.object({
     .transform(Number)
     .openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
 });
+
+export const TaskIdParamSchema = IdParamSchema.extend({
+  taskId: z
+    .string()
+    .regex(/^[1-9][0-9]{0,14}_[0-9]{1,15}$/, 'must be a task id: timerId_runAtMs')
+    .openapi({ param: { name: 'taskId', in: 'path' }, example: '42_1795304060000' }),
+});
+
+export const QueuedRunSchema = z
+  .object({
+    id: z.string().openapi({ example: '42_1795304060000' }),
+    timerId: z.number().int(),
+    runAt: z.string(),
+    status: z.literal('pending'),
+    trigger: z.enum(['manual', 'retry']),
+  })
+  .openapi('QueuedRun');
 
 /** A whole number in a query string: decimal digits only (no 0x10, 1e3, " 5", NaN or Infinity). */
 const queryInt = (min: number, max: number, fallback: number) =>
@@ -339,7 +463,7 @@ const InstantSchema = z
   })
   .openapi({ type: 'string', example: '2026-11-22T10:00:00Z' });
 
-export const ListTasksQuerySchema = z.object({
+export const ListTasksQuerySchema = z.strictObject({
   status: z
     .string()
     .transform((v, ctx) => {
@@ -358,6 +482,15 @@ export const ListTasksQuerySchema = z.object({
     .openapi({ type: 'string', example: 'succeeded,failed', description: 'Comma list of statuses.' }),
   from: InstantSchema.optional(),
   to: InstantSchema.optional(),
+  upcoming: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({
+      type: 'string',
+      description:
+        'true: the pending runs still to come, soonest first. Otherwise (default) history: runs at or before now, newest first.',
+    }),
   limit: LimitSchema,
   cursor: CursorSchema,
 });

@@ -1,4 +1,4 @@
-import type { Timer } from '../domain/timer.js';
+import type { RunTrigger, Timer } from '../domain/timer.js';
 import type { CallSigning, WebhookSigner } from './webhook-signer.js';
 
 /** Everything needed to send a run's callback, built before its due instant. */
@@ -28,6 +28,7 @@ export function prepareCall(
   runAt: number,
   attempt: number,
   signing: CallSigning = null,
+  trigger: RunTrigger = 'schedule',
 ): PreparedCall {
   const url = new URL(timer.callback.url);
   const call: PreparedCall = {
@@ -41,6 +42,7 @@ export function prepareCall(
       'x-xtimer-timer-id': String(timer.id),
       'x-xtimer-scheduled-at': String(runAt),
       'x-xtimer-attempt': String(attempt),
+      'x-xtimer-trigger': trigger,
     },
     body: timer.callback.body,
     timeoutMs: timer.callback.timeoutMs,

@@ -1,5 +1,5 @@
-import { expandRuns, parseCron } from './cron-schedule.js';
 import type { Timer } from './timer.js';
+import { scheduleOf } from './timer-schedule.js';
 
 /**
  * Is a run planned for an older version of its timer no longer part of the timer's plan?
@@ -18,9 +18,7 @@ export function supersededReason(
   if (timer.plannedFrom !== null && runAt < timer.plannedFrom) {
     return `superseded: planned for timer version ${plannedForVersion}, before the current plan began`;
   }
-  const stillPlanned =
-    expandRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, runAt, runAt + 1).length === 1;
-  return stillPlanned
+  return scheduleOf(timer).firesAt(runAt)
     ? null
     : `superseded: planned for timer version ${plannedForVersion}; version ${timer.version} does not fire at this instant`;
 }

@@ -1,7 +1,27 @@
 /** Timers and their runs as the rest of the code sees them (SPEC §3). */
 
-export const TIMER_STATUSES = ['inactive', 'active'] as const;
+export const TIMER_STATUSES = ['inactive', 'active', 'completed'] as const;
 export type TimerStatus = (typeof TIMER_STATUSES)[number];
+/** The statuses a user sets; `completed` is reached by a timer whose schedule has run out. */
+export const USER_TIMER_STATUSES = ['inactive', 'active'] as const;
+
+/** What a run does while the previous run of its timer is still in flight (retries included). */
+export const OVERLAP_POLICIES = ['allow', 'skip', 'buffer_one'] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+
+/** What made a run: its schedule, a user's run now, or a user's retry of a failed or missed run. */
+export const RUN_TRIGGERS = ['schedule', 'manual', 'retry'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+/** The final outcomes a failure notification can report. */
+export const NOTIFY_OUTCOMES = ['failed', 'missed'] as const;
+export type NotifyOutcome = (typeof NOTIFY_OUTCOMES)[number];
+
+/** Where a timer's (or an app's) failed and missed runs are reported. */
+export interface Notify {
+  url: string;
+  on: NotifyOutcome[];
+}
 
 export const MISFIRE_POLICIES = ['fire_once', 'fire_all', 'skip'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
@@ -46,12 +66,22 @@ export interface Timer {
   id: number;
   app: string;
   name: string;
-  cron: string;
+  /** Null for a one-shot timer, which has `at` instead. */
+  cron: string | null;
+  /** A one-shot timer's only instant (ms). */
+  at: number | null;
   timezone: string;
   callback: Callback;
   retry: RetryPolicy;
   misfirePolicy: MisfirePolicy;
   misfireThresholdMs: number;
+  /** The validity window: no run before startAt or at/after endAt (ms), at most maxRuns scheduled runs. */
+  startAt: number | null;
+  endAt: number | null;
+  maxRuns: number | null;
+  overlapPolicy: OverlapPolicy;
+  /** Where failed and missed runs are reported; null: the app's default. */
+  notify: Notify | null;
   status: TimerStatus;
   /**
    * The cron as a client of the Go xTimer wrote it (gorhill/cronexpr syntax), which only
@@ -63,12 +93,19 @@ export interface Timer {
   version: number;
   /** When the current plan began (ms); runs of older versions due before it are superseded. */
   plannedFrom: number | null;
+  /** Scheduled runs planned so far (kept while maxRuns caps them). */
+  runsPlanned: number;
+  /** The last run the schedule will make, once planning has reached it; its settling completes the timer. */
+  finalRunAt: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
 /** What a caller supplies to create a timer (defaults already applied). */
-export type TimerDraft = Omit<Timer, 'id' | 'version' | 'plannedFrom' | 'createdAt' | 'updatedAt'>;
+export type TimerDraft = Omit<
+  Timer,
+  'id' | 'version' | 'plannedFrom' | 'runsPlanned' | 'finalRunAt' | 'createdAt' | 'updatedAt'
+>;
 
 /** Fields a PATCH may change; callback and retry are merged field by field. */
 export interface TimerPatch {
@@ -81,6 +118,12 @@ export interface TimerPatch {
   retry?: { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined;
   misfirePolicy?: MisfirePolicy | undefined;
   misfireThresholdMs?: number | undefined;
+  at?: number | undefined;
+  startAt?: number | null | undefined;
+  endAt?: number | null | undefined;
+  maxRuns?: number | null | undefined;
+  overlapPolicy?: OverlapPolicy | undefined;
+  notify?: Notify | null | undefined;
 }
 
 export interface Task {
@@ -90,6 +133,7 @@ export interface Task {
   app: string;
   runAt: number;
   status: TaskStatus;
+  trigger: RunTrigger;
   attempts: number;
   httpStatus: number | null;
   output: string | null;
@@ -108,5 +152,12 @@ export function callbackProblem(cb: Pick<Callback, 'method' | 'body'>): string |
 
 /** Does a patch change when the timer fires? Then its future runs are re-planned. */
 export function changesSchedule(patch: TimerPatch): boolean {
-  return patch.cron !== undefined || patch.timezone !== undefined;
+  return (
+    patch.cron !== undefined ||
+    patch.timezone !== undefined ||
+    patch.at !== undefined ||
+    patch.startAt !== undefined ||
+    patch.endAt !== undefined ||
+    patch.maxRuns !== undefined
+  );
 }

@@ -35,6 +35,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly notifications = new Counter({
+    name: 'xtimer_notifications_total',
+    help: 'Failure notifications, by result: sent, or failed (given up after every try).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly retries = new Counter({
     name: 'xtimer_retries_total',
     help: 'Callback attempts after the first.',

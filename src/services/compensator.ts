@@ -1,15 +1,16 @@
-import { type CronSchedule, nextRuns, parseCron } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
 import { misfireDecision } from '../domain/misfire.js';
 import { MINUTE, minuteStart } from '../domain/slice.js';
 import { taskKey } from '../domain/task-key.js';
 import { TASK_STATUSES, type Timer } from '../domain/timer.js';
+import { scheduleOf } from '../domain/timer-schedule.js';
 import type { Logger } from '../observability/logger.js';
 import type { PendingRun, RunOutcome, StuckRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type ClaimRecord, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
 import { continuationJob, type QueuedRun, type Queues } from '../storage/redis/queues.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
+import type { FailureNotifier } from './failure-notifier.js';
 
 /**
  * Pending runs of minutes no scheduler scans any more (older than the previous minute)
@@ -34,6 +35,8 @@ export interface CompensationReport {
   skipped: number;
   /** Runs whose holder is gone (lease lapsed, no heartbeat), queued again as their next attempt. */
   requeued: number;
+  /** Timers whose schedule ended (endAt passed, or its final run settled) marked completed. */
+  completed: number;
   purged: number;
 }
 
@@ -44,6 +47,10 @@ export interface CompensatorDeps {
   queues: Queues;
   /** Writes final outcomes of runs that will not be called (inactive timers). */
   record(outcomes: RunOutcome[]): Promise<void>;
+  /** Reports missed runs to whoever asked (notify). */
+  notifier?: Pick<FailureNotifier, 'report'> | undefined;
+  /** Completes active timers whose schedule has ended and that have nothing left in flight. */
+  completeEnded?(now: number): Promise<number>;
   retentionDays: number;
   logger: Logger;
 }
@@ -82,10 +89,12 @@ export class Compensator {
       missed: 0,
       skipped: 0,
       requeued: 0,
+      completed: 0,
       purged: 0,
     };
     await this.settlePending(now, report);
     await this.settleStuck(now, report);
+    if (this.d.completeEnded) report.completed = await this.d.completeEnded(now);
     report.purged = await this.purge(now);
     return report;
   }
@@ -177,6 +186,16 @@ export class Compensator {
       }
     }
     await this.d.tasks.markMissed(missed);
+    for (const r of missed) {
+      const timer = timers.get(r.timerId);
+      if (timer)
+        await this.d.notifier?.report(timer, 'missed', {
+          runAt: r.runAt,
+          attempts: 0,
+          httpStatus: null,
+          error: null,
+        });
+    }
     if (skipped.length > 0) await this.d.record(skipped);
     await this.enqueue(fire);
     report.refired += fire.length;
@@ -246,9 +265,5 @@ function recoveredOutcome(r: PendingRun, v: { status: FinalStatus; attempt: numb
 }
 
 function successorFn(timer: Timer): (runAt: number) => number | null {
-  let schedule: CronSchedule | null = null;
-  return (runAt) => {
-    schedule ??= parseCron(timer.cron, { allowYear: true });
-    return nextRuns(schedule, timer.timezone, runAt, 1)[0] ?? null;
-  };
+  return (runAt) => scheduleOf(timer).next(runAt, 1)[0] ?? null;
 }

@@ -1,4 +1,4 @@
-import { type CronSchedule, expandRuns, parseCron } from '../domain/cron-schedule.js';
+import { type PlannedWindow, planWindow } from '../domain/plan-window.js';
 import { minuteStart } from '../domain/slice.js';
 import type { Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
@@ -45,8 +45,18 @@ const REST_SLACK_MS = 60_000;
 
 interface Planned {
   timer: Timer;
-  schedule: CronSchedule;
   from: number;
+  /** Where its runs reach before this plan (the compare-and-set that keeps a re-run from counting twice). */
+  before: number | null;
+  /** The plan's outcome apart from its runs (recomputed, with them, when the batch is written). */
+  next: Omit<PlannedWindow, 'runAts'>;
+}
+
+/** A plan the bulk update of planned_until cannot record: the window or cap of the timer moved more than that. */
+function isPlain(p: Planned, horizonMs: number): boolean {
+  return (
+    p.timer.maxRuns === null && p.next.plannedUntil === horizonMs && p.next.finalRunAt === p.timer.finalRunAt
+  );
 }
 
 /**
@@ -93,22 +103,23 @@ export class Migration {
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.timer.id;
       for (const { timer, plannedUntil } of page) {
-        let schedule: CronSchedule;
+        const from = Math.max(plannedUntil ?? nowMs, floor);
+        let window: PlannedWindow;
         try {
-          schedule = parseCron(timer.cron, { allowYear: true });
+          window = planWindow(timer, from, horizonMs);
         } catch (err) {
           this.logger.error(
             { timerId: timer.id, err: (err as Error).message },
-            'timer has an unreadable cron; skipped',
+            'timer has an unreadable schedule; skipped',
           );
           continue;
         }
-        const from = Math.max(plannedUntil ?? nowMs, floor);
-        for (const runAt of expandRuns(schedule, timer.timezone, from, horizonMs)) {
+        for (const runAt of window.runAts) {
           const m = minuteStart(runAt);
           minuteTotals.set(m, (minuteTotals.get(m) ?? 0) + 1);
         }
-        planned.push({ timer, schedule, from });
+        const { runAts: _, ...next } = window;
+        planned.push({ timer, from, before: plannedUntil, next });
       }
     }
 
@@ -133,9 +144,12 @@ export class Migration {
       redisTail = (async () => {
         await this.slices.addRuns(batchRows, minuteTotals);
         await this.timers.setPlannedUntil(
-          timers.map((p) => p.timer.id),
+          timers.filter((p) => isPlain(p, horizonMs)).map((p) => p.timer.id),
           horizonMs,
         );
+        for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
+          await this.timers.recordPlan(p.timer.id, p.before, p.next);
+        }
         // A catch-up plans runs already due: their slices will not be walked again.
         if (due.length > 0) await this.dispatch(executeJobs(due, 'migrator'));
         placed += batchRows.length;
@@ -143,7 +157,7 @@ export class Migration {
       })();
     };
     for (const p of planned) {
-      for (const runAt of expandRuns(p.schedule, p.timer.timezone, p.from, horizonMs)) {
+      for (const runAt of planWindow(p.timer, p.from, horizonMs).runAts) {
         rows.push({ timerId: p.timer.id, app: p.timer.app, runAt, version: p.timer.version });
       }
       batch.push(p);

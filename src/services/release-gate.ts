@@ -21,7 +21,7 @@ const LEAD_MS = 2;
  */
 export class ReleaseGate {
   private readonly wheel: WheelTimer<Waiter>;
-  private closed = false;
+  private isClosed = false;
 
   constructor(private readonly now: () => number = Date.now) {
     this.wheel = new WheelTimer<Waiter>({ now, onDue: (waiters) => this.release(waiters) });
@@ -29,7 +29,7 @@ export class ReleaseGate {
 
   /** Resolves 'due' at `dueMs` (at once if it has passed), or 'withdrawn' on shutdown. */
   at(dueMs: number): Promise<Release> {
-    if (this.closed) return Promise.resolve('withdrawn');
+    if (this.isClosed) return Promise.resolve('withdrawn');
     return new Promise<Release>((resolve) => {
       this.wheel.schedule(dueMs - LEAD_MS, { dueMs, resolve });
     });
@@ -37,11 +37,16 @@ export class ReleaseGate {
 
   /** Stops releasing; every run still waiting is withdrawn. */
   close(): number {
-    if (this.closed) return 0;
-    this.closed = true;
+    if (this.isClosed) return 0;
+    this.isClosed = true;
     const waiting = this.wheel.stop();
     for (const w of waiting) w.resolve('withdrawn');
     return waiting.length;
+  }
+
+  /** True once closed (shutdown): nothing is released any more. */
+  get closed(): boolean {
+    return this.isClosed;
   }
 
   get waiting(): number {

@@ -2,16 +2,17 @@ import { type PreparedCall, prepareCall } from '../callback/callback-request.js'
 import type { CallResult, HttpCaller } from '../callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../callback/retry-policy.js';
 import type { CallSigning } from '../callback/webhook-signer.js';
-import { type CronSchedule, nextRuns, parseCron } from '../domain/cron-schedule.js';
 import { misfireDecision } from '../domain/misfire.js';
 import { supersededReason } from '../domain/superseded-run.js';
 import { taskKey } from '../domain/task-key.js';
 import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
+import { scheduleOf } from '../domain/timer-schedule.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RunOutcome, RunState } from '../storage/db/task-repository.js';
 import { MicroBatcher } from '../storage/micro-batcher.js';
 import { type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import type { OverlapSlots } from '../storage/redis/overlap-slots.js';
 import type { QueuedRun, RunJobData } from '../storage/redis/queues.js';
 import type { RunClaims, RunRef } from '../storage/redis/run-claims.js';
 import type { AppSlots } from './app-slots.js';
@@ -57,6 +58,10 @@ export interface RunExecutorDeps {
   gate: ReleaseGate;
   slots: AppSlots;
   continuations: RunContinuations;
+  /** The timers' overlap slots (overlapPolicy skip and buffer_one), shared by every executor. */
+  overlap: Pick<OverlapSlots, 'holdRunning' | 'holdBuffered' | 'releaseRunning' | 'releaseBuffered'>;
+  /** What a settled run means beyond itself: its timer's completion, a failure notification. */
+  aftermath?: { settled(event: SettledRun): Promise<void> } | undefined;
   metrics: Metrics;
   /** True while Redis may have lost data recently (its "slices intact" marker went missing). */
   redisMayHaveLostData(): boolean;
@@ -69,6 +74,21 @@ export interface RunExecutorDeps {
   sleep(ms: number): Promise<void>;
 }
 
+/** A run that reached its final outcome, as the aftermath sees it. */
+export interface SettledRun {
+  timer: Timer;
+  run: RunToExecute;
+  status: FinalStatus;
+  attempts: number;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+/** How often a buffered run (overlapPolicy buffer_one) looks whether its predecessor is done. */
+const OVERLAP_POLL_MS = 100;
+/** A buffered run keeps its place this long between looks; a waiter that died frees it. */
+const BUFFERED_TTL_MS = 10_000;
+
 /** Longer than the run recorder takes to write a buffered outcome. */
 const OUTCOME_SETTLE_MS = 1000;
 /** MySQL's lease on a call in flight runs this long past the call's deadline. */
@@ -79,16 +99,6 @@ const BACKOFF_LEASE_MARGIN_MS = 60_000;
 const LAPSING_LEASE_MS = 1000;
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
-
-const schedules = new WeakMap<Timer, CronSchedule>();
-function scheduleOf(timer: Timer): CronSchedule {
-  let s = schedules.get(timer);
-  if (!s) {
-    s = parseCron(timer.cron, { allowYear: true });
-    schedules.set(timer, s);
-  }
-  return s;
-}
 
 function truncate(s: string | null, max: number): string | null {
   return s === null || s.length <= max ? s : s.slice(0, max);
@@ -101,8 +111,10 @@ interface Execution {
   owner: string;
   lease: Lease;
   cached: CachedTimer;
-  /** True from the moment the run no longer holds its job (it waits for an app slot). */
+  /** True from the moment the run no longer holds its job (it waits for an app slot or its predecessor). */
   detached: boolean;
+  /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
+  holdsOverlap: boolean;
 }
 
 /** Why a run is settled without a call. */
@@ -180,7 +192,7 @@ export class RunExecutor {
     const cached = await this.timerOf(run);
     const lease = await this.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
-    const x: Execution = { run, ref, owner, lease, cached, detached: false };
+    const x: Execution = { run, ref, owner, lease, cached, detached: false, holdsOverlap: false };
     this.unsent.set(lease, run.runAt);
     try {
       return await this.afterClaim(x, handOff);
@@ -280,9 +292,22 @@ export class RunExecutor {
     let call = await this.prepare(timer, x);
 
     if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.giveBack(x);
+    const overlap = await this.awaitOverlapSlot(x, timer, handOff);
+    if (overlap === 'withdrawn') return this.giveBack(x);
+    if (overlap === 'skip') {
+      return this.settle(
+        x,
+        'skipped',
+        null,
+        'skipped: overlap (the previous run of the timer is still in flight)',
+      );
+    }
     if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
     try {
-      if (!(await this.stillHeld(x))) return this.duplicate('fenced');
+      if (!(await this.stillHeld(x))) {
+        await this.releaseOverlap(x);
+        return this.duplicate('fenced');
+      }
       if (x.cached.stale || x.detached) {
         // Changed while it waited (a disable, an update), or it waited long for its app:
         // go by the timer as it is now, and by the time it is now.
@@ -296,6 +321,49 @@ export class RunExecutor {
     } finally {
       d.slots.give(timer.app);
     }
+  }
+
+  /**
+   * The timer's overlap policy, for scheduled runs: `skip` skips a run whose predecessor
+   * (retries included) is still in flight anywhere in the cluster; `buffer_one` lets one
+   * run wait for it, detached from its job, and skips the rest. Runs made on demand and
+   * `allow` timers go on at once.
+   */
+  private async awaitOverlapSlot(
+    x: Execution,
+    timer: Timer,
+    handOff: (r: RunReport) => void,
+  ): Promise<'go' | 'skip' | 'withdrawn'> {
+    const d = this.d;
+    if (timer.overlapPolicy === 'allow' || x.run.trigger !== undefined) return 'go';
+    const ttl = timer.callback.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS;
+    if (await d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
+      x.holdsOverlap = true;
+      return 'go';
+    }
+    if (timer.overlapPolicy === 'skip') return 'skip';
+    if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
+    x.detached = true;
+    handOff({ verdict: 'deferred' });
+    for (;;) {
+      await d.sleep(OVERLAP_POLL_MS);
+      if (d.gate.closed) {
+        await d.overlap.releaseBuffered(timer.id, x.ref.key);
+        return 'withdrawn';
+      }
+      if (await d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
+        x.holdsOverlap = true;
+        await d.overlap.releaseBuffered(timer.id, x.ref.key);
+        return 'go';
+      }
+      await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS);
+    }
+  }
+
+  private async releaseOverlap(x: Execution): Promise<void> {
+    if (!x.holdsOverlap) return;
+    x.holdsOverlap = false;
+    await this.d.overlap.releaseRunning(x.run.timerId, x.ref.key);
   }
 
   /**
@@ -323,7 +391,7 @@ export class RunExecutor {
 
   private async prepare(timer: Timer, x: Execution): Promise<PreparedCall> {
     const signing = this.d.signing ? await this.d.signing.forApp(timer.app) : null;
-    return prepareCall(timer, x.ref.key, x.run.runAt, x.lease.attempt, signing);
+    return prepareCall(timer, x.ref.key, x.run.runAt, x.lease.attempt, signing, x.run.trigger ?? 'schedule');
   }
 
   /** Sends the attempt; then records the outcome, or backs off and queues the retry. */
@@ -368,8 +436,16 @@ export class RunExecutor {
     const retryAt = await d.claims.backOff(x.ref, x.owner, attempt, delay);
     // Taken over meanwhile (this holder looked dead): the new holder carries the run on.
     if (retryAt === null) return this.duplicate('fenced');
-    const { timerId, runAt, version } = x.run;
-    await d.continuations.retry({ timerId, runAt, version, afterAttempt: attempt }, delay);
+    // The run stays in flight for its overlap policy until its retries are done.
+    if (x.holdsOverlap) {
+      await d.overlap.holdRunning(
+        timer.id,
+        x.ref.key,
+        delay + timer.callback.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
+      );
+    }
+    const { timerId, runAt, version, trigger } = x.run;
+    await d.continuations.retry({ timerId, runAt, version, afterAttempt: attempt, trigger }, delay);
     return { verdict: 'retrying', ...this.callFacts(x.run, attempt, result) };
   }
 
@@ -382,6 +458,8 @@ export class RunExecutor {
   private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
     const timer = cached.timer;
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
+    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
+    if (run.trigger !== undefined) return null;
     // A continuation (a retry, or a run whose holder died) was due while the timer was
     // active and has been attempted: it goes on whatever happened since.
     const continuation = (run.afterAttempt ?? 0) > 0;
@@ -392,7 +470,7 @@ export class RunExecutor {
     if (continuation) return null;
     const now = this.d.now();
     const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
-      const [next] = nextRuns(scheduleOf(timer), timer.timezone, at, 1);
+      const [next] = scheduleOf(timer).next(at, 1);
       return next ?? null;
     });
     if (decision === 'fire') return null;
@@ -413,9 +491,26 @@ export class RunExecutor {
     const attempt = x.lease.attempt;
     // Skipped and missed runs made no call: their attempt count stays that of calls made.
     const attempts = result === null ? attempt - 1 : attempt;
-    d.recorder.record(this.outcome(x.run, status, attempts, { result, error: reason }));
+    const outcome = this.outcome(x.run, status, attempts, { result, error: reason });
+    d.recorder.record(outcome);
     d.metrics.runs.inc({ outcome: status });
     await d.claims.finish(x.ref, x.owner, attempt, status);
+    await this.releaseOverlap(x);
+    const timer = x.cached.timer;
+    if (timer && d.aftermath) {
+      await d.aftermath
+        .settled({
+          timer,
+          run: x.run,
+          status,
+          attempts,
+          httpStatus: outcome.httpStatus,
+          error: outcome.error,
+        })
+        .catch((err) =>
+          d.logger.warn({ taskKey: x.ref.key, err: (err as Error).message }, 'run aftermath failed'),
+        );
+    }
     if (status === 'failed') {
       d.logger.warn(
         {
@@ -441,10 +536,11 @@ export class RunExecutor {
 
   /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
   private async giveBack(x: Execution): Promise<RunReport> {
+    await this.releaseOverlap(x);
     await this.d.claims.release(x.ref, x.owner, x.lease.attempt, false);
     if (x.detached) {
-      const { timerId, runAt, version, afterAttempt } = x.run;
-      await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt });
+      const { timerId, runAt, version, afterAttempt, trigger } = x.run;
+      await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger });
     }
     return { verdict: 'withdrawn' };
   }

@@ -1,9 +1,9 @@
-import { expandRuns, parseCron } from '../domain/cron-schedule.js';
 import { planHorizon } from '../domain/migration-window.js';
+import { planWindow } from '../domain/plan-window.js';
 import type { Timer } from '../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { type ExecuteJob, executeJobs } from '../storage/redis/queues.js';
+import { type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 
 /** Queues execute jobs (the execute queue's addBulk). */
@@ -38,31 +38,41 @@ export class RunPlanner {
 
   /**
    * Plans `timer`'s runs in [fromMs, horizon) through `tasks` and `timers` (a
-   * transaction's) as a new plan of this timer version, and records where it begins
-   * and how far it reaches.
+   * transaction's) as a new plan of this timer version, and records where it begins,
+   * how far it reaches and how many runs it holds. `cancelled` scheduled runs of the
+   * previous plan (cancel() just removed them) no longer count towards maxRuns.
    */
   async plan(
     timer: Timer,
     fromMs: number,
     tasks: TaskRepository,
     timers: TimerRepository,
+    cancelled = 0,
   ): Promise<PlannedRun[]> {
-    const until = this.horizon(fromMs);
-    const runAts = expandRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, fromMs, until);
-    const runs = runAts.map((runAt) => ({
+    const window = planWindow(
+      { ...timer, runsPlanned: Math.max(0, timer.runsPlanned - cancelled), finalRunAt: null },
+      fromMs,
+      this.horizon(fromMs),
+    );
+    const runs = window.runAts.map((runAt) => ({
       timerId: timer.id,
       app: timer.app,
       runAt,
       version: timer.version,
     }));
     await tasks.insertRuns(runs);
-    await timers.startPlan(timer.id, fromMs, until);
+    await timers.startPlan(timer.id, fromMs, window);
     return runs;
   }
 
   /** Cancels `timerId`'s pending runs due at or after `fromMs` in MySQL; returns them for publish. */
   async cancel(timerId: number, fromMs: number, tasks: TaskRepository): Promise<PendingRun[]> {
     return tasks.deletePending(timerId, fromMs);
+  }
+
+  /** Queues runs straight into `execute` (run now, retry): they go at once. */
+  async queueNow(runs: readonly QueuedRun[], source: string): Promise<void> {
+    await this.dispatch(executeJobs(runs, source));
   }
 
   /**

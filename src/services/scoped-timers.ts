@@ -7,6 +7,7 @@ import type {
   NumberedTaskQuery,
   NumberedTimerQuery,
   Page,
+  QueuedRunView,
   TaskQuery,
   TimerQuery,
   TimerService,
@@ -87,6 +88,18 @@ export class ScopedTimers {
     await this.owned(id);
     await this.spend();
     return this.timers.disable(id);
+  }
+
+  async trigger(id: number): Promise<QueuedRunView> {
+    await this.owned(id);
+    await this.spend();
+    return this.timers.trigger(id);
+  }
+
+  async retryRun(id: number, taskId: string): Promise<QueuedRunView> {
+    await this.owned(id);
+    await this.spend();
+    return this.timers.retryRun(id, taskId);
   }
 
   /** The timer, if this actor may use it (404 if it does not exist, 403 if it is another app's). */

@@ -1,6 +1,7 @@
 import type { TargetGuard } from '../callback/target-guard.js';
-import { nextRuns, parseCron } from '../domain/cron-schedule.js';
+import { parseCron } from '../domain/cron-schedule.js';
 import { shortestGapMs } from '../domain/run-interval.js';
+import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
   callbackProblem,
   changesSchedule,
@@ -11,6 +12,7 @@ import {
   type TimerPatch,
   type TimerStatus,
 } from '../domain/timer.js';
+import { scheduleOf } from '../domain/timer-schedule.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
 import type { Database, Transaction } from '../storage/db/client.js';
 import { TaskRepository } from '../storage/db/task-repository.js';
@@ -18,6 +20,7 @@ import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
+import type { RunClaims } from '../storage/redis/run-claims.js';
 import type { Actor } from './access.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
@@ -32,6 +35,8 @@ export interface TimerServiceDeps {
   lock: RedisLock;
   keys: Keys;
   planner: RunPlanner;
+  /** The runs' claim records: a retried run's is reopened. */
+  claims: Pick<RunClaims, 'reopen'>;
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
   now(): number;
@@ -87,9 +92,26 @@ export interface TaskQuery {
   statuses?: TaskStatus[] | undefined;
   fromMs?: number | undefined;
   toMs?: number | undefined;
+  /** The pending runs still to come, soonest first (otherwise: history, runs at or before now, newest first). */
+  upcoming?: boolean | undefined;
   limit: number;
   cursor?: string | undefined;
 }
+
+/** A run made on demand (run now, retry), as the API answers it. */
+export interface QueuedRunView {
+  id: string;
+  timerId: number;
+  runAt: number;
+  status: 'pending';
+  trigger: 'manual' | 'retry';
+}
+
+/** A timer whose final run was due this long ago and has settled is completed by the sweep. */
+const ENDED_GRACE_MS = 60_000;
+
+/** How many run-now instants past `now` are tried when another run holds the millisecond. */
+const MANUAL_RUN_TRIES = 1000;
 
 /** `obj` without its undefined properties (a PATCH's absent fields leave values alone). */
 function defined<T extends object>(
@@ -131,6 +153,7 @@ export class TimerService {
   }
 
   async create(draft: TimerDraft): Promise<Timer> {
+    checkWindow(draft, this.deps.now());
     await this.checkPolicy(draft, this.deps.now());
     const { created, change } = await this.underAppLock(draft.app, () =>
       this.deps.database.transaction(async (tx) => {
@@ -189,10 +212,12 @@ export class TimerService {
     return { items, total };
   }
 
-  /** Applies a PATCH; a changed cron or timezone of an active timer re-plans its future runs. */
+  /** Applies a PATCH; a changed schedule of an active timer re-plans its future runs. */
   async update(id: number, patch: TimerPatch): Promise<Timer> {
     const existing = await this.get(id);
-    await this.checkPolicy(applyPatch(existing, patch), this.deps.now(), patch);
+    const now = this.deps.now();
+    checkWindow(applyPatch(existing, patch), now, patch);
+    await this.checkPolicy(applyPatch(existing, patch), now, patch);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange> => {
         const now = this.deps.now();
@@ -204,7 +229,13 @@ export class TimerService {
         if (current.status !== 'active' || !changesSchedule(patch)) return NO_CHANGE;
         const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
         const updated = await this.lockedTimer(tx, id);
-        const planned = await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx));
+        const planned = await this.deps.planner.plan(
+          updated,
+          now,
+          this.tasksIn(tx),
+          this.timersIn(tx),
+          cancelled.length,
+        );
         return { planned, cancelled };
       }),
     );
@@ -226,6 +257,24 @@ export class TimerService {
     await this.deps.planner.publish({ planned: [], cancelled }, this.deps.now());
   }
 
+  /** Completes a timer whose schedule has made its last run, and tells every process; false if it was not active. */
+  async complete(id: number): Promise<boolean> {
+    const done = await this.timers.complete(id);
+    if (done) await this.deps.announce(id);
+    return done;
+  }
+
+  /**
+   * Completes the timers whose schedule has ended and that have nothing left in flight
+   * (the compensator's sweep, behind the executor that completes a timer at its final run).
+   */
+  async completeEnded(now: number): Promise<number> {
+    let completed = 0;
+    for (const id of await this.timers.endedIds(now, ENDED_GRACE_MS))
+      if (await this.complete(id)) completed++;
+    return completed;
+  }
+
   /** Activates the timer and materialises its runs at once (SPEC §5.1). Idempotent. */
   async enable(id: number): Promise<Timer> {
     return this.setStatus(id, 'active');
@@ -238,15 +287,62 @@ export class TimerService {
 
   async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
     const timer = await this.get(id);
-    const runs = nextRuns(parseCron(timer.cron, { allowYear: true }), timer.timezone, this.deps.now(), count);
-    return { timer, runs };
+    // A completed timer fires no more; one capped by maxRuns fires only what is left.
+    if (timer.status === 'completed') return { timer, runs: [] };
+    return { timer, runs: scheduleOf(timer).next(this.deps.now(), count) };
   }
 
+  /**
+   * Run now: a run of the timer at this millisecond (or the next one free), called at
+   * once, whatever the timer's status. It is listed and ends like any run.
+   */
+  async trigger(id: number): Promise<QueuedRunView> {
+    const timer = await this.get(id);
+    const now = this.deps.now();
+    for (let runAt = now; runAt < now + MANUAL_RUN_TRIES; runAt++) {
+      const run = { timerId: id, app: timer.app, runAt, version: timer.version };
+      if (!(await this.tasks.insertRun(run, 'manual'))) continue;
+      await this.deps.planner.queueNow([{ ...run, trigger: 'manual' }], 'manual');
+      return { id: taskKey(id, runAt), timerId: id, runAt, status: 'pending', trigger: 'manual' };
+    }
+    throw new XtimerError(
+      ErrorCode.APP_BUSY,
+      `timer ${id} has a run in each of the next ${MANUAL_RUN_TRIES} ms`,
+    );
+  }
+
+  /** Calls a failed or missed run again, as its next attempt, with the same task id. */
+  async retryRun(timerId: number, taskId: string): Promise<QueuedRunView> {
+    const timer = await this.get(timerId);
+    const ref = parseTaskKey(taskId);
+    const row = ref?.timerId === timerId ? await this.tasks.find(timerId, ref.runAt) : null;
+    if (!ref || !row)
+      throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
+    if (!(await this.tasks.reopen(timerId, ref.runAt))) {
+      throw new XtimerError(
+        ErrorCode.TASK_NOT_RETRYABLE,
+        `run ${taskId} is ${row.status}; only a failed or missed run can be retried`,
+      );
+    }
+    // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
+    await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
+    await this.deps.planner.queueNow(
+      [{ timerId, runAt: ref.runAt, version: timer.version, afterAttempt: row.attempts, trigger: 'retry' }],
+      'retry',
+    );
+    return { id: taskId, timerId, runAt: ref.runAt, status: 'pending', trigger: 'retry' };
+  }
+
+  /** History (runs at or before now, newest first) or, with `upcoming`, the pending runs to come, soonest first. */
   async listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>> {
     await this.get(timerId);
+    const now = this.deps.now();
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     const items = await this.tasks.listForTimer({
       ...defined({ statuses: q.statuses, fromMs: q.fromMs, toMs: q.toMs }),
-      ...(q.cursor === undefined ? {} : { beforeMs: decodeCursor(q.cursor) }),
+      ...(q.upcoming
+        ? { afterMs: after ?? now, ascending: true, statuses: ['pending'] as const }
+        : { beforeMs: after ?? now + 1 }),
       timerId,
       limit: q.limit + 1,
     });
@@ -255,24 +351,37 @@ export class TimerService {
     return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.runAt) : null };
   }
 
-  private async setStatus(id: number, status: TimerStatus): Promise<Timer> {
+  private async setStatus(id: number, status: 'active' | 'inactive'): Promise<Timer> {
     const existing = await this.get(id);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
         const now = this.deps.now();
         const current = await this.lockedTimer(tx, id);
         if (current.status === status) return null;
-        await this.timersIn(tx).setStatus(id, status);
-        if (status === 'active') {
-          const updated = await this.lockedTimer(tx, id);
-          return {
-            planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
-            cancelled: [],
-          };
+        if (status === 'inactive') {
+          // A completed timer stays completed: there is nothing left to stop.
+          if (current.status === 'completed') return null;
+          const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+          await this.timersIn(tx).setStatus(id, status);
+          await this.timersIn(tx).startPlan(id, now, {
+            plannedUntil: null,
+            runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
+            finalRunAt: null,
+          });
+          return { planned: [], cancelled };
         }
-        const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
-        await this.timersIn(tx).setPlannedUntil([id], null);
-        return { planned: [], cancelled };
+        if (!hasRunsLeft(current, now)) {
+          throw new XtimerError(
+            ErrorCode.TIMER_COMPLETED,
+            `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
+          );
+        }
+        await this.timersIn(tx).setStatus(id, status);
+        const updated = await this.lockedTimer(tx, id);
+        return {
+          planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
+          cancelled: [],
+        };
       }),
     );
     if (change === null) return this.get(id);
@@ -303,7 +412,7 @@ export class TimerService {
   private async checkPolicy(timer: TimerDraft, now: number, patch?: TimerPatch): Promise<void> {
     const policy = this.deps.policy;
     if (!policy) return;
-    if (policy.minRunIntervalMs > 0 && (!patch || changesSchedule(patch))) {
+    if (policy.minRunIntervalMs > 0 && timer.cron !== null && (!patch || changesSchedule(patch))) {
       const gap = shortestGapMs(parseCron(timer.cron, { allowYear: true }), timer.timezone, now);
       if (gap !== null && gap < policy.minRunIntervalMs) {
         throw new XtimerError(
@@ -357,14 +466,37 @@ export class TimerService {
   }
 }
 
-function applyPatch(t: Timer, p: TimerPatch): Timer {
+function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
   const { callback, retry, ...rest } = p;
-  return {
+  const merged = {
     ...t,
-    // A cron set natively replaces the one a Go client wrote; the compatible routes then show the native one.
-    ...(p.cron === undefined ? {} : { compatCron: null }),
     ...defined(rest),
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },
   };
+  // A timer has a cron or an `at`: setting one clears the other.
+  if (p.at !== undefined) return { ...merged, cron: null, compatCron: null };
+  if (p.cron !== undefined) return { ...merged, at: null };
+  return merged;
+}
+
+/** Does the timer still have a run to make from `now` on (its one-shot time, window and cap)? */
+function hasRunsLeft(timer: Timer, now: number): boolean {
+  if (timer.maxRuns !== null && timer.runsPlanned >= timer.maxRuns) return false;
+  return scheduleOf(timer).next(now, 1).length > 0;
+}
+
+/** A one-shot's `at` and the window's end lie ahead, and the window is not empty. */
+function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
+  const problem = (field: string, message: string) =>
+    new XtimerError(ErrorCode.VALIDATION_FAILED, `${field}: ${message}`, [{ path: field, message }]);
+  if ((!patch || patch.at !== undefined) && t.at !== null && t.at <= now) {
+    throw problem('at', 'must be in the future');
+  }
+  if ((!patch || patch.endAt !== undefined) && t.endAt !== null && t.endAt <= now) {
+    throw problem('endAt', 'must be in the future');
+  }
+  if (t.startAt !== null && t.endAt !== null && t.endAt <= t.startAt) {
+    throw problem('endAt', 'must be after startAt');
+  }
 }

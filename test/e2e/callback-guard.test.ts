@@ -3,6 +3,7 @@ import type { Core } from '../../src/core.js';
 import { freePort, XtimerProcess } from '../helpers/processes.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { testDraft } from '../helpers/timers.js';
 
 /**
  * The SSRF guard at call time, end to end (issues 7 and 14): with nothing configured (the
@@ -40,23 +41,20 @@ afterAll(async () => {
 
 describe('the SSRF guard at call time, by default', () => {
   it('fails a run whose host resolves to loopback, once and finally, without connecting', async () => {
-    const timer = await unguarded.timers.create({
-      app: 'guard',
-      name: 'to-localhost',
-      cron: '* * * * * *',
-      timezone: 'UTC',
-      callback: {
-        url: `http://localhost:${sink.port}/hook`,
-        method: 'POST',
-        headers: {},
-        body: 'x',
-        timeoutMs: 2000,
-      },
-      retry: { maxAttempts: 3, backoffMs: 100 },
-      misfirePolicy: 'fire_once',
-      misfireThresholdMs: 60_000,
-      status: 'active',
-    });
+    const timer = await unguarded.timers.create(
+      testDraft({
+        app: 'guard',
+        name: 'to-localhost',
+        callback: {
+          url: `http://localhost:${sink.port}/hook`,
+          method: 'POST',
+          headers: {},
+          body: 'x',
+          timeoutMs: 2000,
+        },
+        retry: { maxAttempts: 3, backoffMs: 100 },
+      }),
+    );
     const failed = await eventually(
       async () => {
         const [rows] = await stores.database.pool.query(

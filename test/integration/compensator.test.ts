@@ -8,6 +8,7 @@ import { createKeys } from '../../src/storage/redis/keys.js';
 import { createQueues, type Queues, type RunJobData } from '../../src/storage/redis/queues.js';
 import { RunClaims } from '../../src/storage/redis/run-claims.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
+import { testDraft } from '../helpers/timers.js';
 
 /**
  * The compensator over real MySQL rows and claim records, at instants the test picks:
@@ -46,17 +47,16 @@ beforeEach(async () => {
   await stores.database.pool.query('DELETE FROM tasks');
   await stores.database.pool.query('DELETE FROM timers');
   await deleteKeys(stores.redis, [`${stores.config.prefix}*`, `{${stores.name}}:*`]);
-  const timer = await timers.insert({
-    app: 'comp',
-    name: `t${Date.now()}`,
-    cron: '* * * * * *',
-    timezone: 'UTC',
-    callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
-    retry: { maxAttempts: 1, backoffMs: 0 },
-    misfirePolicy: 'fire_all',
-    misfireThresholdMs: 60_000,
-    status: 'active',
-  });
+  const timer = await timers.insert(
+    testDraft({
+      app: 'comp',
+      name: `t${Date.now()}`,
+      callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+      retry: { maxAttempts: 1, backoffMs: 0 },
+      misfirePolicy: 'fire_all',
+    }),
+  );
+
   timerId = timer.id;
 });
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { createKeys } from '../../src/storage/redis/keys.js';
 import { type ExecuteJob, runsOf } from '../../src/storage/redis/queues.js';
 import { SliceStore } from '../../src/storage/redis/slice-store.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
+import { testDraft } from '../helpers/timers.js';
 
 let stores: TestStores;
 let timers: TimerRepository;
@@ -20,17 +21,16 @@ const HOUR = 3600_000;
 const T0 = Date.parse('2030-01-01T10:00:00Z');
 
 async function addTimer(name: string, cron: string, plannedUntil: number | null = null) {
-  const t = await timers.insert({
-    app: 'mig',
-    name,
-    cron,
-    timezone: 'UTC',
-    callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
-    retry: { maxAttempts: 1, backoffMs: 0 },
-    misfirePolicy: 'fire_once',
-    misfireThresholdMs: 60_000,
-    status: 'active',
-  });
+  const t = await timers.insert(
+    testDraft({
+      app: 'mig',
+      name,
+      cron,
+      callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+      retry: { maxAttempts: 1, backoffMs: 0 },
+    }),
+  );
+
   await timers.setPlannedUntil([t.id], plannedUntil);
   return t;
 }

@@ -13,6 +13,7 @@ import { RunRecorder } from '../../src/services/run-recorder.js';
 import { TimerCache } from '../../src/services/timer-cache.js';
 import type { RunOutcome, RunState } from '../../src/storage/db/task-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
+import { OverlapSlots } from '../../src/storage/redis/overlap-slots.js';
 import type { QueuedRun } from '../../src/storage/redis/queues.js';
 import { RunClaims } from '../../src/storage/redis/run-claims.js';
 import { createTestStores, deleteKeys, eventually, type TestStores } from '../helpers/stores.js';
@@ -77,6 +78,7 @@ function harness(timers: Timer | Timer[], perApp = 10): Harness {
     },
     gate: new ReleaseGate(() => clock),
     slots: h.slots,
+    overlap: new OverlapSlots(stores.redis, keys),
     continuations: {
       retry: async (run, delayMs) => {
         h.retries.push({ run, delayMs });

@@ -8,6 +8,7 @@ import type { Timer } from '../../src/domain/timer.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
+import { testTimer } from '../helpers/timers.js';
 
 /**
  * The SSRF guard (issues 7 and 14), on by default: private targets are refused when a
@@ -138,22 +139,13 @@ describe('at create and update time', () => {
 });
 
 describe('at call time', () => {
-  const timer = (url: string): Timer => ({
-    id: 1,
-    app: 'ssrf',
-    name: 'n',
-    cron: '* * * * * *',
-    timezone: 'UTC',
-    callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
-    retry: { maxAttempts: 3, backoffMs: 10 },
-    misfirePolicy: 'fire_once',
-    misfireThresholdMs: 60_000,
-    status: 'active',
-    version: 1,
-    plannedFrom: null,
-    createdAt: new Date(),
-    updatedAt: new Date(),
-  });
+  const timer = (url: string): Timer =>
+    testTimer({
+      id: 1,
+      app: 'ssrf',
+      callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
+      retry: { maxAttempts: 3, backoffMs: 10 },
+    });
   const send = async (caller: HttpCaller, url: string) =>
     caller.send(prepareCall(timer(url), '1_1000', 1000, 1));
 

@@ -4,15 +4,11 @@ import { prepareCall, withAttempt } from '../../src/callback/callback-request.js
 import { newSigningSecret, signingKeyOf, WebhookSigner } from '../../src/callback/webhook-signer.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { SecretBox } from '../../src/security/secret-box.js';
+import { testTimer } from '../helpers/timers.js';
 
 /** Standard Webhooks signing, checked against the reference library a receiver uses. */
 
-const timer: Timer = {
-  id: 42,
-  app: 'billing',
-  name: 'n',
-  cron: '* * * * * *',
-  timezone: 'UTC',
+const timer: Timer = testTimer({
   callback: {
     url: 'https://hooks.example/run?x=1',
     method: 'POST',
@@ -20,15 +16,7 @@ const timer: Timer = {
     body: '{"k": 1}',
     timeoutMs: 5000,
   },
-  retry: { maxAttempts: 3, backoffMs: 1000 },
-  misfirePolicy: 'fire_once',
-  misfireThresholdMs: 60_000,
-  status: 'active',
-  version: 1,
-  plannedFrom: null,
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-};
+});
 
 const headersOf = (h: Record<string, string>) => ({
   'webhook-id': h['webhook-id']!,

@@ -40,7 +40,22 @@ export const timers = mysqlTable(
     id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
     app: exactVarchar(64)('app').notNull(),
     name: exactVarchar(255)('name').notNull(),
-    cron: varchar('cron', { length: 128 }).notNull(),
+    /** Null for a one-shot timer (`at`). */
+    cron: varchar('cron', { length: 128 }),
+    /** A one-shot timer's only instant (instead of a cron). */
+    at: datetime('at', { mode: 'date', fsp: 3 }),
+    /** The validity window: no run before `start_at` or at/after `end_at`; at most `max_runs` scheduled runs. */
+    startAt: datetime('start_at', { mode: 'date', fsp: 3 }),
+    endAt: datetime('end_at', { mode: 'date', fsp: 3 }),
+    maxRuns: int('max_runs'),
+    /** Scheduled runs planned so far (counted only while `max_runs` caps them). */
+    runsPlanned: int('runs_planned').notNull().default(0),
+    /** The last run the schedule will ever make, once planning has reached it: its settling completes the timer. */
+    finalRunAt: datetime('final_run_at', { mode: 'date', fsp: 3 }),
+    /** allow | skip | buffer_one: what a run does while the timer's previous run is still in flight. */
+    overlapPolicy: varchar('overlap_policy', { length: 16 }).notNull().default('allow'),
+    /** JSON {url, on: [outcomes]}: where a failed or missed run is reported; null: the app's default. */
+    notify: text('notify'),
     /**
      * The cron as a Go xTimer client wrote it (cronexpr syntax; `cron` holds the native
      * form). Shown only by the compatible routes; null when set natively.
@@ -90,6 +105,8 @@ export const tasks = mysqlTable(
     /** The timer version the run was planned for (0: planned before versions were kept). */
     timerVersion: int('timer_version').notNull().default(0),
     status: varchar('status', { length: 16 }).notNull().default('pending'),
+    /** What made the run: its schedule, a user's run now (`manual`), or a user's retry (`retry`). */
+    trigger: varchar('run_trigger', { length: 16 }).notNull().default('schedule'),
     attempts: smallint('attempts').notNull().default(0),
     httpStatus: smallint('http_status'),
     output: text('output'),
@@ -125,6 +142,8 @@ export const apps = mysqlTable(
     signingSecret: varchar('signing_secret', { length: 255 }).notNull(),
     prevSigningSecret: varchar('prev_signing_secret', { length: 255 }),
     prevSigningSecretUntil: datetime('prev_signing_secret_until', { mode: 'date', fsp: 3 }),
+    /** JSON {url, on}: the app's default failure notification for timers that set none. */
+    notify: text('notify'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

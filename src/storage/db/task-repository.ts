@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/task-key.js';
-import type { Task, TaskStatus } from '../../domain/timer.js';
+import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
 import { type TaskRow, tasks } from './schema.js';
 
@@ -12,6 +12,7 @@ function toTask(row: TaskRow): Task {
     app: row.app,
     runAt: row.runAt.getTime(),
     status: row.status as TaskStatus,
+    trigger: row.trigger as RunTrigger,
     attempts: row.attempts,
     httpStatus: row.httpStatus,
     output: row.output,
@@ -33,6 +34,10 @@ export interface TaskListQuery {
   toMs?: number;
   /** Cursor: only runs strictly before this instant. */
   beforeMs?: number;
+  /** Only runs strictly after this instant. */
+  afterMs?: number;
+  /** Soonest first (default: newest first). */
+  ascending?: boolean;
   limit: number;
   offset?: number;
 }
@@ -49,7 +54,7 @@ const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
 
 /** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
-export interface RunOutcome extends Omit<Task, 'rowId' | 'app'> {
+export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger'> {
   leaseUntil: number | null;
 }
 
@@ -111,12 +116,13 @@ export class TaskRepository {
       q.fromMs === undefined ? undefined : gte(tasks.runAt, new Date(q.fromMs)),
       q.toMs === undefined ? undefined : lt(tasks.runAt, new Date(q.toMs)),
       q.beforeMs === undefined ? undefined : lt(tasks.runAt, new Date(q.beforeMs)),
+      q.afterMs === undefined ? undefined : gt(tasks.runAt, new Date(q.afterMs)),
     );
     const rows = await this.db
       .select()
       .from(tasks)
       .where(where)
-      .orderBy(desc(tasks.runAt))
+      .orderBy(q.ascending ? asc(tasks.runAt) : desc(tasks.runAt))
       .limit(q.limit)
       .offset(q.offset ?? 0);
     return rows.map(toTask);
@@ -158,11 +164,31 @@ export class TaskRepository {
     );
   }
 
-  /** Deletes a timer's runs still `pending` at or after `fromMs`; returns them. */
+  /** Adds one run made on demand; false if the timer already has a run at that instant. */
+  async insertRun(run: PlannedRun, trigger: RunTrigger): Promise<boolean> {
+    const [result] = await this.pool.query(
+      'INSERT IGNORE INTO tasks (timer_id, app, run_at, timer_version, run_trigger) VALUES (?, ?, ?, ?, ?)',
+      [run.timerId, run.app, sqlDateTime(run.runAt), run.version, trigger],
+    );
+    return (result as { affectedRows: number }).affectedRows === 1;
+  }
+
+  /** Makes a failed or missed run pending again, as a retry; false if it is neither. */
+  async reopen(timerId: number, runAt: number): Promise<boolean> {
+    const [result] = await this.pool.query(
+      `UPDATE tasks SET status = 'pending', run_trigger = 'retry', lease_until = NULL, updated_at = CURRENT_TIMESTAMP(3)
+        WHERE timer_id = ? AND run_at = ? AND status IN ('failed', 'missed')`,
+      [timerId, sqlDateTime(runAt)],
+    );
+    return (result as { affectedRows: number }).affectedRows === 1;
+  }
+
+  /** Deletes a timer's scheduled runs still `pending` at or after `fromMs`; returns them. */
   async deletePending(timerId: number, fromMs: number): Promise<PendingRun[]> {
     const cond = and(
       eq(tasks.timerId, timerId),
       eq(tasks.status, 'pending'),
+      eq(tasks.trigger, 'schedule'),
       gte(tasks.runAt, new Date(fromMs)),
     );
     const rows = await this.db

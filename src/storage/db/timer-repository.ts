@@ -1,5 +1,13 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type { HttpMethod, MisfirePolicy, Timer, TimerDraft, TimerStatus } from '../../domain/timer.js';
+import type {
+  HttpMethod,
+  MisfirePolicy,
+  Notify,
+  OverlapPolicy,
+  Timer,
+  TimerDraft,
+  TimerStatus,
+} from '../../domain/timer.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
 import { type TimerRow, timers } from './schema.js';
@@ -15,6 +23,7 @@ function toTimer(row: TimerRow): Timer {
     app: row.app,
     name: row.name,
     cron: row.cron,
+    at: ms(row.at),
     compatCron: row.compatCron,
     timezone: row.timezone,
     callback: {
@@ -27,9 +36,16 @@ function toTimer(row: TimerRow): Timer {
     retry: { maxAttempts: row.retryMaxAttempts, backoffMs: row.retryBackoffMs },
     misfirePolicy: row.misfirePolicy as MisfirePolicy,
     misfireThresholdMs: row.misfireThresholdMs,
+    startAt: ms(row.startAt),
+    endAt: ms(row.endAt),
+    maxRuns: row.maxRuns,
+    overlapPolicy: row.overlapPolicy as OverlapPolicy,
+    notify: row.notify === null ? null : (JSON.parse(row.notify) as Notify),
     status: row.status as TimerStatus,
     version: row.version,
-    plannedFrom: row.plannedFrom ? row.plannedFrom.getTime() : null,
+    plannedFrom: ms(row.plannedFrom),
+    runsPlanned: row.runsPlanned,
+    finalRunAt: ms(row.finalRunAt),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -40,6 +56,7 @@ function toColumns(t: TimerDraft) {
     app: t.app,
     name: t.name,
     cron: t.cron,
+    at: date(t.at),
     compatCron: t.compatCron ?? null,
     timezone: t.timezone,
     callbackUrl: t.callback.url,
@@ -51,9 +68,28 @@ function toColumns(t: TimerDraft) {
     retryBackoffMs: t.retry.backoffMs,
     misfirePolicy: t.misfirePolicy,
     misfireThresholdMs: t.misfireThresholdMs,
+    startAt: date(t.startAt),
+    endAt: date(t.endAt),
+    maxRuns: t.maxRuns,
+    overlapPolicy: t.overlapPolicy,
+    notify: t.notify === null ? null : JSON.stringify(t.notify),
     status: t.status,
   };
 }
+
+/** Where a timer's planning stands (plan-window.ts). */
+export interface PlanRecord {
+  plannedUntil: number | null;
+  runsPlanned: number;
+  finalRunAt: number | null;
+}
+
+function planColumns(p: PlanRecord) {
+  return { plannedUntil: date(p.plannedUntil), runsPlanned: p.runsPlanned, finalRunAt: date(p.finalRunAt) };
+}
+
+const ms = (d: Date | null): number | null => (d === null ? null : d.getTime());
+const date = (v: number | null): Date | null => (v === null ? null : new Date(v));
 
 const nameTaken = (t: Pick<Timer, 'app' | 'name'>) =>
   new XtimerError(
@@ -166,16 +202,58 @@ export class TimerRepository {
       .where(eq(timers.id, id));
   }
 
-  /** Records that a new plan of the timer begins at `fromMs` and its runs exist up to `untilMs`. */
-  async startPlan(id: number, fromMs: number, untilMs: number): Promise<void> {
+  /** Marks an active timer completed (its schedule has made its last run); false if it was not active. */
+  async complete(id: number): Promise<boolean> {
+    const [result] = await this.db
+      .update(timers)
+      .set({ status: 'completed', plannedUntil: null, version: sql`${timers.version} + 1` })
+      .where(and(eq(timers.id, id), eq(timers.status, 'active')));
+    return result.affectedRows > 0;
+  }
+
+  /**
+   * Active timers whose schedule has ended — endAt passed, a one-shot's or the final run's
+   * time long gone, maxRuns planned — with no run of theirs still pending or running.
+   */
+  async endedIds(now: number, graceMs: number, limit = 1000): Promise<number[]> {
+    const [rows] = await this.db.execute(sql`
+      SELECT t.id FROM timers t
+       WHERE t.status = 'active'
+         AND ((t.end_at IS NOT NULL AND t.end_at <= ${new Date(now)})
+           OR (t.final_run_at IS NOT NULL AND t.final_run_at < ${new Date(now - graceMs)})
+           OR (t.at IS NOT NULL AND t.at < ${new Date(now - graceMs)})
+           OR (t.max_runs IS NOT NULL AND t.runs_planned >= t.max_runs))
+         AND NOT EXISTS (SELECT 1 FROM tasks k WHERE k.timer_id = t.id AND k.status IN ('pending', 'running'))
+       LIMIT ${limit}`);
+    return (rows as unknown as Array<{ id: number }>).map((r) => Number(r.id));
+  }
+
+  /** Records that a new plan of the timer begins at `fromMs` (a create, an enable, a schedule change). */
+  async startPlan(id: number, fromMs: number, plan: PlanRecord): Promise<void> {
     await this.db
       .update(timers)
-      .set({
-        plannedFrom: new Date(fromMs),
-        plannedUntil: new Date(untilMs),
-        updatedAt: sql`${timers.updatedAt}`,
-      })
+      .set({ plannedFrom: new Date(fromMs), ...planColumns(plan), updatedAt: sql`${timers.updatedAt}` })
       .where(eq(timers.id, id));
+  }
+
+  /**
+   * Records how far a timer's runs now reach, how many were planned and its final run,
+   * only if its runs still reached `expectedUntil` (the plan was made from there): a
+   * migration run twice, or racing a change, records its plan once or not at all.
+   */
+  async recordPlan(id: number, expectedUntil: number | null, plan: PlanRecord): Promise<boolean> {
+    const [result] = await this.db
+      .update(timers)
+      .set({ ...planColumns(plan), updatedAt: sql`${timers.updatedAt}` })
+      .where(
+        and(
+          eq(timers.id, id),
+          expectedUntil === null
+            ? isNull(timers.plannedUntil)
+            : eq(timers.plannedUntil, new Date(expectedUntil)),
+        ),
+      );
+    return result.affectedRows > 0;
   }
 
   /** Records that runs of these timers now exist up to `untilMs` (null: none planned). */

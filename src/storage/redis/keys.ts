@@ -16,6 +16,8 @@ export interface Keys {
   bloom(dayKey: string): string;
   /** Claim record of one run (who holds it, which attempt, until when), tagged with its day. */
   claim(dayKey: string, taskKey: string): string;
+  /** A timer's overlap slots (tagged by timer): its run in flight, and its one buffered run. */
+  overlap(timerId: number, slot: 'running' | 'buffered'): string;
   /** One compensator pass at a time across the cluster. */
   compensatorLock(): string;
   /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
@@ -41,6 +43,7 @@ export function createKeys(prefix: string): Keys {
     bloom: (day) => `${prefix}bloom:{${day}}`,
     claim: (day, taskKey) => `${prefix}claim:{${day}}:${taskKey}`,
     compensatorLock: () => `${prefix}lock:compensator`,
+    overlap: (timerId, slot) => `${prefix}overlap:{${timerId}}:${slot}`,
     slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,
     appChanges: () => `${prefix}app-changes`,

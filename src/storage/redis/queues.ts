@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { NotifyJobData } from '../../domain/failure-event.js';
 import { taskKey } from '../../domain/task-key.js';
 import type { Keys } from './keys.js';
 
 /** BullMQ queues (SPEC §2): slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
 export const TRIGGER_QUEUE = 'trigger';
 export const EXECUTE_QUEUE = 'execute';
+/** Failure notifications (a run ended failed or missed), retried with backoff. */
+export const NOTIFY_QUEUE = 'notify';
 
 /** A slice to walk: one (minute, bucket). */
 export interface SliceJobData {
@@ -33,6 +36,17 @@ export interface QueuedRun {
    * the attempts made so far. The next is claimed as attempt afterAttempt + 1.
    */
   afterAttempt?: number | undefined;
+  /** What made it, when not its schedule: a user's run now or retry (sent as X-Xtimer-Trigger). */
+  trigger?: 'manual' | 'retry' | undefined;
+}
+
+/** Just the fields of a run a job carries (the caller's objects may hold more). */
+function queued(run: QueuedRun): QueuedRun {
+  const out: QueuedRun = { timerId: run.timerId, runAt: run.runAt };
+  if (run.version !== undefined) out.version = run.version;
+  if (run.afterAttempt !== undefined) out.afterAttempt = run.afterAttempt;
+  if (run.trigger !== undefined) out.trigger = run.trigger;
+  return out;
 }
 
 /** One run to execute; the job id is its task key. */
@@ -72,11 +86,9 @@ export function runsOf(data: ExecuteJobData): RunJobData[] {
 }
 
 /** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
-export function runJob(timerId: number, runAt: number, slice: string, version?: number): ExecuteJob {
-  const key = taskKey(timerId, runAt);
-  const data: RunJobData =
-    version === undefined ? { timerId, runAt, slice } : { timerId, runAt, slice, version };
-  return { name: key, data, opts: { jobId: key } };
+export function runJob(run: QueuedRun, slice: string): ExecuteJob {
+  const key = taskKey(run.timerId, run.runAt);
+  return { name: key, data: { ...queued(run), slice }, opts: { jobId: key } };
 }
 
 /**
@@ -92,12 +104,9 @@ export function continuationJob(
 ): ExecuteJob {
   const key = taskKey(run.timerId, run.runAt);
   const next = (run.afterAttempt ?? 0) + 1;
-  const data: RunJobData = { timerId: run.timerId, runAt: run.runAt, slice: reason };
-  if (run.version !== undefined) data.version = run.version;
-  if (run.afterAttempt !== undefined) data.afterAttempt = run.afterAttempt;
   return {
     name: key,
-    data,
+    data: { ...queued(run), slice: reason },
     opts: { jobId: `${key}_${reason}${next}`, ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}) },
   };
 }
@@ -112,7 +121,7 @@ export function continuationJob(
 export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJob[] {
   if (runs.length === 1) {
     const [r] = runs as [QueuedRun];
-    return [runJob(r.timerId, r.runAt, slice, r.version)];
+    return [runJob(r, slice)];
   }
   const jobs: ExecuteJob[] = [];
   for (let i = 0; i < runs.length; i += RUN_BATCH_MAX) {
@@ -124,7 +133,7 @@ export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJ
     const first = new Date(chunk[0]!.runAt).toISOString().slice(11, 19);
     jobs.push({
       name: `${slice} ${first}Z ×${chunk.length}`,
-      data: { slice, runs: chunk },
+      data: { slice, runs: chunk.map(queued) },
       opts: { jobId: `batch_${slice.replace(/:/g, '-')}_${digest}` },
     });
   }
@@ -152,18 +161,32 @@ export function sliceJobId(minute: string, bucket: number): string {
 export interface Queues {
   trigger: Queue<SliceJobData>;
   execute: Queue<ExecuteJobData>;
+  notify: Queue<NotifyJobData>;
   close(): Promise<void>;
 }
+
+/** A notification is tried this often, with exponential backoff from a second (~4 min in all). */
+export const NOTIFY_ATTEMPTS = 8;
 
 export function createQueues(connection: Redis, keys: Keys): Queues {
   const prefix = keys.bullPrefix();
   const trigger = new Queue<SliceJobData>(TRIGGER_QUEUE, { connection, prefix, defaultJobOptions });
   const execute = new Queue<ExecuteJobData>(EXECUTE_QUEUE, { connection, prefix, defaultJobOptions });
+  const notify = new Queue<NotifyJobData>(NOTIFY_QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: {
+      ...defaultJobOptions,
+      attempts: NOTIFY_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 1000 },
+    },
+  });
   return {
     trigger,
     execute,
+    notify,
     close: async () => {
-      await Promise.all([trigger.close(), execute.close()]);
+      await Promise.all([trigger.close(), execute.close(), notify.close()]);
     },
   };
 }

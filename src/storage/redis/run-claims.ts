@@ -139,6 +139,15 @@ export class RunClaims {
     return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, attemptMade ? 0 : 1)) === 1;
   }
 
+  /**
+   * Reopens a finished run for a retry after `attempts` calls: the record becomes a
+   * backoff ending now, which the retry claims as attempt attempts + 1. False if the run
+   * is held or backing off.
+   */
+  async reopen(run: RunRef, attempts: number): Promise<boolean> {
+    return (await this.redis.reopenRun(this.keyOf(run), attempts, this.options.keepMs, this.clock())) === 1;
+  }
+
   /** The claim records of several runs (null where there is none), one pipelined GET each. */
   async peek(runs: readonly RunRef[]): Promise<Array<ClaimRecord | null>> {
     if (runs.length === 0) return [];
