@@ -51,9 +51,41 @@ export async function startXtimer(count: number, cron: string, sinkUrl: string):
   return { prefix, pids: () => ({ xtimer: main.pid }), stop };
 }
 
+/** The body of one benchmark timer. */
+function benchTimer(app: string, name: string, cron: string, sinkUrl: string, status: 'active' | 'inactive') {
+  return {
+    app,
+    name,
+    cron,
+    status,
+    callback: { url: sinkUrl, method: 'POST' },
+    retry: { maxAttempts: 1, backoffMs: 0 },
+  };
+}
+
+/** POSTs `body`, retrying a busy answer (409 APP_BUSY, 429, 5xx) a few times. */
+async function postWithRetry(url: string, body: unknown): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status === 201) return;
+    if ((res.status === 409 && text.includes('APP_BUSY')) || res.status === 429 || res.status >= 500) {
+      if (tries < 10) {
+        await new Promise((r) => setTimeout(r, 200 * tries));
+        continue;
+      }
+    }
+    throw new Error(`create failed: ${res.status} ${text.slice(0, 500)}`);
+  }
+}
+
 /**
- * Creates timers through the API, 32 at a time, spread over 64 apps (the per-app lock
- * serialises one app's changes); a busy answer (409 APP_BUSY, 429) is retried.
+ * Creates timers through the API, 32 at a time, spread over 64 apps named
+ * `${appPrefix}0…63` (the per-app lock serialises one app's changes).
  */
 export async function createTimers(
   base: string,
@@ -61,33 +93,34 @@ export async function createTimers(
   cron: string,
   sinkUrl: string,
   status: 'active' | 'inactive',
+  appPrefix = 'bench',
 ): Promise<void> {
   const indexes = Array.from({ length: count }, (_, i) => i);
-  await pool(indexes, 32, async (i) => {
-    for (let tries = 1; ; tries++) {
-      const res = await fetch(`${base}/api/v1/timers`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          app: `bench${i % 64}`,
-          name: `t${i}`,
-          cron,
-          status,
-          callback: { url: sinkUrl, method: 'POST' },
-          retry: { maxAttempts: 1, backoffMs: 0 },
-        }),
-      });
-      const text = await res.text();
-      if (res.status === 201) return;
-      if ((res.status === 409 && text.includes('APP_BUSY')) || res.status === 429 || res.status >= 500) {
-        if (tries < 10) {
-          await new Promise((r) => setTimeout(r, 200 * tries));
-          continue;
-        }
-      }
-      throw new Error(`create failed: ${res.status} ${text}`);
-    }
-  });
+  await pool(indexes, 32, (i) =>
+    postWithRetry(
+      `${base}/api/v1/timers`,
+      benchTimer(`${appPrefix}${i % 64}`, `t${i}`, cron, sinkUrl, status),
+    ),
+  );
+}
+
+/** Creates timers through POST /timers/batch, `batchSize` a request, `clients` requests at a time, one app each. */
+export async function createTimerBatches(
+  base: string,
+  count: number,
+  cron: string,
+  sinkUrl: string,
+  status: 'active' | 'inactive',
+  { batchSize, clients, appPrefix }: { batchSize: number; clients: number; appPrefix: string },
+): Promise<void> {
+  const batches = Array.from({ length: Math.ceil(count / batchSize) }, (_, b) => b);
+  await pool(batches, clients, (b) =>
+    postWithRetry(`${base}/api/v1/timers/batch`, {
+      timers: Array.from({ length: Math.min(batchSize, count - b * batchSize) }, (_, j) =>
+        benchTimer(`${appPrefix}${b % 64}`, `b${b}-${j}`, cron, sinkUrl, status),
+      ),
+    }),
+  );
 }
 
 /** Starts the BullMQ baseline with `count` job schedulers. */
