@@ -36,7 +36,7 @@ beforeAll(async () => {
       ...m.values.flatMap((v) => Object.keys(v.labels)),
     ];
     exported.set(m.name, declared);
-    if (m.type === 'histogram') {
+    if (String(m.type) === 'histogram') {
       for (const suffix of ['_bucket', '_sum', '_count'])
         exported.set(`${m.name}${suffix}`, [...declared, 'le']);
     }

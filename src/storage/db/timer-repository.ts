@@ -264,6 +264,17 @@ export class TimerRepository {
     return rows.map(toTimer);
   }
 
+  /** How many timers each of `apps` has (an app with none is absent). */
+  async countByApp(apps: readonly string[]): Promise<Map<string, number>> {
+    if (apps.length === 0) return new Map();
+    const rows = await this.db
+      .select({ app: timers.app, n: sql<number>`count(*)` })
+      .from(timers)
+      .where(inArray(timers.app, [...apps]))
+      .groupBy(timers.app);
+    return new Map(rows.map((r) => [r.app, Number(r.n)]));
+  }
+
   async count(q: Omit<TimerListQuery, 'limit' | 'afterId' | 'offset' | 'newestFirst'>): Promise<number> {
     const [row] = await this.db.select({ n: sql<number>`count(*)` }).from(timers).where(whereOf(q));
     return Number(row?.n ?? 0);
