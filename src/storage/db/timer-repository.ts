@@ -225,15 +225,11 @@ export class TimerRepository {
     return new Map(found.map((r) => [nameKey(r), r.id]));
   }
 
+  /** One new timer with no plan yet (the service creates through insertMany, with its first plan). */
   async insert(draft: TimerDraft): Promise<Timer> {
-    try {
-      const [result] = await this.db.insert(timers).values(toColumns(draft)).$returningId();
-      const created = await this.findById(result!.id);
-      return created!;
-    } catch (err) {
-      if (isDuplicateKey(err)) throw nameTaken(draft);
-      throw err;
-    }
+    const unplanned = { plannedUntil: null, runsPlanned: 0, finalRunAt: null };
+    const [created] = await this.insertMany([{ draft, plannedFrom: null, plan: unplanned }], new Date());
+    return created!;
   }
 
   /** The timer; `forUpdate` locks its row for the rest of the transaction. */
