@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --only=precision,max,migrator,api] [-- --timers=5000,8000]
+ * npm run bench [-- --quick] [-- --only=precision,max,migrator,history,api] [-- --timers=5000,8000]
  *                [-- --soak=5000 --seconds=300]
  * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
  * run at that rate, reported every 10 s)
@@ -28,6 +28,7 @@ import {
   sinkStats,
   sleep,
 } from './harness.js';
+import { historyBench } from './history-bench.js';
 import { migratorBench } from './migrator-bench.js';
 import { type SoakResult, soak } from './soak.js';
 import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
@@ -75,6 +76,7 @@ const results: {
   soak?: SoakResult;
   migrator?: unknown;
   api?: unknown;
+  history?: unknown;
   env?: unknown;
 } = {
   precision: [],
@@ -268,6 +270,10 @@ async function main(): Promise<void> {
     if (wants('migrator') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nMigrator\n');
       results.migrator = await migratorBench(quick ? 2000 : 20_000, 50);
+    }
+    if (wants('history') && !tuningSizes && !soakTimers) {
+      process.stdout.write('\nHistory\n');
+      results.history = await historyBench(quick ? 100_000 : 1_000_000);
     }
     if (wants('api') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nAPI\n');

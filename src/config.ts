@@ -113,6 +113,8 @@ const schema = z.object({
   APP_MAX_IN_FLIGHT: int(1, 100_000).default(1000),
   CALLBACK_CONNECTIONS: int(1, 65_535).default(8192),
   TASK_RETENTION_DAYS: int(1, 3650).default(7),
+  // Failed and missed runs are kept this long (copied aside when their day is dropped); ≥ TASK_RETENTION_DAYS.
+  TASK_RETENTION_FAILED_DAYS: int(1, 3650).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // A process without the api role serves /metrics and /healthz here (unset: not at all).
   METRICS_PORT: int(0, 65_535).optional(),
@@ -166,6 +168,7 @@ export type Config = {
   appMaxInFlight: number;
   callbackConnections: number;
   taskRetentionDays: number;
+  taskRetentionFailedDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   metricsPort?: number | undefined;
   insecure: boolean;
@@ -249,6 +252,11 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
       `MAX_BUCKETS: must be >= BUCKETS (${e.BUCKETS}) (got ${JSON.stringify(present.MAX_BUCKETS)})`,
     ]);
   }
+  if (e.TASK_RETENTION_FAILED_DAYS !== undefined && e.TASK_RETENTION_FAILED_DAYS < e.TASK_RETENTION_DAYS) {
+    throw new ConfigError([
+      `TASK_RETENTION_FAILED_DAYS: must be >= TASK_RETENTION_DAYS (${e.TASK_RETENTION_DAYS}) (got ${JSON.stringify(present.TASK_RETENTION_FAILED_DAYS)})`,
+    ]);
+  }
   if ((e.DASHBOARD_USER === undefined) !== (e.DASHBOARD_PASSWORD === undefined)) {
     const missing = e.DASHBOARD_USER === undefined ? 'DASHBOARD_USER' : 'DASHBOARD_PASSWORD';
     throw new ConfigError([
@@ -280,6 +288,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     appMaxInFlight: e.APP_MAX_IN_FLIGHT,
     callbackConnections: e.CALLBACK_CONNECTIONS,
     taskRetentionDays: e.TASK_RETENTION_DAYS,
+    // Unset: 30 days, or TASK_RETENTION_DAYS if that is longer.
+    taskRetentionFailedDays: e.TASK_RETENTION_FAILED_DAYS ?? Math.max(30, e.TASK_RETENTION_DAYS),
     logLevel: e.LOG_LEVEL,
     metricsPort: e.METRICS_PORT,
     insecure: e.XTIMER_INSECURE,

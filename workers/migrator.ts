@@ -3,8 +3,14 @@ import { stepMs } from '../src/domain/migration-window.js';
 import { MINUTE } from '../src/domain/slice.js';
 import type { Logger } from '../src/observability/logger.js';
 import { Compensator } from '../src/services/compensator.js';
+import { HistoryRetention } from '../src/services/history-retention.js';
 import { Migration } from '../src/services/migration.js';
-import { COMPENSATE_EVERY_MS, MigrationRunner } from '../src/services/migration-runner.js';
+import {
+  COMPENSATE_EVERY_MS,
+  MigrationRunner,
+  RETAIN_HISTORY_EVERY_MS,
+} from '../src/services/migration-runner.js';
+import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
@@ -38,9 +44,18 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       record: (outcomes) => tasks.recordOutcomes(outcomes),
       notifier: core.notifier,
       completeEnded: (now) => core.timers.completeEnded(now),
-      retentionDays: config.taskRetentionDays,
       logger: logger.child({ component: 'compensator' }),
     }),
+    history: new HistoryRetention(
+      new TaskPartitions(core.database.pool),
+      {
+        retentionDays: config.taskRetentionDays,
+        failedRetentionDays: config.taskRetentionFailedDays,
+        // Runs are planned up to two windows ahead: their days exist before them.
+        aheadDays: 2 + Math.ceil((2 * config.migrateStepMinutes) / (24 * 60)),
+      },
+      logger,
+    ),
     lock: new RedisLock(redis),
     redis,
     keys,
@@ -54,7 +69,8 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
 /**
  * The migrator role: a MigrationRunner's duties on their clocks — the next window at
  * start-up and at every window boundary, the top-up just after every minute starts,
- * the slices' intactness every 5 s, the compensator every 30 s.
+ * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
+ * partitions every 10 minutes.
  */
 export async function startMigrator(core: Core): Promise<Role> {
   const logger = core.logger.child({ component: 'migrator' });
@@ -90,6 +106,7 @@ export async function startMigrator(core: Core): Promise<Role> {
   // Just after each minute starts: the rest of the window for timers planned near-term.
   every('top-up', MINUTE, () => runner.topUp(), MINUTE);
   every('compensator', COMPENSATE_EVERY_MS, () => runner.compensate());
+  every('history retention', RETAIN_HISTORY_EVERY_MS, () => runner.retainHistory());
   logger.info({ stepMinutes: config.migrateStepMinutes }, 'migrator started');
 
   return {

@@ -109,7 +109,14 @@ export class Metrics {
 
   readonly compensated = new Counter({
     name: 'xtimer_compensated_runs_total',
-    help: 'Runs the compensator acted on, by action (refired, missed, skipped, requeued, purged).',
+    help: 'Runs the compensator acted on, by action (refired, recovered, missed, skipped, requeued, completed).',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
+
+  readonly historyPartitions = new Counter({
+    name: 'xtimer_history_partitions_total',
+    help: 'Day partitions of the run history added ahead, and dropped past TASK_RETENTION_DAYS.',
     labelNames: ['action'] as const,
     registers: [this.registry],
   });

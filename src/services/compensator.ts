@@ -2,7 +2,7 @@ import { groupBy } from '../domain/group-by.js';
 import { misfireDecision } from '../domain/misfire.js';
 import { MINUTE, minuteStart } from '../domain/slice.js';
 import { taskKey } from '../domain/task-key.js';
-import { TASK_STATUSES, type Timer } from '../domain/timer.js';
+import type { Timer } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
 import type { Logger } from '../observability/logger.js';
 import type { PendingRun, RunOutcome, StuckRun, TaskRepository } from '../storage/db/task-repository.js';
@@ -20,8 +20,6 @@ export function lostBefore(now: number): number {
   return minuteStart(now) - MINUTE;
 }
 const BATCH = 2000;
-const PURGE_BATCH = 1000;
-const PURGE_ROUNDS = 10;
 /** A lease counts as lapsed only this long after its end: the holder's clock may run a little behind Redis's. */
 const LEASE_GRACE_MS = 2000;
 /** A retry job may queue behind others: its backoff counts as abandoned only this long after it ended. */
@@ -37,7 +35,6 @@ export interface CompensationReport {
   requeued: number;
   /** Timers whose schedule ended (endAt passed, or its final run settled) marked completed. */
   completed: number;
-  purged: number;
 }
 
 export interface CompensatorDeps {
@@ -51,7 +48,6 @@ export interface CompensatorDeps {
   notifier?: Pick<FailureNotifier, 'report'> | undefined;
   /** Completes active timers whose schedule has ended and that have nothing left in flight. */
   completeEnded?(now: number): Promise<number>;
-  retentionDays: number;
   logger: Logger;
 }
 
@@ -77,7 +73,7 @@ function verdictOf(record: ClaimRecord | null, now: number): Verdict {
  * (leases are renewed by a heartbeat), however late it is. It settles runs never fired
  * (Redis lost, cluster down) by their timer's misfire policy; queues again, as their next
  * attempt, runs whose holder died (lease lapsed); recovers outcomes MySQL lost from the
- * claim records; and purges old rows in small batches.
+ * claim records. (Old runs are dropped by day: HistoryRetention.)
  */
 export class Compensator {
   constructor(private readonly d: CompensatorDeps) {}
@@ -90,12 +86,10 @@ export class Compensator {
       skipped: 0,
       requeued: 0,
       completed: 0,
-      purged: 0,
     };
     await this.settlePending(now, report);
     await this.settleStuck(now, report);
     if (this.d.completeEnded) report.completed = await this.d.completeEnded(now);
-    report.purged = await this.purge(now);
     return report;
   }
 
@@ -221,19 +215,6 @@ export class Compensator {
       }
       await this.d.queues.execute.add(job.name, job.data, job.opts);
     }
-  }
-
-  private async purge(now: number): Promise<number> {
-    const cutoff = now - this.d.retentionDays * 24 * 3600_000;
-    let purged = 0;
-    for (const status of TASK_STATUSES) {
-      for (let round = 0; round < PURGE_ROUNDS; round++) {
-        const n = await this.d.tasks.purge(status, cutoff, PURGE_BATCH);
-        purged += n;
-        if (n < PURGE_BATCH) break;
-      }
-    }
-    return purged;
   }
 }
 

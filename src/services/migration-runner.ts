@@ -6,6 +6,7 @@ import type { Keys } from '../storage/redis/keys.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
 import type { ScriptedRedis } from '../storage/redis/scripts.js';
 import type { CompensationReport, Compensator } from './compensator.js';
+import type { HistoryRetention } from './history-retention.js';
 import type { Migration } from './migration.js';
 
 /**
@@ -28,6 +29,8 @@ export function migrationLockTimes(stepMinutes: number): {
 
 /** How often the compensator runs (SPEC §5.6); its lock lapses a little sooner. */
 export const COMPENSATE_EVERY_MS = 30_000;
+/** How often the run history's partitions are checked (a day is added or dropped once a day). */
+export const RETAIN_HISTORY_EVERY_MS = 10 * 60_000;
 /** How long a rebuild of the slices may take before another migrator may try. */
 const REBUILD_LOCK_MS = 5 * 60_000;
 const PROGRESS_EVERY_MS = 2000;
@@ -35,6 +38,7 @@ const PROGRESS_EVERY_MS = 2000;
 export interface MigrationRunnerDeps {
   migration: Migration;
   compensator: Compensator;
+  history: HistoryRetention;
   lock: RedisLock;
   redis: ScriptedRedis;
   keys: Keys;
@@ -48,7 +52,7 @@ export interface MigrationRunnerDeps {
  * The migrator role's duties, each under its cluster-wide lock so any number of
  * migrators may run them: materialise the next window once (SPEC §5.2), top up the
  * timers planned only for the near term once a minute, rebuild the slices after Redis
- * lost them, and run the compensator.
+ * lost them, run the compensator, and keep the run history's day partitions.
  */
 export class MigrationRunner {
   private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
@@ -137,6 +141,18 @@ export class MigrationRunner {
     }
   }
 
+  /** Adds the coming days' history partitions and drops expired ones, unless another migrator just did. */
+  async retainHistory(): Promise<void> {
+    const { d } = this;
+    const token = await d.lock.acquire(d.keys.migratorLock('history'), RETAIN_HISTORY_EVERY_MS - 5000);
+    if (!token) return;
+    const report = await d.history.run(d.now());
+    d.metrics.historyPartitions.inc({ action: 'added' }, report.added);
+    d.metrics.historyPartitions.inc({ action: 'dropped' }, report.dropped);
+    if (report.added + report.dropped + report.failuresPurged > 0)
+      d.logger.info(report, 'run history retained');
+  }
+
   /** One compensator pass, unless another migrator ran one within the period. */
   async compensate(): Promise<CompensationReport | null> {
     const { d } = this;
@@ -146,7 +162,6 @@ export class MigrationRunner {
     for (const [action, n] of Object.entries(report)) if (n > 0) d.metrics.compensated.inc({ action }, n);
     d.metrics.runs.inc({ outcome: 'missed' }, report.missed);
     d.metrics.runs.inc({ outcome: 'skipped' }, report.skipped);
-    if (report.purged > 0) d.logger.info({ purged: report.purged }, 'old runs purged');
     return report;
   }
 }

@@ -38,7 +38,6 @@ beforeAll(async () => {
     claims,
     queues,
     record: (o) => tasks.recordOutcomes(o),
-    retentionDays: 7,
     logger: createLogger('silent'),
   });
 });

@@ -8,6 +8,7 @@ import {
   int,
   mediumtext,
   mysqlTable,
+  primaryKey,
   smallint,
   text,
   uniqueIndex,
@@ -98,10 +99,9 @@ export const timers = mysqlTable(
   ],
 );
 
-export const tasks = mysqlTable(
-  'tasks',
-  {
-    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
+/** A run's columns but its id: `tasks` and `task_failures` (copies of tasks rows) share them. */
+function runColumns() {
+  return {
     timerId: bigint('timer_id', { mode: 'number', unsigned: true }).notNull(),
     app: exactVarchar(64)('app').notNull(),
     runAt: datetime('run_at', { mode: 'date', fsp: 3 }).notNull(),
@@ -120,12 +120,43 @@ export const tasks = mysqlTable(
     leaseUntil: datetime('lease_until', { mode: 'date', fsp: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+  };
+}
+
+/**
+ * One row per scheduled run. RANGE-partitioned by day on `run_at` (migration 0008; the
+ * partitioning itself is not drizzle's to express): every unique key includes `run_at`,
+ * and history is purged by dropping a day's partition (src/storage/db/task-partitions.ts).
+ */
+export const tasks = mysqlTable(
+  'tasks',
+  {
+    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().notNull(),
+    ...runColumns(),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.runAt] }),
     // The run's identity (SPEC §3): generating it twice is a no-op.
     uniqueIndex('tasks_timer_run_uq').on(t.timerId, t.runAt),
-    // Trigger fallback, compensator and retention purge all range-scan by status and time.
+    // Trigger fallback and compensator range-scan by status and time.
     index('tasks_status_run_idx').on(t.status, t.runAt),
+  ],
+);
+
+/**
+ * Failed and missed runs kept past TASK_RETENTION_DAYS, up to TASK_RETENTION_FAILED_DAYS:
+ * copied out of a day's partition of `tasks` just before it is dropped.
+ */
+export const taskFailures = mysqlTable(
+  'task_failures',
+  {
+    id: bigint('id', { mode: 'number', unsigned: true }).notNull(),
+    ...runColumns(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.id, t.runAt] }),
+    uniqueIndex('task_failures_timer_run_uq').on(t.timerId, t.runAt),
+    index('task_failures_run_idx').on(t.runAt),
   ],
 );
 

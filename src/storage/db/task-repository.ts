@@ -1,9 +1,13 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/task-key.js';
 import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
-import { type TaskRow, tasks } from './schema.js';
+import { type TaskRow, taskFailures, tasks } from './schema.js';
+
+/** The tables a timer's runs are read from: `tasks`, and the failures kept past its retention. */
+type RunTable = typeof tasks | typeof taskFailures;
 
 function toTask(row: TaskRow): Task {
   return {
@@ -108,21 +112,26 @@ export class TaskRepository {
     return new TaskRepository(db, pool);
   }
 
-  /** Newest first, keyset-paginated on run_at (unique per timer). */
+  /**
+   * Newest first, keyset-paginated on run_at (unique per timer). The failed and missed
+   * runs kept past TASK_RETENTION_DAYS (task_failures) are read too: UNION, not UNION
+   * ALL, so a run copied there a moment before its day is dropped shows once.
+   */
   async listForTimer(q: TaskListQuery): Promise<Task[]> {
-    const where = and(
-      eq(tasks.timerId, q.timerId),
-      q.statuses && q.statuses.length > 0 ? inArray(tasks.status, [...q.statuses]) : undefined,
-      q.fromMs === undefined ? undefined : gte(tasks.runAt, new Date(q.fromMs)),
-      q.toMs === undefined ? undefined : lt(tasks.runAt, new Date(q.toMs)),
-      q.beforeMs === undefined ? undefined : lt(tasks.runAt, new Date(q.beforeMs)),
-      q.afterMs === undefined ? undefined : gt(tasks.runAt, new Date(q.afterMs)),
-    );
-    const rows = await this.db
-      .select()
-      .from(tasks)
-      .where(where)
-      .orderBy(q.ascending ? asc(tasks.runAt) : desc(tasks.runAt))
+    const where = (t: RunTable) =>
+      and(
+        eq(t.timerId, q.timerId),
+        q.statuses && q.statuses.length > 0 ? inArray(t.status, [...q.statuses]) : undefined,
+        q.fromMs === undefined ? undefined : gte(t.runAt, new Date(q.fromMs)),
+        q.toMs === undefined ? undefined : lt(t.runAt, new Date(q.toMs)),
+        q.beforeMs === undefined ? undefined : lt(t.runAt, new Date(q.beforeMs)),
+        q.afterMs === undefined ? undefined : gt(t.runAt, new Date(q.afterMs)),
+      );
+    const rows = await union(
+      this.db.select().from(tasks).where(where(tasks)),
+      this.db.select().from(taskFailures).where(where(taskFailures)),
+    )
+      .orderBy(q.ascending ? sql`run_at asc` : sql`run_at desc`)
       .limit(q.limit)
       .offset(q.offset ?? 0);
     return rows.map(toTask);
@@ -375,25 +384,21 @@ export class TaskRepository {
   }
 
   /** Deletes up to `limit` runs of `status` due before `beforeMs`; returns how many. */
-  async purge(status: TaskStatus, beforeMs: number, limit: number): Promise<number> {
-    const [result] = await this.pool.query('DELETE FROM tasks WHERE status = ? AND run_at < ? LIMIT ?', [
-      status,
-      new Date(beforeMs),
-      limit,
-    ]);
-    return (result as { affectedRows: number }).affectedRows;
-  }
-
+  /** How many runs listForTimer can list (kept failures included). */
   async countForTimer(timerId: number, statuses?: readonly TaskStatus[]): Promise<number> {
-    const [row] = await this.db
-      .select({ n: sql<number>`count(*)` })
-      .from(tasks)
-      .where(
-        and(
-          eq(tasks.timerId, timerId),
-          statuses && statuses.length > 0 ? inArray(tasks.status, [...statuses]) : undefined,
-        ),
-      );
-    return Number(row?.n ?? 0);
+    const count = async (t: RunTable) => {
+      const [row] = await this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(t)
+        .where(
+          and(
+            eq(t.timerId, timerId),
+            statuses && statuses.length > 0 ? inArray(t.status, [...statuses]) : undefined,
+          ),
+        );
+      return Number(row?.n ?? 0);
+    };
+    const [live, kept] = await Promise.all([count(tasks), count(taskFailures)]);
+    return live + kept;
   }
 }

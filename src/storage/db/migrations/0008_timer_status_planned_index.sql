@@ -1,1 +1,0 @@
-CREATE INDEX `timers_status_planned_idx` ON `timers` (`status`,`planned_until`);
