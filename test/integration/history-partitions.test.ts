@@ -141,6 +141,9 @@ describe('the run history by day', () => {
     expect(await tasks.listForTimer({ timerId: 1, statuses: ['failed', 'missed'], limit: 100 })).toHaveLength(
       4 * 2 + 2,
     );
+    // A deleted timer leaves no kept failures behind either.
+    await tasks.deleteAllForTimer(1);
+    expect(await tasks.countForTimer(1)).toBe(0);
   });
 });
 

@@ -211,11 +211,13 @@ export class TaskRepository {
 
   /** Removes every run of a deleted timer, a batch at a time. */
   async deleteAllForTimer(timerId: number, batch = 5000): Promise<void> {
-    for (;;) {
-      const [result] = await this.pool.query(`DELETE FROM tasks WHERE timer_id = ? LIMIT ${batch}`, [
-        timerId,
-      ]);
-      if ((result as { affectedRows: number }).affectedRows < batch) return;
+    for (const table of ['tasks', 'task_failures']) {
+      for (;;) {
+        const [result] = await this.pool.query(`DELETE FROM ${table} WHERE timer_id = ? LIMIT ${batch}`, [
+          timerId,
+        ]);
+        if ((result as { affectedRows: number }).affectedRows < batch) break;
+      }
     }
   }
 
