@@ -68,7 +68,7 @@ const routes = {
     path: '/timers',
     tags: ['timers'],
     ...secured,
-    summary: 'List timers (by app and status, id order, cursor-paginated)',
+    summary: 'List timers (by app, status, labels and name, id order, cursor-paginated)',
     request: { query: ListTimersQuerySchema },
     responses: { 200: json(TimerPage, 'A page of timers'), 400: errors[400], ...denied },
   }),
@@ -162,7 +162,7 @@ const routes = {
     path: '/timers/{id}/preview',
     tags: ['timers'],
     ...secured,
-    summary: 'The next fire times in the timer’s time zone',
+    summary: 'The next fire times in the timer’s time zone (or of a cron and zone to try)',
     request: { params: IdParamSchema, query: PreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),
@@ -180,8 +180,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentTimer(await timersOf(c).create(draft)), 201);
     })
     .openapi(routes.list, async (c) => {
-      const q = c.req.valid('query');
-      const result = await timersOf(c).list(q);
+      const { label, q: nameContains, ...q } = c.req.valid('query');
+      const result = await timersOf(c).list({ ...q, labels: label, nameContains });
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
     .openapi(routes.get, async (c) =>
@@ -223,7 +223,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
     })
     .openapi(routes.preview, async (c) => {
-      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, c.req.valid('query').count);
+      const { count, cron, timezone } = c.req.valid('query');
+      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, count, { cron, timezone });
       return c.json(presentPreview(timer, runs), 200);
     });
 }

@@ -31,6 +31,10 @@ export const RotateSchema = z
 export const AppInfoSchema = z
   .object({
     app: z.string().openapi({ example: 'billing' }),
+    keyId: z.string().openapi({
+      example: 'billing:3f9a1c2b4d5e',
+      description: 'The current API key’s public id: the audit log names the changes made with it so.',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
     previousKeyValidUntil: z.string().nullable().openapi({

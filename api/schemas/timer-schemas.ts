@@ -264,6 +264,42 @@ export const NotifySchema = z
 
 const MaxRunsSchema = int(1, 1_000_000_000, 'maxRuns');
 
+export const LabelsSchema = z
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(LIMITS.labelValueMaxChars, `label values must be at most ${LIMITS.labelValueMaxChars} characters`)
+      .regex(NO_CONTROL, 'label values must not contain control characters or unpaired surrogates'),
+  )
+  .superRefine((labels, ctx) => {
+    for (const key of Object.keys(labels)) {
+      if (!LIMITS.labelKeyPattern.test(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `label key ${JSON.stringify(key.slice(0, 80))} must be 1-63 letters, digits, dots, dashes, underscores or slashes, starting alphanumeric`,
+        });
+      }
+    }
+  })
+  .refine((l) => Object.keys(l).length <= LIMITS.labelsMax, `at most ${LIMITS.labelsMax} labels`)
+  .openapi({
+    example: { team: 'payments', env: 'prod' },
+    description: `Key/value pairs to find the timer by (list filter label=key:value); at most ${LIMITS.labelsMax}.`,
+  });
+
+/** Text for people; line breaks and tabs are the only control characters it may hold. */
+export const DescriptionSchema = z
+  .string()
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= LIMITS.descriptionMaxBytes, {
+    message: `must be at most ${LIMITS.descriptionMaxBytes} bytes`,
+  })
+  .refine((v) => NO_CONTROL.test(v.replace(/[\t\n\r]/g, '')), {
+    message: 'must not contain control characters (other than line breaks and tabs) or unpaired surrogates',
+  })
+  .openapi({ example: 'Bills every customer at 02:30 Shanghai time.', description: 'At most 1 KiB.' });
+
 /** A timer fires by its cron or once, `at` a time: one of the two. */
 function oneScheduleKind(
   t: { cron?: string | undefined; at?: number | undefined },
@@ -303,6 +339,8 @@ export const CreateTimerFields = z.strictObject({
   notify: NotifySchema.optional().openapi({
     description: "Where failed or missed runs are reported (default: the app's).",
   }),
+  labels: LabelsSchema.default({}),
+  description: DescriptionSchema.nullable().optional(),
   status: SettableStatusSchema.default('inactive'),
 });
 
@@ -336,13 +374,15 @@ export const UpdateTimerFields = z.strictObject({
   maxRuns: MaxRunsSchema.nullable().optional(),
   overlapPolicy: OverlapPolicySchema.optional(),
   notify: NotifySchema.nullable().optional(),
+  labels: LabelsSchema.optional().openapi({ description: 'Replaces the labels whole ({} removes them).' }),
+  description: DescriptionSchema.nullable().optional(),
 });
 
 export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
   if (p.cron !== undefined && p.at !== undefined) oneScheduleKind({}, ctx);
 }).openapi('UpdateTimer', {
   description:
-    'Any subset of fields; callback and retry merge field by field. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns and notify.',
+    'Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns, notify and description.',
 });
 
 export const TimerSchema = z
@@ -374,6 +414,8 @@ export const TimerSchema = z
     maxRuns: z.number().int().nullable(),
     overlapPolicy: OverlapPolicySchema,
     notify: z.object({ url: z.string(), on: z.array(z.enum(NOTIFY_OUTCOMES)) }).nullable(),
+    labels: z.record(z.string(), z.string()).openapi({ example: { team: 'payments' } }),
+    description: z.string().nullable(),
     status: TimerStatusSchema.openapi({
       description: 'completed: a one-shot that has fired, or a timer past its endAt or maxRuns.',
     }),
@@ -395,8 +437,13 @@ export const TaskSchema = z
     httpStatus: z.number().int().nullable(),
     output: z.string().nullable(),
     error: z.string().nullable(),
-    firedAt: z.string().nullable(),
-    latencyMs: z.number().int().nullable().openapi({ description: 'firedAt − runAt.' }),
+    firedAt: z.string().nullable().openapi({ description: 'When the latest attempt was sent.' }),
+    firstFiredAt: z.string().nullable().openapi({ description: 'When the first attempt was sent.' }),
+    latencyMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'How late the first call left: firstFiredAt − runAt.' }),
     durationMs: z.number().int().nullable(),
   })
   .openapi('Task');
@@ -443,9 +490,47 @@ const CursorSchema = z
   .optional()
   .openapi({ description: 'nextCursor of the previous page.' });
 
+/** `key:value`, the value after the first colon. */
+const LabelFilterSchema = z
+  .string()
+  .max(LIMITS.labelValueMaxChars + 64)
+  .transform((v, ctx) => {
+    const colon = v.indexOf(':');
+    const key = colon < 0 ? '' : v.slice(0, colon);
+    if (!LIMITS.labelKeyPattern.test(key)) {
+      ctx.addIssue({ code: 'custom', message: 'must be key:value, with a label key before the colon' });
+      return z.NEVER;
+    }
+    return [key, v.slice(colon + 1)] as const;
+  });
+
 export const ListTimersQuerySchema = z.object({
   app: AppSchema.optional(),
   status: TimerStatusSchema.optional(),
+  label: z
+    .union([LabelFilterSchema.transform((pair) => [pair]), z.array(LabelFilterSchema).max(LIMITS.labelsMax)])
+    .transform((pairs, ctx) => {
+      const labels: Record<string, string> = {};
+      for (const [key, value] of pairs) {
+        if (key in labels && labels[key] !== value) {
+          ctx.addIssue({ code: 'custom', message: `label ${key} is asked for with two values` });
+          return z.NEVER;
+        }
+        labels[key] = value;
+      }
+      return labels;
+    })
+    .optional()
+    .openapi({
+      type: 'string',
+      example: 'team:payments',
+      description: 'key:value; repeat it for timers carrying every one of the labels.',
+    }),
+  q: z
+    .string()
+    .max(LIMITS.nameMaxChars)
+    .optional()
+    .openapi({ description: 'Timers whose name holds this text (case-insensitive).' }),
   limit: LimitSchema,
   cursor: CursorSchema,
 });
@@ -497,6 +582,12 @@ export const ListTasksQuerySchema = z.strictObject({
 
 export const PreviewQuerySchema = z.object({
   count: queryInt(1, 100, 10),
+  cron: CronSchema.optional().openapi({
+    description: 'Preview this cron instead of the timer’s (what an edit would do); nothing is saved.',
+  }),
+  timezone: TimezoneSchema.optional().openapi({
+    description: 'Preview in this zone instead of the timer’s.',
+  }),
 });
 
 export const PreviewSchema = z

@@ -1,10 +1,12 @@
 import type { TargetGuard } from '../callback/target-guard.js';
+import { type AuditAction, type ChangeAuthor, timerChange } from '../domain/audit.js';
 import { parseCron } from '../domain/cron-schedule.js';
 import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
   callbackProblem,
   changesSchedule,
+  type Labels,
   type Task,
   type TaskStatus,
   type Timer,
@@ -21,7 +23,9 @@ import type { Keys } from '../storage/redis/keys.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
-import type { Actor } from './access.js';
+import { type Actor, actorName } from './access.js';
+import type { AuditService } from './audit-service.js';
+import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
 
@@ -39,6 +43,8 @@ export interface TimerServiceDeps {
   claims: Pick<RunClaims, 'reopen'>;
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
+  /** Records every change made on a user's behalf (a ChangeAuthor given), in the change's transaction. */
+  audit: AuditService;
   now(): number;
   /** Limits on what a timer may be (README "Security"); absent = none. */
   policy?: TimerPolicy | undefined;
@@ -55,14 +61,13 @@ export interface TimerPolicy {
   limiter?: RateLimiter | undefined;
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
 export interface TimerQuery {
   app?: string | undefined;
   status?: TimerStatus | undefined;
+  /** Timers carrying every one of these labels. */
+  labels?: Labels | undefined;
+  /** Names holding this text, case-insensitively. */
+  nameContains?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -98,6 +103,12 @@ export interface TaskQuery {
   cursor?: string | undefined;
 }
 
+/** What a preview may try instead of the stored schedule. */
+export interface PreviewChange {
+  cron?: string | undefined;
+  timezone?: string | undefined;
+}
+
 /** A run made on demand (run now, retry), as the API answers it. */
 export interface QueuedRunView {
   id: string;
@@ -122,21 +133,6 @@ function defined<T extends object>(
   }>;
 }
 
-function encodeCursor(value: number): string {
-  return Buffer.from(String(value)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  // base64url decoding skips what it cannot read (and "" reads as 0): only a cursor
-  // that re-encodes to itself is one we issued.
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const value = Number(text);
-  if (!/^\d{1,15}$/.test(text) || encodeCursor(value) !== cursor) {
-    throw new XtimerError(ErrorCode.INVALID_CURSOR, 'cursor is not one this API returned');
-  }
-  return value;
-}
-
 /** Timer use cases: what the native and the xtimer-compatible API both call. */
 export class TimerService {
   private readonly timers: TimerRepository;
@@ -147,12 +143,16 @@ export class TimerService {
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
   }
 
-  /** This service as `actor` may use it: an app key reaches only its own app's timers. */
-  as(actor: Actor): ScopedTimers {
-    return new ScopedTimers(this, actor, this.deps.policy?.limiter, this.deps.now);
+  /**
+   * This service as `actor` may use it: an app key reaches only its own app's timers.
+   * Its changes are audited under the actor's name, in the batch `batchId` if one is given.
+   */
+  as(actor: Actor, options: { batchId?: string | undefined } = {}): ScopedTimers {
+    const author: ChangeAuthor = { actor: actorName(actor), batchId: options.batchId ?? null };
+    return new ScopedTimers(this, actor, author, this.deps.policy?.limiter, this.deps.now);
   }
 
-  async create(draft: TimerDraft): Promise<Timer> {
+  async create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
     checkWindow(draft, this.deps.now());
     await this.checkPolicy(draft, this.deps.now());
     const { created, change } = await this.underAppLock(draft.app, () =>
@@ -161,6 +161,7 @@ export class TimerService {
         const now = this.deps.now();
         await this.checkRoomFor(draft.app, tx);
         const created = await this.timersIn(tx).insert(draft);
+        await this.audit(tx, by, 'create', created, null, created);
         const planned =
           created.status === 'active'
             ? await this.deps.planner.plan(created, now, this.tasksIn(tx), this.timersIn(tx))
@@ -179,13 +180,11 @@ export class TimerService {
 
   async list(q: TimerQuery): Promise<Page<Timer>> {
     const items = await this.timers.list({
-      ...defined({ app: q.app, status: q.status }),
+      ...defined({ app: q.app, status: q.status, labels: q.labels, nameContains: q.nameContains }),
       ...(q.cursor === undefined ? {} : { afterId: decodeCursor(q.cursor) }),
       limit: q.limit + 1,
     });
-    const more = items.length > q.limit;
-    if (more) items.length = q.limit;
-    return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
+    return pageOf(items, q.limit, (t) => t.id);
   }
 
   async countActive(): Promise<number> {
@@ -213,7 +212,7 @@ export class TimerService {
   }
 
   /** Applies a PATCH; a changed schedule of an active timer re-plans its future runs. */
-  async update(id: number, patch: TimerPatch): Promise<Timer> {
+  async update(id: number, patch: TimerPatch, by?: ChangeAuthor): Promise<Timer> {
     const existing = await this.get(id);
     const now = this.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
@@ -226,6 +225,7 @@ export class TimerService {
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.timersIn(tx).update(merged);
+        if (by) await this.audit(tx, by, 'update', current, current, await this.lockedTimer(tx, id));
         if (current.status !== 'active' || !changesSchedule(patch)) return NO_CHANGE;
         const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
         const updated = await this.lockedTimer(tx, id);
@@ -243,11 +243,13 @@ export class TimerService {
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
-  async delete(id: number): Promise<void> {
+  async delete(id: number, by?: ChangeAuthor): Promise<void> {
     const existing = await this.get(id);
     const cancelled = await this.underAppLock(existing.app, async () => {
       const cancelled = await this.deps.database.transaction(async (tx) => {
-        if (!(await this.timersIn(tx).delete(id))) throw timerNotFound(id);
+        const current = await this.lockedTimer(tx, id);
+        await this.timersIn(tx).delete(id);
+        await this.audit(tx, by, 'delete', current, current, null);
         return this.deps.planner.cancel(id, 0, this.tasksIn(tx));
       });
       await this.tasks.deleteAllForTimer(id);
@@ -276,17 +278,31 @@ export class TimerService {
   }
 
   /** Activates the timer and materialises its runs at once (SPEC §5.1). Idempotent. */
-  async enable(id: number): Promise<Timer> {
-    return this.setStatus(id, 'active');
+  async enable(id: number, by?: ChangeAuthor): Promise<Timer> {
+    return this.setStatus(id, 'active', by);
   }
 
   /** Deactivates the timer and cancels its runs not yet due. Idempotent. */
-  async disable(id: number): Promise<Timer> {
-    return this.setStatus(id, 'inactive');
+  async disable(id: number, by?: ChangeAuthor): Promise<Timer> {
+    return this.setStatus(id, 'inactive', by);
   }
 
-  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
-    const timer = await this.get(id);
+  /**
+   * The next `count` fire times; with `what` given, those the timer would have with that
+   * cron or time zone instead (the edit form's live preview), its window kept. The timer
+   * answered is the one previewed.
+   */
+  async preview(
+    id: number,
+    count: number,
+    what: PreviewChange = {},
+  ): Promise<{ timer: Timer; runs: number[] }> {
+    const stored = await this.get(id);
+    const timer: Timer = {
+      ...stored,
+      ...(what.cron === undefined ? {} : { cron: what.cron, at: null }),
+      ...(what.timezone === undefined ? {} : { timezone: what.timezone }),
+    };
     // A completed timer fires no more; one capped by maxRuns fires only what is left.
     if (timer.status === 'completed') return { timer, runs: [] };
     return { timer, runs: scheduleOf(timer).next(this.deps.now(), count) };
@@ -296,12 +312,17 @@ export class TimerService {
    * Run now: a run of the timer at this millisecond (or the next one free), called at
    * once, whatever the timer's status. It is listed and ends like any run.
    */
-  async trigger(id: number): Promise<QueuedRunView> {
+  async trigger(id: number, by?: ChangeAuthor): Promise<QueuedRunView> {
     const timer = await this.get(id);
     const now = this.deps.now();
     for (let runAt = now; runAt < now + MANUAL_RUN_TRIES; runAt++) {
       const run = { timerId: id, app: timer.app, runAt, version: timer.version };
-      if (!(await this.tasks.insertRun(run, 'manual'))) continue;
+      const inserted = await this.deps.database.transaction(async (tx) => {
+        if (!(await this.tasksIn(tx).insertRun(run, 'manual'))) return false;
+        await this.audit(tx, by, 'trigger', timer, null, null, { taskId: taskKey(id, runAt) });
+        return true;
+      });
+      if (!inserted) continue;
       await this.deps.planner.queueNow([{ ...run, trigger: 'manual' }], 'manual');
       return { id: taskKey(id, runAt), timerId: id, runAt, status: 'pending', trigger: 'manual' };
     }
@@ -312,18 +333,25 @@ export class TimerService {
   }
 
   /** Calls a failed or missed run again, as its next attempt, with the same task id. */
-  async retryRun(timerId: number, taskId: string): Promise<QueuedRunView> {
+  async retryRun(timerId: number, taskId: string, by?: ChangeAuthor): Promise<QueuedRunView> {
     const timer = await this.get(timerId);
     const ref = parseTaskKey(taskId);
     const row = ref?.timerId === timerId ? await this.tasks.find(timerId, ref.runAt) : null;
     if (!ref || !row)
       throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
-    if (!(await this.tasks.reopen(timerId, ref.runAt))) {
-      throw new XtimerError(
-        ErrorCode.TASK_NOT_RETRYABLE,
-        `run ${taskId} is ${row.status}; only a failed or missed run can be retried`,
-      );
-    }
+    await this.deps.database.transaction(async (tx) => {
+      if (!(await this.tasksIn(tx).reopen(timerId, ref.runAt))) {
+        throw new XtimerError(
+          ErrorCode.TASK_NOT_RETRYABLE,
+          `run ${taskId} is ${row.status}; only a failed or missed run can be retried`,
+        );
+      }
+      await this.audit(tx, by, 'retry', timer, null, null, {
+        taskId,
+        status: row.status,
+        attempt: row.attempts + 1,
+      });
+    });
     // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
     await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
     await this.deps.planner.queueNow(
@@ -346,12 +374,10 @@ export class TimerService {
       timerId,
       limit: q.limit + 1,
     });
-    const more = items.length > q.limit;
-    if (more) items.length = q.limit;
-    return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.runAt) : null };
+    return pageOf(items, q.limit, (t) => t.runAt);
   }
 
-  private async setStatus(id: number, status: 'active' | 'inactive'): Promise<Timer> {
+  private async setStatus(id: number, status: 'active' | 'inactive', by?: ChangeAuthor): Promise<Timer> {
     const existing = await this.get(id);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
@@ -368,6 +394,7 @@ export class TimerService {
             runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
             finalRunAt: null,
           });
+          if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
           return { planned: [], cancelled };
         }
         if (!hasRunsLeft(current, now)) {
@@ -378,6 +405,7 @@ export class TimerService {
         }
         await this.timersIn(tx).setStatus(id, status);
         const updated = await this.lockedTimer(tx, id);
+        await this.audit(tx, by, 'enable', current, current, updated);
         return {
           planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
           cancelled: [],
@@ -386,6 +414,25 @@ export class TimerService {
     );
     if (change === null) return this.get(id);
     return this.afterCommit(id, change);
+  }
+
+  /**
+   * Records a change made on someone's behalf (nothing without `by`: the system's own
+   * changes, such as completing a timer, are not audited): the timer's changed fields
+   * from `before` to `after`, or, for a run made on demand, `run`.
+   */
+  private async audit(
+    tx: Transaction,
+    by: ChangeAuthor | undefined,
+    action: AuditAction,
+    timer: Pick<Timer, 'id' | 'app'>,
+    before: Timer | null,
+    after: Timer | null,
+    run?: Record<string, unknown>,
+  ): Promise<void> {
+    if (!by) return;
+    const entry = timerChange(by, action, timer, before, after);
+    await this.deps.audit.record(run ? { ...entry, after: run } : entry, tx);
   }
 
   /** The timer, locked for the rest of the transaction. */

@@ -51,6 +51,7 @@ describe('POST /api/v1/apps', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       app: 'gamma',
+      keyId: expect.stringMatching(/^gamma:[0-9a-f]{12}$/),
       apiKey: expect.stringMatching(/^xtk_[A-Za-z0-9_-]{43}$/),
       signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       createdAt: expect.any(String),

@@ -18,6 +18,7 @@ function toTask(row: TaskRow): Task {
     output: row.output,
     error: row.error,
     firedAt: row.firedAt ? row.firedAt.getTime() : null,
+    firstFiredAt: row.firstFiredAt ? row.firstFiredAt.getTime() : null,
     durationMs: row.durationMs,
   };
 }
@@ -54,7 +55,7 @@ const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
 
 /** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
-export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger'> {
+export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt'> {
   leaseUntil: number | null;
 }
 
@@ -255,6 +256,7 @@ export class TaskRepository {
              t.output = COALESCE(v.output, t.output),
              t.error = v.error,
              t.fired_at = COALESCE(v.fired_at, t.fired_at),
+             t.first_fired_at = COALESCE(t.first_fired_at, v.fired_at),
              t.duration_ms = COALESCE(v.duration_ms, t.duration_ms),
              t.lease_until = v.lease_until,
              t.updated_at = CURRENT_TIMESTAMP(3)
