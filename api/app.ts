@@ -121,6 +121,8 @@ export function createApp(deps: AppDeps) {
     const dashboard = createDashboard({
       ...deps.dashboard,
       timers: deps.timers,
+      audit: deps.audit,
+      callbackTimeoutMs: deps.callbackTimeoutMs,
       logger: deps.logger,
       isAdminToken: deps.apps.adminTokenCheck,
     });

@@ -361,6 +361,41 @@ export class TimerService {
     return { id: taskId, timerId, runAt: ref.runAt, status: 'pending', trigger: 'retry' };
   }
 
+  /** The latest `limit` runs up to now of each timer, newest first (the dashboard's list). */
+  async recentRuns(timerIds: readonly number[], limit: number): Promise<Map<number, Task[]>> {
+    const beforeMs = this.deps.now() + 1;
+    const lists = await Promise.all(
+      timerIds.map((timerId) => this.tasks.listForTimer({ timerId, beforeMs, limit })),
+    );
+    return new Map(timerIds.map((id, i) => [id, lists[i]!]));
+  }
+
+  /** The next `count` fire times of an active timer; none for an inactive or completed one. */
+  nextFires(timer: Timer, count: number): number[] {
+    return timer.status === 'active' ? scheduleOf(timer).next(this.deps.now(), count) : [];
+  }
+
+  /**
+   * Runs of every timer in one status, newest first, optionally of one app (the
+   * dashboard's failed and missed runs); `before` is the last run of the previous page.
+   */
+  async runsByStatus(q: {
+    status: TaskStatus;
+    app?: string | undefined;
+    before?: { runAt: number; id: number } | undefined;
+    limit: number;
+  }): Promise<{ items: Task[]; more: boolean }> {
+    const items = await this.tasks.listByStatus({ ...q, limit: q.limit + 1 });
+    const more = items.length > q.limit;
+    if (more) items.length = q.limit;
+    return { items, more };
+  }
+
+  /** Timers by id (those that still exist). */
+  async getMany(ids: readonly number[]): Promise<Timer[]> {
+    return this.timers.findByIds([...new Set(ids)]);
+  }
+
   /** History (runs at or before now, newest first) or, with `upcoming`, the pending runs to come, soonest first. */
   async listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>> {
     await this.get(timerId);

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/task-key.js';
 import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
@@ -126,6 +126,36 @@ export class TaskRepository {
       .orderBy(q.ascending ? asc(tasks.runAt) : desc(tasks.runAt))
       .limit(q.limit)
       .offset(q.offset ?? 0);
+    return rows.map(toTask);
+  }
+
+  /**
+   * Runs of every timer in one status, newest first, optionally of one app: the index on
+   * (status, run_at) gives them in order. Keyset-paginated on (run_at, id).
+   */
+  async listByStatus(q: {
+    status: TaskStatus;
+    app?: string | undefined;
+    before?: { runAt: number; id: number } | undefined;
+    limit: number;
+  }): Promise<Task[]> {
+    const rows = await this.db
+      .select()
+      .from(tasks)
+      .where(
+        and(
+          eq(tasks.status, q.status),
+          q.app === undefined ? undefined : eq(tasks.app, q.app),
+          q.before === undefined
+            ? undefined
+            : or(
+                lt(tasks.runAt, new Date(q.before.runAt)),
+                and(eq(tasks.runAt, new Date(q.before.runAt)), lt(tasks.id, q.before.id)),
+              ),
+        ),
+      )
+      .orderBy(desc(tasks.runAt), desc(tasks.id))
+      .limit(q.limit);
     return rows.map(toTask);
   }
 
