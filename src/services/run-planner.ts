@@ -3,7 +3,7 @@ import { planWindow } from '../domain/plan-window.js';
 import type { Timer } from '../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
+import { continuationJob, type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 
 /** Queues execute jobs (the execute queue's addBulk). */
@@ -70,9 +70,18 @@ export class RunPlanner {
     return tasks.deletePending(timerId, fromMs);
   }
 
-  /** Queues runs straight into `execute` (run now, retry): they go at once. */
+  /** Queues runs straight into `execute` (run now): they go at once. */
   async queueNow(runs: readonly QueuedRun[], source: string): Promise<void> {
     await this.dispatch(executeJobs(runs, source));
+  }
+
+  /**
+   * Queues a user's retry of a run that ended: as a continuation job, whose id names the
+   * attempt. Under the task key alone it would be dropped while BullMQ still keeps the
+   * run's first job (an hour after it completed).
+   */
+  async queueRetry(run: QueuedRun): Promise<void> {
+    await this.dispatch([continuationJob(run, 'retry')]);
   }
 
   /**

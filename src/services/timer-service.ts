@@ -354,10 +354,13 @@ export class TimerService {
     });
     // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
     await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
-    await this.deps.planner.queueNow(
-      [{ timerId, runAt: ref.runAt, version: timer.version, afterAttempt: row.attempts, trigger: 'retry' }],
-      'retry',
-    );
+    await this.deps.planner.queueRetry({
+      timerId,
+      runAt: ref.runAt,
+      version: timer.version,
+      afterAttempt: row.attempts,
+      trigger: 'retry',
+    });
     return { id: taskId, timerId, runAt: ref.runAt, status: 'pending', trigger: 'retry' };
   }
 
