@@ -138,6 +138,25 @@ export function changedFields(
   return { before: pick(before), after: pick(after) };
 }
 
+/** The entry for a run made on demand (run now, retry) of `timer`: the run's fields before and after. */
+export function runChange(
+  author: ChangeAuthor,
+  action: 'trigger' | 'retry',
+  timer: Pick<Timer, 'id' | 'app'>,
+  before: AuditFields | null,
+  after: AuditFields,
+): AuditDraft {
+  return {
+    actor: author.actor,
+    batchId: author.batchId ?? null,
+    action,
+    app: timer.app,
+    timerId: timer.id,
+    before,
+    after,
+  };
+}
+
 /** The entry for a change of `timer` from `before` to `after` (null: created or deleted). */
 export function timerChange(
   author: ChangeAuthor,

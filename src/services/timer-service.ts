@@ -1,5 +1,5 @@
 import type { TargetGuard } from '../callback/target-guard.js';
-import { type AuditAction, type ChangeAuthor, timerChange } from '../domain/audit.js';
+import { type AuditAction, type ChangeAuthor, runChange, timerChange } from '../domain/audit.js';
 import { parseCron } from '../domain/cron-schedule.js';
 import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
@@ -319,7 +319,11 @@ export class TimerService {
       const run = { timerId: id, app: timer.app, runAt, version: timer.version };
       const inserted = await this.deps.database.transaction(async (tx) => {
         if (!(await this.tasksIn(tx).insertRun(run, 'manual'))) return false;
-        await this.audit(tx, by, 'trigger', timer, null, null, { taskId: taskKey(id, runAt) });
+        if (by)
+          await this.deps.audit.record(
+            runChange(by, 'trigger', timer, null, { taskId: taskKey(id, runAt) }),
+            tx,
+          );
         return true;
       });
       if (!inserted) continue;
@@ -346,11 +350,16 @@ export class TimerService {
           `run ${taskId} is ${row.status}; only a failed or missed run can be retried`,
         );
       }
-      await this.audit(tx, by, 'retry', timer, null, null, {
-        taskId,
-        status: row.status,
-        attempt: row.attempts + 1,
-      });
+      if (by) {
+        const entry = runChange(
+          by,
+          'retry',
+          timer,
+          { taskId, status: row.status, attempts: row.attempts },
+          { taskId, status: 'pending', attempts: row.attempts },
+        );
+        await this.deps.audit.record(entry, tx);
+      }
     });
     // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
     await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
@@ -457,7 +466,7 @@ export class TimerService {
   /**
    * Records a change made on someone's behalf (nothing without `by`: the system's own
    * changes, such as completing a timer, are not audited): the timer's changed fields
-   * from `before` to `after`, or, for a run made on demand, `run`.
+   * from `before` to `after`.
    */
   private async audit(
     tx: Transaction,
@@ -466,11 +475,8 @@ export class TimerService {
     timer: Pick<Timer, 'id' | 'app'>,
     before: Timer | null,
     after: Timer | null,
-    run?: Record<string, unknown>,
   ): Promise<void> {
-    if (!by) return;
-    const entry = timerChange(by, action, timer, before, after);
-    await this.deps.audit.record(run ? { ...entry, after: run } : entry, tx);
+    if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
   }
 
   /** The timer, locked for the rest of the transaction. */

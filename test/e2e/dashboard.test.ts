@@ -282,7 +282,7 @@ describe('dashboard in a browser', () => {
     const { body: timer } = await api('POST', '/api/v1/timers', {
       app: 'layout-with-a-rather-long-application-name',
       name: 'a-timer-whose-name-is-long-enough-to-push-a-narrow-screen-sideways',
-      cron: '*/5 * * * * *',
+      cron: '* * * * * *',
       timezone: 'America/Argentina/Buenos_Aires',
       labels: { team: 'payments-and-invoicing', env: 'production-eu-west-1' },
       description: 'A description with words, to wrap.',

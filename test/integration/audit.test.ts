@@ -106,7 +106,8 @@ describe('what is recorded', () => {
     expect(byAction.enable).toMatchObject({ before: { status: 'inactive' }, after: { status: 'active' } });
     expect(byAction.trigger).toMatchObject({ before: null, after: { taskId: run.id } });
     expect(byAction.retry).toMatchObject({
-      after: { taskId: `${id}_${failedAt}`, status: 'missed', attempt: 1 },
+      before: { taskId: `${id}_${failedAt}`, status: 'missed', attempts: 0 },
+      after: { taskId: `${id}_${failedAt}`, status: 'pending', attempts: 0 },
     });
     expect(byAction.create.before).toBeNull();
     expect(byAction.create.after).toMatchObject({
