@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AUDIT_ACTIONS } from '../../src/domain/audit.js';
-import { AppSchema, page } from './timer-schemas.js';
+import { AppSchema, CursorSchema, LimitSchema, page } from './timer-schemas.js';
 
 /** The audit log's query and entries (README "Audit log"). */
 
@@ -18,14 +18,8 @@ export const AuditQuerySchema = z.object({
     .max(64)
     .optional()
     .openapi({ description: 'The entries of one batch of changes (an apply).' }),
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,6}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(500))
-    .default(50)
-    .openapi({ type: 'integer', minimum: 1, maximum: 500, default: 50 }),
-  cursor: z.string().max(64).optional().openapi({ description: 'nextCursor of the previous page.' }),
+  limit: LimitSchema,
+  cursor: CursorSchema,
 });
 
 const FieldsSchema = z.record(z.string(), z.unknown()).nullable().openapi({

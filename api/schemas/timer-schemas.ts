@@ -483,8 +483,8 @@ const queryInt = (min: number, max: number, fallback: number) =>
     .default(fallback)
     .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
 
-const LimitSchema = queryInt(1, 500, 50);
-const CursorSchema = z
+export const LimitSchema = queryInt(1, 500, 50);
+export const CursorSchema = z
   .string()
   .max(64)
   .optional()

@@ -138,23 +138,15 @@ export function changedFields(
   return { before: pick(before), after: pick(after) };
 }
 
-/** The entry for a run made on demand (run now, retry) of `timer`: the run's fields before and after. */
-export function runChange(
+/** `author`'s entry for a change to `app`, and to its timer `timerId` if there is one. */
+export function auditEntry(
   author: ChangeAuthor,
-  action: 'trigger' | 'retry',
-  timer: Pick<Timer, 'id' | 'app'>,
+  action: AuditAction,
+  where: { app: string; timerId: number | null },
   before: AuditFields | null,
-  after: AuditFields,
+  after: AuditFields | null,
 ): AuditDraft {
-  return {
-    actor: author.actor,
-    batchId: author.batchId ?? null,
-    action,
-    app: timer.app,
-    timerId: timer.id,
-    before,
-    after,
-  };
+  return { actor: author.actor, batchId: author.batchId ?? null, action, ...where, before, after };
 }
 
 /** The entry for a change of `timer` from `before` to `after` (null: created or deleted). */
@@ -165,19 +157,11 @@ export function timerChange(
   before: Timer | null,
   after: Timer | null,
 ): AuditDraft {
-  const base = {
-    actor: author.actor,
-    batchId: author.batchId ?? null,
-    action,
-    app: timer.app,
-    timerId: timer.id,
-  };
-  if (before === null || after === null) {
-    return {
-      ...base,
-      before: before === null ? null : maskFields(timerFields(before)),
-      after: after === null ? null : maskFields(timerFields(after)),
-    };
+  const where = { app: timer.app, timerId: timer.id };
+  if (before !== null && after !== null) {
+    const changed = changedFields(timerFields(before), timerFields(after));
+    return auditEntry(author, action, where, changed.before, changed.after);
   }
-  return { ...base, ...changedFields(timerFields(before), timerFields(after)) };
+  const whole = (t: Timer | null) => (t === null ? null : maskFields(timerFields(t)));
+  return auditEntry(author, action, where, whole(before), whole(after));
 }

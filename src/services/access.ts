@@ -5,9 +5,14 @@ import { ErrorCode, XtimerError } from '../errors.js';
  * in open mode), or one app by its API key. The rule, in one place: an app sees and
  * changes only its own timers, tasks and app record; everything else is the admin's.
  */
-export type Actor =
-  | { kind: 'admin'; open?: boolean }
-  | { kind: 'app'; app: string /** The id of the key it called with (audit log). */; keyId: string };
+export type Actor = { kind: 'admin'; open?: boolean } | AppActor;
+
+/** An app, by the key it called with (`keyId` names the key in the audit log). */
+export interface AppActor {
+  kind: 'app';
+  app: string;
+  keyId: string;
+}
 
 /** The holder of XTIMER_ADMIN_TOKEN (or of the dashboard's credentials). */
 export const ADMIN: Actor = Object.freeze({ kind: 'admin' });

@@ -1,5 +1,5 @@
 import { newSigningSecret } from '../callback/webhook-signer.js';
-import type { AuditFields } from '../domain/audit.js';
+import { type AuditFields, auditEntry } from '../domain/audit.js';
 import { ErrorCode, XtimerError } from '../errors.js';
 import { apiKeyId, hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secret-box.js';
@@ -171,7 +171,7 @@ export class AppService {
     after: AuditFields,
   ): Promise<void> {
     await this.deps.audit.record(
-      { actor: actorName(actor), action, app, timerId: null, batchId: null, before, after },
+      auditEntry({ actor: actorName(actor) }, action, { app, timerId: null }, before, after),
       tx,
     );
   }

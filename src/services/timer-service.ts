@@ -1,5 +1,5 @@
 import type { TargetGuard } from '../callback/target-guard.js';
-import { type AuditAction, type ChangeAuthor, runChange, timerChange } from '../domain/audit.js';
+import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
 import { parseCron } from '../domain/cron-schedule.js';
 import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
@@ -319,11 +319,13 @@ export class TimerService {
       const run = { timerId: id, app: timer.app, runAt, version: timer.version };
       const inserted = await this.deps.database.transaction(async (tx) => {
         if (!(await this.tasksIn(tx).insertRun(run, 'manual'))) return false;
-        if (by)
+        if (by) {
+          const where = { app: timer.app, timerId: id };
           await this.deps.audit.record(
-            runChange(by, 'trigger', timer, null, { taskId: taskKey(id, runAt) }),
+            auditEntry(by, 'trigger', where, null, { taskId: taskKey(id, runAt) }),
             tx,
           );
+        }
         return true;
       });
       if (!inserted) continue;
@@ -351,10 +353,10 @@ export class TimerService {
         );
       }
       if (by) {
-        const entry = runChange(
+        const entry = auditEntry(
           by,
           'retry',
-          timer,
+          { app: timer.app, timerId },
           { taskId, status: row.status, attempts: row.attempts },
           { taskId, status: 'pending', attempts: row.attempts },
         );

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  auditEntry,
   changedFields,
   maskHeaders,
   maskUrl,
-  runChange,
   timerChange,
   timerFields,
 } from '../../src/domain/audit.js';
@@ -83,7 +83,10 @@ describe('what changed', () => {
     });
     const deleted = timerChange({ actor: 'admin' }, 'delete', t, t, null);
     expect(deleted).toMatchObject({ batchId: null, after: null, before: { name: t.name } });
-    expect(runChange({ actor: 'open' }, 'trigger', t, null, { taskId: '42_1' })).toMatchObject({
+    const run = auditEntry({ actor: 'open' }, 'trigger', { app: t.app, timerId: 42 }, null, {
+      taskId: '42_1',
+    });
+    expect(run).toMatchObject({
       action: 'trigger',
       timerId: 42,
       after: { taskId: '42_1' },
