@@ -342,7 +342,7 @@ const PREVIEW = `(function () {
   var form = document.getElementById('timer-form'), out = document.getElementById('preview');
   if (!form || !out) return;
   var cron = form.elements.namedItem('cron'), tz = form.elements.namedItem('timezone'), wait, seq = 0;
-  function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[+-Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
+  function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[-+Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
   function line(text, cls) { var li = document.createElement('li'); li.textContent = text; if (cls) li.className = cls; return li; }
   function show() {
     var n = ++seq, q = new URLSearchParams({ count: '5' });
