@@ -266,25 +266,30 @@ const MaxRunsSchema = int(1, 1_000_000_000, 'maxRuns');
 
 /** A timer fires by its cron or once, `at` a time: one of the two. */
 function oneScheduleKind(
-  t: { cron?: string | undefined; at?: number | undefined },
+  t: { cron?: string | null | undefined; at?: number | null | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if ((t.cron === undefined) === (t.at === undefined)) {
+  if ((t.cron == null) === (t.at == null)) {
+    const neither = t.cron == null;
     ctx.addIssue({
       code: 'custom',
-      path: [t.cron === undefined ? 'cron' : 'at'],
+      path: [neither ? 'cron' : 'at'],
       message: 'give exactly one of cron (a schedule) and at (a one-shot time)',
-      params: { code: ErrorCode.VALIDATION_FAILED },
+      // Without either, the cron is what is missing (as before one-shots existed).
+      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
     });
   }
 }
 
-/** The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule between them. */
+/**
+ * The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule
+ * between them. Null stands for absent, so that a timer as GET returns it is a valid create body.
+ */
 export const CreateTimerFields = z.strictObject({
   app: AppSchema,
   name: NameSchema,
-  cron: CronSchema.optional(),
-  at: IsoInstantSchema.optional().openapi({
+  cron: CronSchema.nullable().optional(),
+  at: IsoInstantSchema.nullable().optional().openapi({
     description: 'Instead of cron: a one-shot timer firing once, at this time; then it is completed.',
   }),
   timezone: TimezoneSchema.default('UTC'),
@@ -292,15 +297,15 @@ export const CreateTimerFields = z.strictObject({
   retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
   misfirePolicy: MisfirePolicySchema.default('fire_once'),
   misfireThresholdMs: MisfireThresholdSchema.default(60_000),
-  startAt: IsoInstantSchema.optional().openapi({ description: 'No run before this time.' }),
-  endAt: IsoInstantSchema.optional().openapi({
+  startAt: IsoInstantSchema.nullable().optional().openapi({ description: 'No run before this time.' }),
+  endAt: IsoInstantSchema.nullable().optional().openapi({
     description: 'No run at or after this time; then it is completed.',
   }),
-  maxRuns: MaxRunsSchema.optional().openapi({
+  maxRuns: MaxRunsSchema.nullable().optional().openapi({
     description: 'At most this many scheduled runs; then it is completed.',
   }),
   overlapPolicy: OverlapPolicySchema.default('allow'),
-  notify: NotifySchema.optional().openapi({
+  notify: NotifySchema.nullable().optional().openapi({
     description: "Where failed or missed runs are reported (default: the app's).",
   }),
   status: SettableStatusSchema.default('inactive'),

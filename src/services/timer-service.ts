@@ -474,9 +474,10 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },
   };
-  // A timer has a cron or an `at`: setting one clears the other.
+  // A timer has a cron or an `at`: setting one clears the other. A cron set natively replaces
+  // the one a Go client wrote; the compatible routes then show the native one.
   if (p.at !== undefined) return { ...merged, cron: null, compatCron: null };
-  if (p.cron !== undefined) return { ...merged, at: null };
+  if (p.cron !== undefined) return { ...merged, at: null, compatCron: p.compatCron ?? null };
   return merged;
 }
 
