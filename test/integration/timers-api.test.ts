@@ -502,7 +502,10 @@ describe('GET /api/v1/timers/:id/tasks', () => {
   it('lists history by default (runs at or before now, newest first), paged without loss or repetition, and filters by time and status', async () => {
     const t = await create({ app: 'tasks', cron: EVERY_MINUTE, timezone: 'UTC', status: 'active' }, fixedApp);
     // At 10:17:30 all 102 planned runs are ahead: no history yet.
-    expect((await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks`)).body).toEqual({ items: [], nextCursor: null });
+    expect((await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks`)).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
 
     // At 12:00 they are all history.
     const everything = await allTasks(t.id, '', 500, laterApp);
