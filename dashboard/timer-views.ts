@@ -42,7 +42,14 @@ function query(params: Record<string, string | number | undefined>): string {
   return s ? `?${s}` : '';
 }
 
+/** What makes the timer fire: its cron, or its one-shot time. */
+function scheduleText(timer: Timer): string {
+  return timer.cron ?? `once at ${zoned(timer.at ?? 0, timer.timezone)}`;
+}
+
 function toggleForm(timer: Timer, paths: DashboardPaths, back: string): Markup {
+  // A completed timer has no run left to make: enabling it would be refused.
+  if (timer.status === 'completed') return html``;
   const active = timer.status === 'active';
   return html`<form class="inline" method="post" action="${paths.timers}/${timer.id}/${active ? 'disable' : 'enable'}">
 <input type="hidden" name="back" value="${back}">
@@ -77,7 +84,7 @@ function timerRow(row: TimerRow, v: TimersListView): Markup {
 <td class="num mono">${timer.id}</td>
 <td><a href="${v.paths.timers}/${timer.id}">${timer.name}</a></td>
 <td data-field="status">${badge(timer.status)}</td>
-<td class="mono">${timer.cron}</td>
+<td class="mono">${scheduleText(timer)}</td>
 <td class="hide-narrow">${timer.timezone}</td>
 <td class="next mono">${row.next.length === 0 ? html`<span class="muted">none</span>` : row.next.map((ms) => html`<div>${zoned(ms, timer.timezone)}</div>`)}</td>
 <td>${sparkline(samplesOf(row.recent))}</td>
@@ -167,7 +174,7 @@ export function timerDetailPage(v: TimerDetailView): Markup {
 <div class="cols">
 <div class="card"><h2>Definition</h2>
 <dl class="def">
-<dt>Cron</dt><dd class="mono">${timer.cron}</dd>
+<dt>${timer.cron === null ? 'Fires' : 'Cron'}</dt><dd class="mono">${scheduleText(timer)}</dd>
 <dt>Time zone</dt><dd>${timer.timezone}</dd>
 <dt>Callback</dt><dd class="mono">${cb.method} ${cb.url}</dd>
 <dt>Headers</dt><dd>${headerCount === 0 ? '—' : Object.keys(cb.headers).join(', ')}</dd>

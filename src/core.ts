@@ -1,6 +1,6 @@
 import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
-import type { Notify } from './domain/timer.js';
+import { parseNotify } from './domain/timer.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { SecretBox } from './security/secret-box.js';
@@ -86,6 +86,7 @@ export function createCore(
     adminToken: config.adminToken,
     graceSeconds: config.appKeyGraceSeconds,
     announce: (app) => events.announceApp(app),
+    guard,
     now,
   });
   const appRows = new AppRepository(database.db);
@@ -95,7 +96,7 @@ export function createCore(
     },
     appNotify: async (app) => {
       const [row] = await appRows.findMany([app]);
-      return row?.notify ? (JSON.parse(row.notify) as Notify) : null;
+      return parseNotify(row?.notify ?? null);
     },
   });
   return {

@@ -1,4 +1,6 @@
+import type { TargetGuard } from '../callback/target-guard.js';
 import { newSigningSecret } from '../callback/webhook-signer.js';
+import { type Notify, parseNotify } from '../domain/timer.js';
 import { ErrorCode, XtimerError } from '../errors.js';
 import { hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secret-box.js';
@@ -16,6 +18,8 @@ export interface AppServiceDeps {
   graceSeconds: number;
   /** Tells every process an app's keys or secrets changed (executors drop their signing keys). */
   announce(app: string): Promise<void>;
+  /** The SSRF guard, over the app's notify URL. */
+  guard?: TargetGuard | undefined;
   now(): number;
 }
 
@@ -27,6 +31,8 @@ export interface AppInfo {
   previousKeyValidUntil: Date | null;
   /** Until when callbacks are also signed with the secret replaced by the last rotation. */
   previousSecretValidUntil: Date | null;
+  /** Where failed or missed runs of timers that set no `notify` of their own are reported. */
+  notify: Notify | null;
 }
 
 /** Credentials shown once, when issued. */
@@ -139,6 +145,15 @@ export class AppService {
     return { ...this.info((await this.apps.find(name))!), ...issued };
   }
 
+  /** Sets (or, with null, clears) the app's default failure notification: the admin or the app itself. */
+  async setNotify(actor: Actor, name: string, notify: Notify | null): Promise<AppInfo> {
+    assertCanUseApp(actor, name);
+    if (notify) await this.deps.guard?.assertAllowed(notify.url, 'notify.url');
+    if (!(await this.apps.find(name))) throw appNotFound(name);
+    await this.apps.update(name, { notify: notify === null ? null : JSON.stringify(notify) });
+    return this.info((await this.apps.find(name))!);
+  }
+
   private info(row: AppRow): AppInfo {
     const now = this.deps.now();
     return {
@@ -148,6 +163,7 @@ export class AppService {
       previousKeyValidUntil: row.prevKeyHash === null ? null : stillValid(row.prevKeyUntil, now),
       previousSecretValidUntil:
         row.prevSigningSecret === null ? null : stillValid(row.prevSigningSecretUntil, now),
+      notify: parseNotify(row.notify),
     };
   }
 }

@@ -422,13 +422,10 @@ export class TimerService {
       }
     }
     if (policy.guard && (!patch || patch.callback?.url !== undefined)) {
-      const problem = await policy.guard.urlProblem(timer.callback.url);
-      if (problem !== null) {
-        throw new XtimerError(
-          ErrorCode.TARGET_BLOCKED,
-          `callback.url: ${problem}; list the host in CALLBACK_ALLOW_HOSTS to call it anyway`,
-        );
-      }
+      await policy.guard.assertAllowed(timer.callback.url, 'callback.url');
+    }
+    if (policy.guard && timer.notify && (!patch || patch.notify)) {
+      await policy.guard.assertAllowed(timer.notify.url, 'notify.url');
     }
   }
 
