@@ -302,7 +302,7 @@ export class TimerService {
     for (let runAt = now; runAt < now + MANUAL_RUN_TRIES; runAt++) {
       const run = { timerId: id, app: timer.app, runAt, version: timer.version };
       if (!(await this.tasks.insertRun(run, 'manual'))) continue;
-      await this.deps.planner.queueNow([{ ...run, trigger: 'manual' }], 'manual');
+      await this.deps.planner.queueNow({ ...run, trigger: 'manual' });
       return { id: taskKey(id, runAt), timerId: id, runAt, status: 'pending', trigger: 'manual' };
     }
     throw new XtimerError(
@@ -326,10 +326,13 @@ export class TimerService {
     }
     // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
     await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
-    await this.deps.planner.queueNow(
-      [{ timerId, runAt: ref.runAt, version: timer.version, afterAttempt: row.attempts, trigger: 'retry' }],
-      'retry',
-    );
+    await this.deps.planner.queueNow({
+      timerId,
+      runAt: ref.runAt,
+      version: timer.version,
+      afterAttempt: row.attempts,
+      trigger: 'retry',
+    });
     return { id: taskId, timerId, runAt: ref.runAt, status: 'pending', trigger: 'retry' };
   }
 
