@@ -57,6 +57,7 @@ describe('POST /api/v1/apps', () => {
       updatedAt: expect.any(String),
       previousKeyValidUntil: null,
       previousSecretValidUntil: null,
+      notify: null,
     });
     const [rows] = await stores.database.pool.query('SELECT * FROM apps WHERE name = ?', ['gamma']);
     const stored = JSON.stringify(rows);
@@ -101,6 +102,16 @@ describe('POST /api/v1/apps', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('APP_NOT_FOUND');
   });
+
+  it('lets an app set its own default notify, not another app’s', async () => {
+    const notify = { notify: { url: 'https://ops.example.test/xtimer', on: ['failed'] } };
+    const own = await call(app, 'PATCH', '/api/v1/apps/alpha', notify, bearer(alphaKey));
+    expect(own.status).toBe(200);
+    expect(own.body.notify).toEqual(notify.notify);
+    expect((await call(app, 'PATCH', '/api/v1/apps/beta', notify, bearer(alphaKey))).status).toBe(403);
+    const cleared = await call(app, 'PATCH', '/api/v1/apps/alpha', { notify: null }, ADMIN);
+    expect(cleared.body.notify).toBeNull();
+  });
 });
 
 /** Every native route: [method, path, body?] with `:own` for a timer of alpha's, `:other` for beta's. */
@@ -111,6 +122,7 @@ const NATIVE_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/api/v1/timers/:id/disable'],
   ['GET', '/api/v1/timers/:id/tasks'],
   ['GET', '/api/v1/timers/:id/preview?count=2'],
+  ['POST', '/api/v1/timers/:id/trigger'],
 ];
 
 describe('native routes', () => {
@@ -138,8 +150,9 @@ describe('native routes', () => {
       // Which app owns the timer is not told (tenant enumeration); the caller's own app is.
       expect(denied.body.error.message).not.toContain('alpha');
       expect(denied.body.error.message).toContain('beta');
-      expect((await call(app, method, p, body, bearer(alphaKey))).status).toBe(200);
-      expect((await call(app, method, p, body, ADMIN)).status).toBe(200);
+      const ok = method === 'POST' && path.endsWith('/trigger') ? 202 : 200;
+      expect((await call(app, method, p, body, bearer(alphaKey))).status).toBe(ok);
+      expect((await call(app, method, p, body, ADMIN)).status).toBe(ok);
     },
   );
 

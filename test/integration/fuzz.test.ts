@@ -175,7 +175,12 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
     retry: { maxAttempts: 2, backoffMs: 10 },
     misfirePolicy: 'skip',
     misfireThresholdMs: 1000,
+    endAt: '2099-01-01T00:00:00Z',
+    maxRuns: 5,
+    overlapPolicy: 'buffer_one',
+    notify: { url: 'http://127.0.0.1:9/notify', on: ['failed'] },
   }),
+  'PATCH /api/v1/apps/{app}': () => ({ notify: { url: 'http://127.0.0.1:9/notify', on: ['missed'] } }),
   'POST /api/v1/apps': () => ({ app: `app${Math.random().toString(36).slice(2, 8)}` }),
   'POST /api/v1/apps/{app}/rotate': () => ({ rotate: 'key', graceSeconds: 60 }),
   'POST /api/timer/v1/def': () => ({
