@@ -26,6 +26,7 @@ const NATIVE_ROUTES = [
   ['post', '/api/v1/timers/{id}/disable'],
   ['get', '/api/v1/timers/{id}/tasks'],
   ['get', '/api/v1/timers/{id}/preview'],
+  ['get', '/api/v1/preview'],
   ['get', '/healthz'],
   ['get', '/readyz'],
 ] as const;

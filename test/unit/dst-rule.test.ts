@@ -278,13 +278,7 @@ describe('property: random crons over every transition of 2026-2030 in fourteen 
     cutMinutes: fc.integer({ min: -180, max: 180 }),
   });
 
-  const agrees = ({
-    transition: { zone, change },
-    cron,
-    fromMinutes,
-    toMinutes,
-    cutMinutes,
-  }: Case) => {
+  const agrees = ({ transition: { zone, change }, cron, fromMinutes, toMinutes, cutMinutes }: Case) => {
     const from = change + Math.min(fromMinutes, toMinutes) * MINUTE;
     const to = change + Math.max(fromMinutes, toMinutes) * MINUTE + MINUTE;
     const cut = Math.min(Math.max(change + cutMinutes * MINUTE, from), to);

@@ -70,7 +70,8 @@ describe('offsetAt', () => {
   it('agrees with Intl every 3 hours of 2026-2030, and a second either side of each change', () => {
     for (const zone of ['America/New_York', 'Australia/Lord_Howe', 'Africa/Casablanca', 'Asia/Shanghai']) {
       const f = new Intl.DateTimeFormat('sv-SE', { timeZone: zone, dateStyle: 'short', timeStyle: 'medium' });
-      const intl = (t: number) => Date.parse(`${f.format(t).replace(' ', 'T')}Z`) - Math.floor(t / 1000) * 1000;
+      const intl = (t: number) =>
+        Date.parse(`${f.format(t).replace(' ', 'T')}Z`) - Math.floor(t / 1000) * 1000;
       const changes: number[] = [];
       for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2031, 0, 1); t += 3 * HOUR) {
         expect(offsetAt(zone, t)).toBe(intl(t));
@@ -84,7 +85,8 @@ describe('offsetAt', () => {
             else hi = mid;
           }
           changes.push(hi);
-          for (const probe of [hi - 1000, hi - 1, hi, hi + 1000]) expect(offsetAt(zone, probe)).toBe(intl(probe));
+          for (const probe of [hi - 1000, hi - 1, hi, hi + 1000])
+            expect(offsetAt(zone, probe)).toBe(intl(probe));
         }
       }
       expect(changes.length > 0).toBe(zone !== 'Asia/Shanghai');
