@@ -506,7 +506,9 @@ export const PreviewQuerySchema = z.object({
     z.number().min(0, 'must not be before 1970').max(PREVIEW_FROM_MAX, 'must be before the year 9999'),
   )
     .optional()
-    .openapi({ description: 'Fire times at or after this instant (default: after now).' }),
+    .openapi({
+      description: 'ISO-8601 time or epoch ms: the fire times at or after it (default: those after now).',
+    }),
 });
 
 /** A preview of a schedule not saved yet: what a form shows as a cron is typed. */

@@ -60,7 +60,7 @@ function intlOffset(timeZone: string, utcMs: number): number {
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - seconds;
 }
 
-/** Every change in (lo, hi], where the offset at lo is `from` and at hi is `to`; at most one change back and forth is assumed per interval. */
+/** Every change in (lo, hi], where the offset at lo is `from` and at hi is `to` (a change undone inside the interval would go unseen: see above). */
 function locateChanges(
   timeZone: string,
   lo: number,
