@@ -74,7 +74,9 @@ export const CronSchema = z
 export const TimezoneSchema = z
   .string()
   .refine(isValidTimeZone, {
-    message: 'is not a known IANA time zone',
+    // The name echoed (JSON-quoted, cut short), so a typo shows.
+    error: (issue) =>
+      `${JSON.stringify(String(issue.input).slice(0, 64))} is not an IANA time zone name (a canonical name such as America/New_York, or a link such as US/Eastern)`,
     ...withCode(ErrorCode.INVALID_TIMEZONE),
   })
   .openapi({ example: 'Asia/Shanghai' });
@@ -500,13 +502,29 @@ export const ListTasksQuerySchema = z.strictObject({
   cursor: CursorSchema,
 });
 
+/** Preview instants reach to year 9999: the tz database's rules run that far, and so do ISO years. */
+const PREVIEW_FROM_MAX = Date.UTC(9999, 0, 1);
+
 export const PreviewQuerySchema = z.object({
-  count: queryInt(1, 100, 10),
+  count: queryInt(1, 1000, 10),
+  from: InstantSchema.pipe(
+    z.number().min(0, 'must not be before 1970').max(PREVIEW_FROM_MAX, 'must be before the year 9999'),
+  )
+    .optional()
+    .openapi({
+      description: 'ISO-8601 time or epoch ms: the fire times at or after it (default: those after now).',
+    }),
+});
+
+/** A preview of a schedule not saved yet: what a form shows as a cron is typed. */
+export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
+  cron: CronSchema,
+  timezone: TimezoneSchema.default('UTC'),
 });
 
 export const PreviewSchema = z
   .object({
-    timerId: z.number().int(),
+    timerId: z.number().int().optional().openapi({ description: 'Absent for an unsaved schedule.' }),
     timezone: z.string(),
     items: z.array(z.string()).openapi({ example: ['2026-11-22T02:30:00.000+08:00'] }),
   })

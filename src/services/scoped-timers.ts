@@ -61,9 +61,9 @@ export class ScopedTimers {
     return this.timers.listTasksNumbered(q);
   }
 
-  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
+  async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     await this.owned(id);
-    return this.timers.preview(id, count);
+    return this.timers.preview(id, count, fromMs);
   }
 
   async update(id: number, patch: TimerPatch): Promise<Timer> {

@@ -285,11 +285,21 @@ export class TimerService {
     return this.setStatus(id, 'inactive');
   }
 
-  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
+  /** The timer's next `count` fire times: at or after `fromMs` if given, else after now. */
+  async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     const timer = await this.get(id);
-    // A completed timer fires no more; one capped by maxRuns fires only what is left.
+    // A completed timer fires no more (its window and one-shot time bound the schedule itself).
     if (timer.status === 'completed') return { timer, runs: [] };
-    return { timer, runs: scheduleOf(timer).next(this.deps.now(), count) };
+    return {
+      timer,
+      runs: scheduleOf(timer).next(fromMs === undefined ? this.deps.now() : fromMs - 1, count),
+    };
+  }
+
+  /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
+  previewSchedule(cron: string, timezone: string, count: number, fromMs?: number): number[] {
+    const schedule = scheduleOf({ cron, at: null, timezone, startAt: null, endAt: null });
+    return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
 
   /**

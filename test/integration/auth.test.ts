@@ -156,6 +156,12 @@ describe('native routes', () => {
     },
   );
 
+  it('previews an unsaved schedule for any app’s key, and 401 without one', async () => {
+    const path = '/api/v1/preview?cron=0+0+*+*+*&count=1';
+    expect((await call(app, 'GET', path)).status).toBe(401);
+    expect((await call(app, 'GET', path, undefined, bearer(alphaKey))).status).toBe(200);
+  });
+
   it('answers 404, not 403, for a timer that does not exist', async () => {
     const res = await call(app, 'GET', '/api/v1/timers/999999', undefined, bearer(alphaKey));
     expect(res.status).toBe(404);

@@ -28,6 +28,7 @@ const NATIVE_ROUTES = [
   ['get', '/api/v1/timers/{id}/preview'],
   ['post', '/api/v1/timers/{id}/trigger'],
   ['post', '/api/v1/timers/{id}/tasks/{taskId}/retry'],
+  ['get', '/api/v1/preview'],
   ['get', '/healthz'],
   ['get', '/readyz'],
 ] as const;

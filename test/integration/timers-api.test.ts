@@ -597,9 +597,9 @@ describe('GET /api/v1/timers/:id/preview', () => {
     ]);
   });
 
-  it('rejects count over 100 or under 1 with 400', async () => {
+  it('rejects count over 1000 or under 1 with 400', async () => {
     const t = await create({ app: 'preview' });
-    for (const count of ['101', '0', 'many']) {
+    for (const count of ['1001', '0', 'many']) {
       const res = await call(app, 'GET', `/api/v1/timers/${t.id}/preview?count=${count}`);
       expect(res.status, count).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
