@@ -61,9 +61,10 @@ export function presentQueuedRun(r: QueuedRunView) {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function presentPreview(timer: Timer, runs: number[]) {
+/** Fire times in the schedule's zone; `timer` without an id is a schedule not saved yet. */
+export function presentPreview(timer: Pick<Timer, 'timezone'> & { id?: number }, runs: number[]) {
   return {
-    timerId: timer.id,
+    ...(timer.id === undefined ? {} : { timerId: timer.id }),
     timezone: timer.timezone,
     items: runs.map((ms) => formatInZone(ms, timer.timezone)),
   };

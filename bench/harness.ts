@@ -208,8 +208,15 @@ export interface SinkStats {
   total: number;
 }
 
-export async function sinkStats(sinkPort: number, from: number, to: number): Promise<SinkStats> {
-  const res = await fetch(`http://127.0.0.1:${sinkPort}/_stats?from=${from}&to=${to}`);
+export async function sinkStats(
+  sinkPort: number,
+  from: number,
+  to: number,
+  timers: { min: number; max: number } = { min: 0, max: Number.MAX_SAFE_INTEGER },
+): Promise<SinkStats> {
+  const res = await fetch(
+    `http://127.0.0.1:${sinkPort}/_stats?from=${from}&to=${to}&minTimer=${timers.min}&maxTimer=${timers.max}`,
+  );
   return (await res.json()) as SinkStats;
 }
 

@@ -1,5 +1,6 @@
 /**
- * npm run bench [-- --quick] [-- --only=precision,max,migrator,api] [-- --timers=5000,8000]
+ * npm run bench [-- --quick] [-- --only=precision,max,oneshots,migrator,api] [-- --timers=5000,8000]
+ *                [-- --oneshots=100000 --minutes=10]
  *                [-- --soak=5000 --seconds=300]
  * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
  * run at that rate, reported every 10 s)
@@ -29,6 +30,7 @@ import {
   sleep,
 } from './harness.js';
 import { migratorBench } from './migrator-bench.js';
+import { type OneShotsResult, oneShotsBench } from './one-shots.js';
 import { type SoakResult, soak } from './soak.js';
 import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
 
@@ -46,6 +48,8 @@ const tuningSizes = args
   ?.slice(9)
   .split(',')
   .map(Number);
+const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
+const oneShotMinutes = Number(args.find((a) => a.startsWith('--minutes='))?.slice(10) ?? 10);
 
 /** `floor`: no scheduler, a bare client sending at each instant: what the harness itself costs. */
 type System = 'xtimer' | 'bullmq' | 'floor';
@@ -73,6 +77,7 @@ const results: {
   precision: PrecisionLine[];
   maxSustainedFiresPerSec?: number;
   soak?: SoakResult;
+  oneShots?: OneShotsResult;
   migrator?: unknown;
   api?: unknown;
   env?: unknown;
@@ -264,6 +269,21 @@ async function main(): Promise<void> {
       process.stdout.write(
         `  4: max sustained: ${sustained} fires/s at p99 < 500 ms, none missed or doubled\n`,
       );
+    }
+    if (wants('oneshots') && !tuningSizes && !soakTimers) {
+      const count = oneShotCount || (quick ? 2000 : 100_000);
+      const minutes = quick ? 1 : oneShotMinutes;
+      process.stdout.write(
+        `\nOne-shots: ${count} over ${minutes} min, beside every-second timers at the same rate\n`,
+      );
+      const r = await oneShotsBench(count, minutes, sinkPort);
+      results.oneShots = r;
+      const line = (what: string, s: OneShotsResult['oneShots']) =>
+        `  ${what.padEnd(10)} delivered=${s.delivered} missing=${s.missing} dup=${s.duplicates} ` +
+        `p50=${s.p50}ms p90=${s.p90}ms p99=${s.p99}ms max=${s.max}ms\n`;
+      process.stdout.write(line('one-shots', r.oneShots));
+      process.stdout.write(line(`cron ×${r.cron.timers}`, r.cron));
+      process.stdout.write(`  created ${r.createdPerSec}/s; CPU ${JSON.stringify(r.cpu)}\n`);
     }
     if (wants('migrator') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nMigrator\n');

@@ -1,7 +1,8 @@
 /**
  * The benchmark's callback receiver, in its own process: plain node:http with
  * keep-alive. It records when each task id arrived; GET /_stats?from=&to= reports the
- * lateness (arrival − X-Xtimer-Scheduled-At) of runs scheduled in [from, to).
+ * lateness (arrival − X-Xtimer-Scheduled-At) of runs scheduled in [from, to), of the
+ * timers with ids in [minTimer, maxTimer] when those are given.
  */
 import { createServer } from 'node:http';
 
@@ -25,11 +26,15 @@ const server = createServer((req, res) => {
     const q = new URL(req.url, 'http://x').searchParams;
     const from = Number(q.get('from'));
     const to = Number(q.get('to'));
+    const minTimer = Number(q.get('minTimer') ?? 0);
+    const maxTimer = Number(q.get('maxTimer') ?? Number.MAX_SAFE_INTEGER);
     const lateness: number[] = [];
     const keys: string[] = [];
     let duplicates = 0;
     for (const [key, a] of arrivals) {
       if (a.scheduledAt < from || a.scheduledAt >= to) continue;
+      const timerId = Number(key.slice(0, key.indexOf('_')));
+      if (timerId < minTimer || timerId > maxTimer) continue;
       keys.push(key);
       lateness.push(a.arrivedAt - a.scheduledAt);
       if (a.count > 1) duplicates++;

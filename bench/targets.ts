@@ -16,6 +16,8 @@ export interface Target {
   pids(): Record<string, number>;
   /** The Redis key prefix of its data, for the memory probe. */
   prefix: string;
+  /** xtimer's API base URL. */
+  base?: string;
   stop(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export async function startXtimer(count: number, cron: string, sinkUrl: string):
     await stop();
     throw new Error(`${(err as Error).message}\n${main.output.slice(-3000)}`);
   }
-  return { prefix, pids: () => ({ xtimer: main.pid }), stop };
+  return { prefix, base, pids: () => ({ xtimer: main.pid }), stop };
 }
 
 /**

@@ -84,15 +84,11 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
     timer?: Timer,
   ) => {
     const { errors, status } = problem;
-    // The edit form's live preview starts from the stored schedule.
+    // The edit form's live preview starts from the stored schedule; the create form's from the first typing.
     const preview =
       timer === undefined
-        ? undefined
-        : {
-            src: `${paths.timers}/${timer.id}/preview`,
-            runs: (await as(c).preview(timer.id, 5)).runs,
-            timezone: timer.timezone,
-          };
+        ? { runs: [], timezone: 'UTC' }
+        : { runs: (await as(c).preview(timer.id, 5)).runs, timezone: timer.timezone };
     return c.html(
       timerFormPage({ ...ctxOf(c), mode: timer ? 'edit' : 'create', timer, values, errors, preview }),
       status,

@@ -345,8 +345,8 @@ const PREVIEW = `(function () {
   function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[-+Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
   function line(text, cls) { var li = document.createElement('li'); li.textContent = text; if (cls) li.className = cls; return li; }
   function show() {
-    var n = ++seq, q = new URLSearchParams({ count: '5' });
-    if (cron.value.trim()) q.set('cron', cron.value.trim());
+    var n = ++seq, q = new URLSearchParams({ count: '5', cron: cron.value.trim() });
+    if (!cron.value.trim()) return;
     if (tz.value.trim()) q.set('timezone', tz.value.trim());
     fetch(out.dataset.src + '?' + q, { credentials: 'same-origin' })
       .then(function (r) { return r.json(); })
@@ -363,6 +363,7 @@ const PREVIEW = `(function () {
   function soon() { clearTimeout(wait); wait = setTimeout(show, 250); }
   cron.addEventListener('input', soon);
   tz.addEventListener('input', soon);
+  if (!out.children.length) show();
 })();`;
 
 export interface TimerFormView extends PageContext {
@@ -371,8 +372,8 @@ export interface TimerFormView extends PageContext {
   timer?: Timer | undefined;
   values: FormValues;
   errors: FormErrors;
-  /** Edit: where the live preview asks, and the stored schedule's next fires to start with. */
-  preview?: { src: string; runs: number[]; timezone: string } | undefined;
+  /** The live preview's first fire times (the stored schedule's, when editing). */
+  preview: { runs: number[]; timezone: string };
 }
 
 function problems(v: TimerFormView, field: Field): Markup {
@@ -423,13 +424,9 @@ ${input(v, 'cron', 'Cron', {
       : '5 fields (minute hour day month weekday), or 6 with seconds first: 0 30 2 * * *',
   attrs: 'autocomplete="off" spellcheck="false"',
 })}
-${
-  v.preview
-    ? html`<label>Next 5 fires</label><div><ul class="preview mono" id="preview" data-src="${v.preview.src}">${v.preview.runs.map(
-        (ms) => html`<li>${zoned(ms, v.preview!.timezone)}</li>`,
-      )}</ul><span class="hint">of the cron as typed, from the preview API; nothing is saved until you save</span></div>`
-    : ''
-}
+<label>Next 5 fires</label><div><ul class="preview mono" id="preview" data-src="${v.paths.timers}/preview">${v.preview.runs.map(
+    (ms) => html`<li>${zoned(ms, v.preview.timezone)}</li>`,
+  )}</ul><span class="hint">of the cron as typed, from the preview API; nothing is saved until you save</span></div>
 ${input(v, 'timezone', 'Time zone', { hint: 'an IANA zone: Europe/Berlin, Asia/Shanghai, UTC', attrs: 'list="zones" autocomplete="off"' })}
 <datalist id="zones">${TIME_ZONES.map((z) => html`<option value="${z}"></option>`)}</datalist>
 ${input(v, 'callbackUrl', 'Callback URL', { type: 'url', attrs: 'required' })}

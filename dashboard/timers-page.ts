@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { fromZodError, respondError } from '../api/errors.js';
 import { presentPreview } from '../api/presenters.js';
-import { ListTimersQuerySchema, PreviewQuerySchema } from '../api/schemas/timer-schemas.js';
+import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../api/schemas/timer-schemas.js';
 import { wallToInstant } from '../src/domain/time-zone.js';
 import { TASK_STATUSES, type TaskStatus } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
@@ -77,7 +77,7 @@ function all(c: Context, name: string): string[] {
 
 /**
  * The timers pages (server-rendered): the list with its filters, one timer with its runs
- * and changes, the edit form's live preview, and the actions (timer-actions.ts).
+ * and changes, the forms' live cron preview, and the actions (timer-actions.ts).
  */
 export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: TimersPageDeps) {
   const app = new Hono<DashboardEnv>();
@@ -124,6 +124,18 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
     );
   });
 
+  /** The create and edit form's live preview: the preview API's answer for a cron and zone as typed (JSON). */
+  app.get('/preview', (c) => {
+    try {
+      const parsed = SchedulePreviewQuerySchema.safeParse(c.req.query());
+      if (!parsed.success) throw fromZodError(parsed.error, 'query');
+      const { cron, timezone, count } = parsed.data;
+      return c.json(presentPreview({ timezone }, timers.previewSchedule(cron, timezone, count)));
+    } catch (err) {
+      return respondError(c, err);
+    }
+  });
+
   app.get('/:id', async (c) => {
     const id = timerId(c.req.param('id'));
     const scoped = timers.as(c.var.actor);
@@ -166,20 +178,6 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
         task: c.req.query('task'),
       }),
     );
-  });
-
-  /** The edit form's live preview: the preview API's answer for a cron and zone as typed (JSON). */
-  app.get('/:id/preview', async (c) => {
-    try {
-      const id = timerId(c.req.param('id'));
-      const parsed = PreviewQuerySchema.safeParse(c.req.query());
-      if (!parsed.success) throw fromZodError(parsed.error, 'query');
-      const { count, cron, timezone } = parsed.data;
-      const { timer, runs } = await timers.as(c.var.actor).preview(id, count, { cron, timezone });
-      return c.json(presentPreview(timer, runs));
-    } catch (err) {
-      return respondError(c, err);
-    }
   });
 
   return app;

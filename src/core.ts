@@ -1,6 +1,6 @@
 import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
-import type { Notify } from './domain/timer.js';
+import { parseNotify } from './domain/timer.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { SecretBox } from './security/secret-box.js';
@@ -92,6 +92,7 @@ export function createCore(
     graceSeconds: config.appKeyGraceSeconds,
     announce: (app) => events.announceApp(app),
     audit,
+    guard,
     now,
   });
   const appRows = new AppRepository(database.db);
@@ -101,7 +102,7 @@ export function createCore(
     },
     appNotify: async (app) => {
       const [row] = await appRows.findMany([app]);
-      return row?.notify ? (JSON.parse(row.notify) as Notify) : null;
+      return parseNotify(row?.notify ?? null);
     },
   });
   return {

@@ -13,6 +13,7 @@ import {
   PreviewSchema,
   page,
   QueuedRunSchema,
+  SchedulePreviewQuerySchema,
   TaskIdParamSchema,
   TaskSchema,
   TimerSchema,
@@ -166,6 +167,15 @@ const routes = {
     request: { params: IdParamSchema, query: PreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),
+  previewSchedule: createRoute({
+    method: 'get',
+    path: '/preview',
+    tags: ['timers'],
+    ...secured,
+    summary: 'The next fire times of a cron and time zone not saved yet (checked as on create)',
+    request: { query: SchedulePreviewQuerySchema },
+    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+  }),
 };
 
 /**
@@ -223,8 +233,12 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
     })
     .openapi(routes.preview, async (c) => {
-      const { count, cron, timezone } = c.req.valid('query');
-      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, count, { cron, timezone });
+      const { count, from } = c.req.valid('query');
+      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, count, from);
       return c.json(presentPreview(timer, runs), 200);
+    })
+    .openapi(routes.previewSchedule, (c) => {
+      const { cron, timezone, count, from } = c.req.valid('query');
+      return c.json(presentPreview({ timezone }, service.previewSchedule(cron, timezone, count, from)), 200);
     });
 }

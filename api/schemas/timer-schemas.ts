@@ -74,7 +74,9 @@ export const CronSchema = z
 export const TimezoneSchema = z
   .string()
   .refine(isValidTimeZone, {
-    message: 'is not a known IANA time zone',
+    // The name echoed (JSON-quoted, cut short), so a typo shows.
+    error: (issue) =>
+      `${JSON.stringify(String(issue.input).slice(0, 64))} is not an IANA time zone name (a canonical name such as America/New_York, or a link such as US/Eastern)`,
     ...withCode(ErrorCode.INVALID_TIMEZONE),
   })
   .openapi({ example: 'Asia/Shanghai' });
@@ -302,25 +304,30 @@ export const DescriptionSchema = z
 
 /** A timer fires by its cron or once, `at` a time: one of the two. */
 function oneScheduleKind(
-  t: { cron?: string | undefined; at?: number | undefined },
+  t: { cron?: string | null | undefined; at?: number | null | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if ((t.cron === undefined) === (t.at === undefined)) {
+  if ((t.cron == null) === (t.at == null)) {
+    const neither = t.cron == null;
     ctx.addIssue({
       code: 'custom',
-      path: [t.cron === undefined ? 'cron' : 'at'],
+      path: [neither ? 'cron' : 'at'],
       message: 'give exactly one of cron (a schedule) and at (a one-shot time)',
-      params: { code: ErrorCode.VALIDATION_FAILED },
+      // Without either, the cron is what is missing (as before one-shots existed).
+      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
     });
   }
 }
 
-/** The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule between them. */
+/**
+ * The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule
+ * between them. Null stands for absent, so that a timer as GET returns it is a valid create body.
+ */
 export const CreateTimerFields = z.strictObject({
   app: AppSchema,
   name: NameSchema,
-  cron: CronSchema.optional(),
-  at: IsoInstantSchema.optional().openapi({
+  cron: CronSchema.nullable().optional(),
+  at: IsoInstantSchema.nullable().optional().openapi({
     description: 'Instead of cron: a one-shot timer firing once, at this time; then it is completed.',
   }),
   timezone: TimezoneSchema.default('UTC'),
@@ -328,15 +335,15 @@ export const CreateTimerFields = z.strictObject({
   retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
   misfirePolicy: MisfirePolicySchema.default('fire_once'),
   misfireThresholdMs: MisfireThresholdSchema.default(60_000),
-  startAt: IsoInstantSchema.optional().openapi({ description: 'No run before this time.' }),
-  endAt: IsoInstantSchema.optional().openapi({
+  startAt: IsoInstantSchema.nullable().optional().openapi({ description: 'No run before this time.' }),
+  endAt: IsoInstantSchema.nullable().optional().openapi({
     description: 'No run at or after this time; then it is completed.',
   }),
-  maxRuns: MaxRunsSchema.optional().openapi({
+  maxRuns: MaxRunsSchema.nullable().optional().openapi({
     description: 'At most this many scheduled runs; then it is completed.',
   }),
   overlapPolicy: OverlapPolicySchema.default('allow'),
-  notify: NotifySchema.optional().openapi({
+  notify: NotifySchema.nullable().optional().openapi({
     description: "Where failed or missed runs are reported (default: the app's).",
   }),
   labels: LabelsSchema.default({}),
@@ -580,19 +587,29 @@ export const ListTasksQuerySchema = z.strictObject({
   cursor: CursorSchema,
 });
 
+/** Preview instants reach to year 9999: the tz database's rules run that far, and so do ISO years. */
+const PREVIEW_FROM_MAX = Date.UTC(9999, 0, 1);
+
 export const PreviewQuerySchema = z.object({
-  count: queryInt(1, 100, 10),
-  cron: CronSchema.optional().openapi({
-    description: 'Preview this cron instead of the timer’s (what an edit would do); nothing is saved.',
-  }),
-  timezone: TimezoneSchema.optional().openapi({
-    description: 'Preview in this zone instead of the timer’s.',
-  }),
+  count: queryInt(1, 1000, 10),
+  from: InstantSchema.pipe(
+    z.number().min(0, 'must not be before 1970').max(PREVIEW_FROM_MAX, 'must be before the year 9999'),
+  )
+    .optional()
+    .openapi({
+      description: 'ISO-8601 time or epoch ms: the fire times at or after it (default: those after now).',
+    }),
+});
+
+/** A preview of a schedule not saved yet: what a form shows as a cron is typed. */
+export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
+  cron: CronSchema,
+  timezone: TimezoneSchema.default('UTC'),
 });
 
 export const PreviewSchema = z
   .object({
-    timerId: z.number().int(),
+    timerId: z.number().int().optional().openapi({ description: 'Absent for an unsaved schedule.' }),
     timezone: z.string(),
     items: z.array(z.string()).openapi({ example: ['2026-11-22T02:30:00.000+08:00'] }),
   })

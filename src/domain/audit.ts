@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'trigger',
   'retry',
   'app_create',
+  'app_update',
   'key_rotate',
   'secret_rotate',
 ] as const;

@@ -23,6 +23,10 @@ export interface Notify {
   on: NotifyOutcome[];
 }
 
+/** A stored notify column (JSON text: MariaDB has no JSON type of its own). */
+export const parseNotify = (text: string | null): Notify | null =>
+  text === null ? null : (JSON.parse(text) as Notify);
+
 export const MISFIRE_POLICIES = ['fire_once', 'fire_all', 'skip'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
 

@@ -1,5 +1,7 @@
+import type { TargetGuard } from '../callback/target-guard.js';
 import { newSigningSecret } from '../callback/webhook-signer.js';
-import { type AuditFields, auditEntry } from '../domain/audit.js';
+import { type AuditFields, auditEntry, maskFields } from '../domain/audit.js';
+import { type Notify, parseNotify } from '../domain/timer.js';
 import { ErrorCode, XtimerError } from '../errors.js';
 import { apiKeyId, hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secret-box.js';
@@ -20,6 +22,8 @@ export interface AppServiceDeps {
   announce(app: string): Promise<void>;
   /** Records app creation and every rotation. */
   audit: AuditService;
+  /** The SSRF guard, over the app's notify URL. */
+  guard?: TargetGuard | undefined;
   now(): number;
 }
 
@@ -33,6 +37,8 @@ export interface AppInfo {
   previousKeyValidUntil: Date | null;
   /** Until when callbacks are also signed with the secret replaced by the last rotation. */
   previousSecretValidUntil: Date | null;
+  /** Where failed or missed runs of timers that set no `notify` of their own are reported. */
+  notify: Notify | null;
 }
 
 /** Credentials shown once, when issued. */
@@ -162,10 +168,25 @@ export class AppService {
     return { ...this.info((await this.apps.find(name))!), ...issued };
   }
 
+  /** Sets (or, with null, clears) the app's default failure notification: the admin or the app itself. */
+  async setNotify(actor: Actor, name: string, notify: Notify | null): Promise<AppInfo> {
+    assertCanUseApp(actor, name);
+    if (notify) await this.deps.guard?.assertAllowed(notify.url, 'notify.url');
+    await this.deps.database.transaction(async (tx) => {
+      const apps = this.apps.withDb(tx.db);
+      const row = await apps.find(name, true);
+      if (!row) throw appNotFound(name);
+      await apps.update(name, { notify: notify === null ? null : JSON.stringify(notify) });
+      const fields = (n: Notify | null) => maskFields({ notify: n });
+      await this.record(tx, actor, 'app_update', name, fields(parseNotify(row.notify)), fields(notify));
+    });
+    return this.info((await this.apps.find(name))!);
+  }
+
   private async record(
     tx: Transaction,
     actor: Actor,
-    action: 'app_create' | 'key_rotate' | 'secret_rotate',
+    action: 'app_create' | 'app_update' | 'key_rotate' | 'secret_rotate',
     app: string,
     before: AuditFields | null,
     after: AuditFields,
@@ -186,6 +207,7 @@ export class AppService {
       previousKeyValidUntil: row.prevKeyHash === null ? null : stillValid(row.prevKeyUntil, now),
       previousSecretValidUntil:
         row.prevSigningSecret === null ? null : stillValid(row.prevSigningSecretUntil, now),
+      notify: parseNotify(row.notify),
     };
   }
 }

@@ -3,7 +3,13 @@ import { planWindow } from '../domain/plan-window.js';
 import type { Timer } from '../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { continuationJob, type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
+import {
+  continuationJob,
+  type ExecuteJob,
+  executeJobs,
+  type QueuedRun,
+  runJob,
+} from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 
 /** Queues execute jobs (the execute queue's addBulk). */
@@ -70,9 +76,12 @@ export class RunPlanner {
     return tasks.deletePending(timerId, fromMs);
   }
 
-  /** Queues runs straight into `execute` (run now): they go at once. */
-  async queueNow(runs: readonly QueuedRun[], source: string): Promise<void> {
-    await this.dispatch(executeJobs(runs, source));
+  /** Queues a run made on demand straight into `execute`: it goes at once. */
+  async queueNow(run: QueuedRun): Promise<void> {
+    // A retry's job names its attempt: the run's own job (its id is the task key) may still be kept.
+    await this.dispatch([
+      run.trigger === 'retry' ? continuationJob(run, 'retry') : runJob(run, run.trigger ?? 'manual'),
+    ]);
   }
 
   /**

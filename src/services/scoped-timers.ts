@@ -8,7 +8,6 @@ import type {
   Numbered,
   NumberedTaskQuery,
   NumberedTimerQuery,
-  PreviewChange,
   QueuedRunView,
   TaskQuery,
   TimerQuery,
@@ -65,9 +64,9 @@ export class ScopedTimers {
     return this.timers.listTasksNumbered(q);
   }
 
-  async preview(id: number, count: number, what?: PreviewChange): Promise<{ timer: Timer; runs: number[] }> {
+  async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     await this.owned(id);
-    return this.timers.preview(id, count, what);
+    return this.timers.preview(id, count, fromMs);
   }
 
   async update(id: number, patch: TimerPatch): Promise<Timer> {

@@ -103,12 +103,6 @@ export interface TaskQuery {
   cursor?: string | undefined;
 }
 
-/** What a preview may try instead of the stored schedule. */
-export interface PreviewChange {
-  cron?: string | undefined;
-  timezone?: string | undefined;
-}
-
 /** A run made on demand (run now, retry), as the API answers it. */
 export interface QueuedRunView {
   id: string;
@@ -287,25 +281,21 @@ export class TimerService {
     return this.setStatus(id, 'inactive', by);
   }
 
-  /**
-   * The next `count` fire times; with `what` given, those the timer would have with that
-   * cron or time zone instead (the edit form's live preview), its window kept. The timer
-   * answered is the one previewed.
-   */
-  async preview(
-    id: number,
-    count: number,
-    what: PreviewChange = {},
-  ): Promise<{ timer: Timer; runs: number[] }> {
-    const stored = await this.get(id);
-    const timer: Timer = {
-      ...stored,
-      ...(what.cron === undefined ? {} : { cron: what.cron, at: null }),
-      ...(what.timezone === undefined ? {} : { timezone: what.timezone }),
-    };
-    // A completed timer fires no more; one capped by maxRuns fires only what is left.
+  /** The timer's next `count` fire times: at or after `fromMs` if given, else after now. */
+  async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
+    const timer = await this.get(id);
+    // A completed timer fires no more (its window and one-shot time bound the schedule itself).
     if (timer.status === 'completed') return { timer, runs: [] };
-    return { timer, runs: scheduleOf(timer).next(this.deps.now(), count) };
+    return {
+      timer,
+      runs: scheduleOf(timer).next(fromMs === undefined ? this.deps.now() : fromMs - 1, count),
+    };
+  }
+
+  /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
+  previewSchedule(cron: string, timezone: string, count: number, fromMs?: number): number[] {
+    const schedule = scheduleOf({ cron, at: null, timezone, startAt: null, endAt: null });
+    return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
 
   /**
@@ -329,7 +319,7 @@ export class TimerService {
         return true;
       });
       if (!inserted) continue;
-      await this.deps.planner.queueNow([{ ...run, trigger: 'manual' }], 'manual');
+      await this.deps.planner.queueNow({ ...run, trigger: 'manual' });
       return { id: taskKey(id, runAt), timerId: id, runAt, status: 'pending', trigger: 'manual' };
     }
     throw new XtimerError(
@@ -365,7 +355,7 @@ export class TimerService {
     });
     // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
     await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
-    await this.deps.planner.queueRetry({
+    await this.deps.planner.queueNow({
       timerId,
       runAt: ref.runAt,
       version: timer.version,
@@ -515,13 +505,10 @@ export class TimerService {
       }
     }
     if (policy.guard && (!patch || patch.callback?.url !== undefined)) {
-      const problem = await policy.guard.urlProblem(timer.callback.url);
-      if (problem !== null) {
-        throw new XtimerError(
-          ErrorCode.TARGET_BLOCKED,
-          `callback.url: ${problem}; list the host in CALLBACK_ALLOW_HOSTS to call it anyway`,
-        );
-      }
+      await policy.guard.assertAllowed(timer.callback.url, 'callback.url');
+    }
+    if (policy.guard && timer.notify && (!patch || patch.notify)) {
+      await policy.guard.assertAllowed(timer.notify.url, 'notify.url');
     }
   }
 
@@ -567,9 +554,10 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },
   };
-  // A timer has a cron or an `at`: setting one clears the other.
+  // A timer has a cron or an `at`: setting one clears the other. A cron set natively replaces
+  // the one a Go client wrote; the compatible routes then show the native one.
   if (p.at !== undefined) return { ...merged, cron: null, compatCron: null };
-  if (p.cron !== undefined) return { ...merged, at: null };
+  if (p.cron !== undefined) return { ...merged, at: null, compatCron: p.compatCron ?? null };
   return merged;
 }
 

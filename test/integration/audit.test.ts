@@ -173,20 +173,33 @@ describe('what is recorded', () => {
     );
     expect(rotated.body.keyId).not.toBe(firstKeyId);
     await call(app, 'POST', '/api/v1/apps/rotor/rotate', { rotate: 'secret', graceSeconds: 0 }, AS_ADMIN);
+    const patched = await call(
+      app,
+      'PATCH',
+      '/api/v1/apps/rotor',
+      { notify: { url: 'http://127.0.0.1:9/alerts?token=hush', on: ['failed'] } },
+      AS_ADMIN,
+    );
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const entries = await audit('app=rotor');
     expect(entries.map((e) => [e.action, e.actor, e.timerId])).toEqual([
+      ['app_update', 'admin', null],
       ['secret_rotate', 'admin', null],
       ['key_rotate', firstKeyId, null],
       ['app_create', 'admin', null],
     ]);
-    expect(entries[0].after).toEqual({ previousSecretValidUntil: null });
-    expect(entries[1]).toMatchObject({
+    expect(entries[0]).toMatchObject({
+      before: { notify: null },
+      after: { notify: { url: 'http://127.0.0.1:9/alerts?token=***', on: ['failed'] } },
+    });
+    expect(entries[1].after).toEqual({ previousSecretValidUntil: null });
+    expect(entries[2]).toMatchObject({
       before: { keyId: firstKeyId },
       after: { keyId: rotated.body.keyId, previousKeyValidUntil: rotated.body.previousKeyValidUntil },
     });
     const [rows] = await secured.database.pool.query("SELECT * FROM audit_log WHERE app = 'rotor'");
     const stored = JSON.stringify(rows);
-    for (const secret of [created.body.apiKey, rotated.body.apiKey, created.body.signingSecret]) {
+    for (const secret of [created.body.apiKey, rotated.body.apiKey, created.body.signingSecret, 'hush']) {
       expect(stored).not.toContain(secret);
     }
   });

@@ -6,8 +6,7 @@ import { createTestCore, createTestStores, recordRun, type TestStores } from '..
 /**
  * Issue 17, finding timers: labels (at most 20 key/value pairs) and a description (at
  * most 1 KiB) on every timer; the list filters by app, status, label=key:value
- * (repeatable) and q= (a name substring); the preview tries a cron and zone as typed;
- * a run's lateness is its first call's.
+ * (repeatable) and q= (a name substring); a run's lateness is its first call's.
  */
 
 let stores: TestStores;
@@ -142,29 +141,6 @@ describe('the list filters', () => {
       expect(res.body.error.message).toMatch(/^label: /);
     },
   );
-});
-
-describe('the preview of a cron as typed', () => {
-  it('previews another cron and zone within the timer’s window, changing nothing', async () => {
-    const t = await create({ app: 'prev', cron: '0 30 2 * * *', timezone: 'Asia/Shanghai' });
-    const res = await call(
-      app,
-      'GET',
-      `/api/v1/timers/${t.id}/preview?count=3&cron=0%200%209%20*%20*%20*&timezone=Europe/Berlin`,
-    );
-    expect(res.status).toBe(200);
-    expect(res.body.timezone).toBe('Europe/Berlin');
-    expect(res.body.items).toHaveLength(3);
-    for (const item of res.body.items) expect(item).toMatch(/T09:00:00\.000\+0[12]:00$/);
-    const stored = await call(app, 'GET', `/api/v1/timers/${t.id}/preview?count=1`);
-    expect(stored.body.items[0]).toMatch(/T02:30:00\.000\+08:00$/);
-    const bad = await call(app, 'GET', `/api/v1/timers/${t.id}/preview?cron=nope`);
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe('INVALID_CRON');
-    expect(
-      (await call(app, 'GET', `/api/v1/timers/${t.id}/preview?timezone=Mars/Base`)).body.error.code,
-    ).toBe('INVALID_TIMEZONE');
-  });
 });
 
 describe("a run's lateness", () => {

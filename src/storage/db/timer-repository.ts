@@ -1,13 +1,13 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type {
-  HttpMethod,
-  Labels,
-  MisfirePolicy,
-  Notify,
-  OverlapPolicy,
-  Timer,
-  TimerDraft,
-  TimerStatus,
+import {
+  type HttpMethod,
+  type Labels,
+  type MisfirePolicy,
+  type OverlapPolicy,
+  parseNotify,
+  type Timer,
+  type TimerDraft,
+  type TimerStatus,
 } from '../../domain/timer.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
@@ -41,7 +41,7 @@ function toTimer(row: TimerRow): Timer {
     endAt: ms(row.endAt),
     maxRuns: row.maxRuns,
     overlapPolicy: row.overlapPolicy as OverlapPolicy,
-    notify: row.notify === null ? null : (JSON.parse(row.notify) as Notify),
+    notify: parseNotify(row.notify),
     labels: row.labels === null ? {} : (JSON.parse(row.labels) as Labels),
     description: row.description,
     status: row.status as TimerStatus,
