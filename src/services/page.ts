@@ -6,7 +6,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export function encodeCursor(value: number): string {
+function encodeCursor(value: number): string {
   return Buffer.from(String(value)).toString('base64url');
 }
 
