@@ -3,7 +3,8 @@
  * on time, for a while; then all but `keep` of them are disabled. Runs get late while
  * overloaded, never lost or doubled: each owed run is delivered, or recorded `missed` by
  * its misfire policy (or `skipped`: its timer was disabled before its late call went
- * out). Once the load drops the service must be on time again by itself.
+ * out). Once the load drops the service must be on time again by itself. The API runs in
+ * a process of its own: the creates and disables must not wait on the overloaded executor.
  */
 import { type Arrival, arrivalStats, percentile, sinkArrivals } from './arrivals.js';
 import { type BenchLine, deliveryLine, printLine } from './bench-line.js';
@@ -49,7 +50,7 @@ export async function overloadRecovery(
   sink: SinkRef,
 ): Promise<OverloadRecoveryResult> {
   await resetSink(sink.port);
-  const target = await launchXtimer();
+  const target = await launchXtimer({ split: true });
   try {
     const ids = await createTimers(
       target.base,

@@ -29,12 +29,17 @@ export interface XtimerTarget extends Target {
   logTail(): string;
 }
 
-/** Starts xtimer (one process, all roles) on a fresh database and key prefix, with no timers. */
-export async function launchXtimer(env: Record<string, string> = {}): Promise<XtimerTarget> {
+/**
+ * Starts xtimer on a fresh database and key prefix, with no timers: one process running
+ * every role, or (`split`) an api process beside one running the firing roles, as
+ * `npm run start:api` and `npm run start:worker` do, so that an overloaded executor
+ * cannot starve the API calls that drive a scenario.
+ */
+export async function launchXtimer(options: { split?: boolean } = {}): Promise<XtimerTarget> {
   const database = `xtbench_${randomBytes(4).toString('hex')}`;
   const prefix = `${database}:`;
   const port = await freePort();
-  const main = new Child('xtimer', 'workers/main.ts', [], {
+  const env = {
     ...LOCAL_SINK_ENV,
     MYSQL_URL: `${MYSQL_SERVER}/${database}`,
     REDIS_URL,
@@ -43,15 +48,23 @@ export async function launchXtimer(env: Record<string, string> = {}): Promise<Xt
     LOG_LEVEL: 'info',
     // Short windows: an enabled timer gets 2-4 minutes of runs, not 1-2 hours.
     MIGRATE_STEP_MINUTES: '2',
-    ...env,
-  });
+  };
+  const roles: Record<string, string[]> = options.split
+    ? { api: ['--roles=api'], worker: ['--roles=scheduler,migrator,trigger,executor'] }
+    : { xtimer: [] };
+  const children: Child[] = [];
   const stop = async () => {
-    await main.stop();
+    for (const child of children.reverse()) await child.stop();
     await dropDatabase(database);
     await deleteKeys([`${prefix}*`, `{${database}}:*`]);
   };
   try {
-    await main.waitFor('"xtimer started"');
+    // One after the other: the first migrates the fresh database.
+    for (const [name, args] of Object.entries(roles)) {
+      const child = new Child(name, 'workers/main.ts', args, env);
+      children.push(child);
+      await child.waitFor('"xtimer started"');
+    }
   } catch (err) {
     await stop();
     throw err;
@@ -60,8 +73,8 @@ export async function launchXtimer(env: Record<string, string> = {}): Promise<Xt
     base: `http://127.0.0.1:${port}`,
     database,
     prefix,
-    pids: () => ({ xtimer: main.pid }),
-    logTail: () => main.output.slice(-3000),
+    pids: () => Object.fromEntries(children.map((c) => [c.name, c.pid])),
+    logTail: () => children.map((c) => c.output.slice(-3000)).join('\n'),
     stop,
   };
 }
@@ -133,11 +146,11 @@ async function apiCall(
   body?: unknown,
 ): Promise<unknown> {
   for (let tries = 1; ; tries++) {
+    // Open mode wants every change to say it is JSON, a bodiless disable too (README Security).
     const res = await fetch(`${base}${path}`, {
       method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
     if (res.status === expected) return JSON.parse(text);
