@@ -94,6 +94,8 @@ export async function startXtimer(count: number, cron: string, sinkUrl: string):
 export interface TimerOptions {
   /** All the timers in this app (default: spread over 64 apps, bench0…bench63). */
   app?: string;
+  /** Names are this and the timer's index (default `t`): another batch in the same apps needs its own. */
+  namePrefix?: string;
   /** Top-level fields of each timer that replace the defaults (retry, misfireThresholdMs…). */
   fields?: Record<string, unknown>;
 }
@@ -117,7 +119,7 @@ export async function createTimers(
     async (i) => {
       const created = await apiCall(base, 'POST', '/api/v1/timers', 201, {
         app: options.app ?? `bench${i % 64}`,
-        name: `t${i}`,
+        name: `${options.namePrefix ?? 't'}${i}`,
         cron,
         status,
         callback: { url: sinkUrl, method: 'POST' },
