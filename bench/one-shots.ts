@@ -43,7 +43,7 @@ export async function oneShotsBench(
     );
     try {
       await pool(ats, 32, async (at, i) => {
-        await createOneShot(target.base!, i, at, `http://127.0.0.1:${sinkPort}/once`);
+        await createOneShot(target.base, i, at, `http://127.0.0.1:${sinkPort}/once`);
         created++;
       });
     } finally {
