@@ -17,8 +17,8 @@ import {
 } from '../helpers/stores.js';
 
 /**
- * Starts the real entrypoint the way a newcomer does (tsx workers/main.ts, settings in
- * the environment) and drives it over real HTTP.
+ * Starts the real entrypoint from its sources (tsx workers/main.ts, settings in the
+ * environment) and drives it over real HTTP; production-build.test.ts starts the compiled one.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Node itself with tsx as a loader: one process, so SIGKILL kills xtimer (the tsx CLI,
 // like npx, would leave its child running).
-const NODE_ARGS = ['--import', 'tsx', 'workers/main.ts'];
+const FROM_SOURCE = ['--import', 'tsx', 'workers/main.ts'];
+/** The compiled entrypoint, as `npm start` runs it (build it first: scripts/build.mjs). */
+export const FROM_DIST = ['dist/workers/main.js'];
 
 /** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -19,7 +21,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A running xtimer process (workers/main.ts) with its output kept for assertions. */
+/** A running xtimer process (workers/main.ts, or `nodeArgs`) with its output kept for assertions. */
 export class XtimerProcess {
   readonly child: ChildProcess;
   output = '';
@@ -28,8 +30,9 @@ export class XtimerProcess {
   constructor(
     readonly name: string,
     env: Record<string, string>,
+    nodeArgs: readonly string[] = FROM_SOURCE,
   ) {
-    this.child = spawn(process.execPath, NODE_ARGS, {
+    this.child = spawn(process.execPath, nodeArgs, {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig, ROLES, SETTINGS } from '../../src/config.js';
+import { healthzUrl } from '../../workers/healthcheck.js';
 
 /**
  * docker-compose.yml and the Dockerfile cannot run here (no Docker engine), so they are
@@ -53,10 +54,18 @@ describe('docker-compose.yml', () => {
     expect(compose.services.worker.deploy.replicas).toBe(3);
   });
 
-  it('health-checks the api on /healthz, MySQL with mysqladmin ping and Redis with redis-cli ping', () => {
-    expect(healthcheck('api')).toContain('/healthz');
+  it("health-checks MySQL with mysqladmin ping, Redis with redis-cli ping, xtimer with the image's check", () => {
     expect(healthcheck('mysql')).toContain('mysqladmin ping');
     expect(healthcheck('redis')).toContain('redis-cli ping');
+    for (const service of XTIMER_SERVICES)
+      expect(healthcheck(service), service).toBe('CMD node dist/workers/healthcheck.js');
+  });
+
+  it.each(XTIMER_SERVICES)('gives %s an HTTP port the health check asks for /healthz', (service) => {
+    const config = loadConfig(envOf(service));
+    const port = service === 'api' ? config.port : config.metricsPort;
+    expect(port).toBeDefined();
+    expect(healthzUrl(config)).toBe(`http://127.0.0.1:${port}/healthz`);
   });
 
   it.each(XTIMER_SERVICES)('starts %s from the xtimer image once MySQL and Redis are healthy', (service) => {
@@ -90,7 +99,6 @@ describe('docker-compose.yml', () => {
     const config = loadConfig(envOf('api'));
     expect(config.host).toBe('0.0.0.0');
     expect(compose.services.api.ports).toContain(`${config.port}:${config.port}`);
-    expect(healthcheck('api')).toContain(`:${config.port}/healthz`);
   });
 
   it('keeps the SSRF guard on in every xtimer service, and names PUBLIC_HOSTS for the api', () => {
@@ -121,6 +129,29 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm ci --omit=dev/);
     expect(dockerfile).toMatch(/COPY --from=build \/app\/dist/);
     expect(dockerfile).toMatch(/CMD \["node", .*"dist\/workers\/main\.js"\]/);
+  });
+
+  it('runs on a Node LTS that is still supported (22 or 24), as the unprivileged node user', () => {
+    const images = [...dockerfile.matchAll(/^ARG NODE_IMAGE=(.+)$/gm)].map((m) => m[1]);
+    expect(images).toHaveLength(1);
+    expect(images[0]).toMatch(/^node:(22|24)-/);
+    const stages = dockerfile.match(/^FROM .+$/gm) ?? [];
+    expect(stages).toHaveLength(2);
+    for (const stage of stages) expect(stage).toMatch(/^FROM \$\{NODE_IMAGE\} AS (build|runtime)$/);
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime.indexOf('USER node')).toBeLessThan(runtime.indexOf('CMD ['));
+  });
+
+  it("checks health with the compiled health check, which finds every role's port", () => {
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "dist\/workers\/healthcheck\.js"\]$/m);
+    const env = Object.fromEntries(
+      [...dockerfile.matchAll(/^ENV (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    for (const roles of ['api', 'scheduler,migrator', 'trigger,executor', ''])
+      expect(healthzUrl(loadConfig({ ...env, XTIMER_ROLES: roles })), roles).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/healthz$/,
+      );
   });
 
   it('sets only settings src/config.ts knows', () => {
