@@ -1,5 +1,7 @@
 import type { Core } from '../src/core.js';
 import { stepMs } from '../src/domain/migration-window.js';
+import { MINUTE } from '../src/domain/slice.js';
+import type { Logger } from '../src/observability/logger.js';
 import { Compensator } from '../src/services/compensator.js';
 import { Migration } from '../src/services/migration.js';
 import { COMPENSATE_EVERY_MS, MigrationRunner } from '../src/services/migration-runner.js';
@@ -11,17 +13,12 @@ import type { Role } from './executor.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
 
-/**
- * The migrator role: a MigrationRunner's duties on their clocks — the next window at
- * start-up and at every window boundary, the slices' intactness every 5 s, the
- * compensator every 30 s.
- */
-export async function startMigrator(core: Core): Promise<Role> {
+/** The migrator's duties over the core's stores, with the core's clock (tests drive both). */
+export function createMigrationRunner(core: Core, logger: Logger): MigrationRunner {
   const { config, keys, redis, queues } = core;
-  const logger = core.logger.child({ component: 'migrator' });
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
-  const runner = new MigrationRunner({
+  return new MigrationRunner({
     migration: new Migration(
       timers,
       tasks,
@@ -50,8 +47,19 @@ export async function startMigrator(core: Core): Promise<Role> {
     metrics: core.metrics,
     stepMinutes: config.migrateStepMinutes,
     logger,
-    now: Date.now,
+    now: core.now,
   });
+}
+
+/**
+ * The migrator role: a MigrationRunner's duties on their clocks — the next window at
+ * start-up and at every window boundary, the top-up just after every minute starts,
+ * the slices' intactness every 5 s, the compensator every 30 s.
+ */
+export async function startMigrator(core: Core): Promise<Role> {
+  const logger = core.logger.child({ component: 'migrator' });
+  const runner = createMigrationRunner(core, logger);
+  const { config } = core;
 
   const pending = new Map<string, NodeJS.Timeout>();
   let running = true;
@@ -79,6 +87,8 @@ export async function startMigrator(core: Core): Promise<Role> {
   // At start-up, then just after each window boundary (re-checked every minute in case
   // the lock holder died mid-way and the 20-min lock lapsed).
   every('migration', runner.checkEveryMs, () => runner.migrate(), stepMs(config.migrateStepMinutes));
+  // Just after each minute starts: the rest of the window for timers planned near-term.
+  every('top-up', MINUTE, () => runner.topUp(), MINUTE);
   every('compensator', COMPENSATE_EVERY_MS, () => runner.compensate());
   logger.info({ stepMinutes: config.migrateStepMinutes }, 'migrator started');
 

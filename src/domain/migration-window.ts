@@ -1,7 +1,10 @@
+import { MINUTE, minuteStart } from './slice.js';
+
 /**
  * Migration windows (SPEC §5.2): clock-aligned, half-open [start, start + step).
- * While window k runs, window k+1 is materialised; an enabled timer gets its runs up
- * to the end of the next window at once.
+ * While window k runs, window k+1 is materialised. A created, enabled or changed timer
+ * gets only its near-term runs at once; the migrator's top-up, every minute, plans the
+ * rest up to the end of the next window (issue 15: creates at scale).
  */
 export interface MigrationWindow {
   start: number;
@@ -28,3 +31,22 @@ export function windowKey(startMs: number, stepMinutes: number): string {
   const iso = new Date(startMs).toISOString();
   return stepMinutes % 60 === 0 ? iso.slice(0, 13) : iso.slice(0, 16);
 }
+
+/**
+ * How far a create, enable or schedule change plans a dense schedule: the rest of this
+ * minute and the next two, never past the full horizon. An every-second timer then
+ * writes ~150 runs instead of up to 7,200, an every-minute one 2–3 instead of up to 120.
+ */
+export const NEAR_TERM_MINUTES = 3;
+
+export function nearTermHorizon(nowMs: number, stepMinutes: number): number {
+  return Math.min(planHorizon(nowMs, stepMinutes), minuteStart(nowMs) + NEAR_TERM_MINUTES * MINUTE);
+}
+
+/**
+ * The top-up, just after each minute starts, plans every active timer whose runs stop
+ * within this lead. A near-term plan made in minute M reaches M+3; the top-ups at M+1
+ * and M+2 both see it (two chances, the later still a minute before the runs run out,
+ * well ahead of the scheduler claiming minute M+3's slices PREFETCH_MS before it starts).
+ */
+export const TOP_UP_LEAD_MS = NEAR_TERM_MINUTES * MINUTE;

@@ -1,8 +1,28 @@
+import { nearTermHorizon, planHorizon } from './migration-window.js';
 import type { Timer } from './timer.js';
-import { scheduleOf } from './timer-schedule.js';
+import { type ScheduleFields, scheduleOf } from './timer-schedule.js';
 
 /** planned_until of a timer that will never need planning again (its schedule has ended or its runs are capped). */
 export const NEVER = Date.UTC(9999, 0, 1);
+
+/**
+ * A schedule with at most this many runs before the full horizon is sparse: a create
+ * plans its whole window at once (as cheap as a dense timer's near term), and the
+ * migrator's top-up never needs to see it. Every 30 minutes or sparser, with hour windows.
+ */
+export const SPARSE_RUNS = 4;
+
+/**
+ * Where a create, enable or schedule change at `nowMs` plans `timer` to: the full
+ * horizon (the end of the next migration window) for a sparse schedule, the near term
+ * for a dense one, whose rest the migrator's top-up plans within the minute.
+ */
+export function changeHorizon(timer: ScheduleFields, nowMs: number, stepMinutes: number): number {
+  const full = planHorizon(nowMs, stepMinutes);
+  const first = scheduleOf(timer).next(nowMs - 1, SPARSE_RUNS + 1);
+  const dense = first.length > SPARSE_RUNS && (first[SPARSE_RUNS] as number) < full;
+  return dense ? nearTermHorizon(nowMs, stepMinutes) : full;
+}
 
 /** What planning a timer over [fromMs, horizonMs) yields, its window and cap applied. */
 export interface PlannedWindow {

@@ -1,5 +1,5 @@
-import { planHorizon, stepMs, windowAt, windowKey } from '../domain/migration-window.js';
-import { MINUTE } from '../domain/slice.js';
+import { planHorizon, stepMs, TOP_UP_LEAD_MS, windowAt, windowKey } from '../domain/migration-window.js';
+import { MINUTE, minuteKey } from '../domain/slice.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Keys } from '../storage/redis/keys.js';
@@ -45,9 +45,10 @@ export interface MigrationRunnerDeps {
 }
 
 /**
- * The migrator role's three duties, each under its cluster-wide lock so any number of
- * migrators may run them: materialise the next window once (SPEC §5.2), rebuild the
- * slices after Redis lost them, and run the compensator.
+ * The migrator role's duties, each under its cluster-wide lock so any number of
+ * migrators may run them: materialise the next window once (SPEC §5.2), top up the
+ * timers planned only for the near term once a minute, rebuild the slices after Redis
+ * lost them, and run the compensator.
  */
 export class MigrationRunner {
   private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
@@ -94,6 +95,28 @@ export class MigrationRunner {
       // Keep the working lock: any migrator retries the window once it lapses.
       log.error({ err: (err as Error).message }, 'migration failed');
     }
+  }
+
+  /**
+   * Plans up to the horizon every active timer whose runs stop within TOP_UP_LEAD_MS: a
+   * create, enable or schedule change planned only its near term (migration-window.ts).
+   * Once a minute, by whichever migrator takes the minute's lock; a failed top-up is
+   * retried by the next minute's, still ahead of the runs running out.
+   */
+  async topUp(): Promise<void> {
+    const { d } = this;
+    const now = d.now();
+    const lockKey = d.keys.migratorLock(`top-up:${minuteKey(now)}`);
+    // Kept to the end of the minute, never released: one top-up per minute.
+    if (!(await d.lock.acquire(lockKey, Math.max(1000, MINUTE - (now % MINUTE))))) return;
+    const result = await d.migration.run(
+      planHorizon(now, d.stepMinutes),
+      now,
+      undefined,
+      now + TOP_UP_LEAD_MS,
+    );
+    d.metrics.migrationRuns.inc(result.runs);
+    if (result.timers > 0) d.logger.info(result, 'top-up done');
   }
 
   /** Puts MySQL's pending runs back into the slices when Redis has lost them (its marker is gone). */

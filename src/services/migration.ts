@@ -1,3 +1,4 @@
+import { groupBy } from '../domain/group-by.js';
 import { type PlannedWindow, planWindow } from '../domain/plan-window.js';
 import { minuteStart } from '../domain/slice.js';
 import type { Timer } from '../domain/timer.js';
@@ -86,10 +87,16 @@ export class Migration {
     this.options = { ...DEFAULTS, ...options };
   }
 
+  /**
+   * Plans every active timer whose runs stop before `selectBeforeMs` (default: the
+   * horizon, the whole window) up to `horizonMs`. The top-up passes an earlier bound: the
+   * timers whose near-term plan is running out.
+   */
   async run(
     horizonMs: number,
     nowMs: number,
     onProgress?: (p: MigrationProgress) => void,
+    selectBeforeMs = horizonMs,
   ): Promise<MigrationResult> {
     const started = Date.now();
     const floor = nowMs - this.options.maxCatchUpMs;
@@ -99,7 +106,7 @@ export class Migration {
     const planned: Planned[] = [];
     const minuteTotals = new Map<number, number>();
     for (let afterId = 0; ; ) {
-      const page = await this.timers.pageToPlan(horizonMs, afterId, this.options.pageSize);
+      const page = await this.timers.pageToPlan(selectBeforeMs, afterId, this.options.pageSize);
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.timer.id;
       for (const { timer, plannedUntil } of page) {
@@ -143,10 +150,19 @@ export class Migration {
       await redisTail;
       redisTail = (async () => {
         await this.slices.addRuns(batchRows, minuteTotals);
-        await this.timers.setPlannedUntil(
-          timers.filter((p) => isPlain(p, horizonMs)).map((p) => p.timer.id),
-          horizonMs,
-        );
+        // Only where the timer is still the version planned: a change made meanwhile
+        // re-planned it from its own near-term horizon, which must stand (or its new
+        // schedule's runs up to this horizon would never be planned).
+        for (const [version, plain] of groupBy(
+          timers.filter((p) => isPlain(p, horizonMs)),
+          (p) => p.timer.version,
+        )) {
+          await this.timers.setPlannedUntil(
+            plain.map((p) => p.timer.id),
+            horizonMs,
+            version,
+          );
+        }
         for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
           await this.timers.recordPlan(p.timer.id, p.before, p.next);
         }

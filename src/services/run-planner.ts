@@ -1,5 +1,4 @@
-import { planHorizon } from '../domain/migration-window.js';
-import { planWindow } from '../domain/plan-window.js';
+import { changeHorizon, planWindow } from '../domain/plan-window.js';
 import type { Timer } from '../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
@@ -37,16 +36,13 @@ export class RunPlanner {
     private readonly dispatch: Dispatch,
   ) {}
 
-  /** Where materialisation stops when a timer is planned at `nowMs`: the end of the next window. */
-  horizon(nowMs: number): number {
-    return planHorizon(nowMs, this.stepMinutes);
-  }
-
   /**
    * Plans `timer`'s runs in [fromMs, horizon) through `tasks` and `timers` (a
    * transaction's) as a new plan of this timer version, and records where it begins,
-   * how far it reaches and how many runs it holds. `cancelled` scheduled runs of the
-   * previous plan (cancel() just removed them) no longer count towards maxRuns.
+   * how far it reaches and how many runs it holds: the near term only for a dense
+   * schedule (changeHorizon), whose rest the migrator's top-up plans. `cancelled`
+   * scheduled runs of the previous plan (cancel() just removed them) no longer count
+   * towards maxRuns.
    */
   async plan(
     timer: Timer,
@@ -58,7 +54,7 @@ export class RunPlanner {
     const window = planWindow(
       { ...timer, runsPlanned: Math.max(0, timer.runsPlanned - cancelled), finalRunAt: null },
       fromMs,
-      this.horizon(fromMs),
+      changeHorizon(timer, fromMs, this.stepMinutes),
     );
     const runs = window.runAts.map((runAt) => ({
       timerId: timer.id,

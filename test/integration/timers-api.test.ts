@@ -3,6 +3,8 @@ import type { App } from '../../api/app.js';
 import type { Core } from '../../src/core.js';
 import { minuteKey } from '../../src/domain/slice.js';
 import { parseSliceMember } from '../../src/domain/task-key.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { createMigrationRunner } from '../../workers/migrator.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
@@ -178,8 +180,8 @@ describe('POST /api/v1/timers', () => {
     );
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('active');
-    // From 10:17:30 to the end of the next hourly window (12:00): 10:18 … 11:59.
-    expect(await pendingRowCount(res.body.id)).toBe(102);
+    // The near term only, from 10:17:30 to 10:20: 10:18 and 10:19 (the migrator's top-up plans the rest).
+    expect(await pendingRowCount(res.body.id)).toBe(2);
   });
 });
 
@@ -353,7 +355,8 @@ describe('PATCH /api/v1/timers/:id', () => {
   it('re-plans the future runs of an active timer when its cron changes', async () => {
     const t = await create({ app: 'replan', cron: '0 * * * * *', timezone: 'UTC' }, fixedApp);
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/enable`);
-    expect(await pendingRowCount(t.id)).toBe(102);
+    // Every minute is dense: the near term only, 10:18 and 10:19 (the migrator's top-up plans the rest).
+    expect(await pendingRowCount(t.id)).toBe(2);
 
     const res = await call(fixedApp, 'PATCH', `/api/v1/timers/${t.id}`, { cron: '0 0,30 * * * *' });
     expect(res.status).toBe(200);
@@ -435,8 +438,8 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
     expect((await call(app, 'POST', `/api/v1/timers/${t.id}/enable`)).status).toBe(200);
 
     const { items } = await allTasks(t.id, 'upcoming=true');
-    // At least the rest of this hour and all of the next.
-    expect(items.length).toBeGreaterThanOrEqual(60);
+    // The near term: the rest of this minute and the next two (the migrator's top-up plans the rest).
+    expect(items.length).toBeGreaterThanOrEqual(2);
     for (const task of items) {
       expect(task).toMatchObject({ timerId: t.id, status: 'pending', attempts: 0, firedAt: null });
       expect(Date.parse(task.runAt)).toBeGreaterThanOrEqual(enabledAt);
@@ -453,24 +456,25 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
     expect(await inSlice(core, t.id, Date.parse(items[0].runAt))).toBe(false);
   });
 
-  it('plans exactly the runs up to the end of the next migration window', async () => {
-    const t = await create({ app: 'toggling', cron: '0 */15 * * * *', timezone: 'UTC' }, fixedApp);
+  it('plans exactly the runs of the near term: to the end of the minute after next', async () => {
+    const t = await create({ app: 'toggling', cron: '*/20 * * * * *', timezone: 'UTC' }, fixedApp);
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/enable`);
     const { items } = await allTasks(t.id, 'upcoming=true', 500, fixedApp);
     expect(items.map((x: any) => x.runAt)).toEqual([
-      '2030-01-01T10:30:00.000Z',
-      '2030-01-01T10:45:00.000Z',
-      '2030-01-01T11:00:00.000Z',
-      '2030-01-01T11:15:00.000Z',
-      '2030-01-01T11:30:00.000Z',
-      '2030-01-01T11:45:00.000Z',
+      '2030-01-01T10:17:40.000Z',
+      '2030-01-01T10:18:00.000Z',
+      '2030-01-01T10:18:20.000Z',
+      '2030-01-01T10:18:40.000Z',
+      '2030-01-01T10:19:00.000Z',
+      '2030-01-01T10:19:20.000Z',
+      '2030-01-01T10:19:40.000Z',
     ]);
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/disable`);
     expect(await pendingRowCount(t.id)).toBe(0);
     // Enabling again plans the same runs once (unique per timer and instant).
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/enable`);
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/enable`);
-    expect(await pendingRowCount(t.id)).toBe(6);
+    expect(await pendingRowCount(t.id)).toBe(7);
   });
 });
 
@@ -505,6 +509,8 @@ describe('GET /api/v1/timers/:id/tasks', () => {
 
   it('lists history by default (runs at or before now, newest first), paged without loss or repetition, and filters by time and status', async () => {
     const t = await create({ app: 'tasks', cron: EVERY_MINUTE, timezone: 'UTC', status: 'active' }, fixedApp);
+    // The migrator plans the rest of the window: 10:18 … 11:59.
+    await createMigrationRunner(fixedCore, createLogger('silent')).topUp();
     // At 10:17:30 all 102 planned runs are ahead: no history yet.
     expect((await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks`)).body).toEqual({
       items: [],
@@ -539,12 +545,16 @@ describe('GET /api/v1/timers/:id/tasks', () => {
   });
 
   it('lists the pending future runs soonest first with ?upcoming=true, paged', async () => {
-    const t = await create({ app: 'tasks', cron: EVERY_MINUTE, timezone: 'UTC', status: 'active' }, fixedApp);
-    const upcoming = await allTasks(t.id, 'upcoming=true', 40, fixedApp);
-    expect(upcoming.pages).toBe(3);
+    const t = await create(
+      { app: 'upcoming', cron: '*/10 * * * * *', timezone: 'UTC', status: 'active' },
+      fixedApp,
+    );
+    const upcoming = await allTasks(t.id, 'upcoming=true', 4, fixedApp);
     const times = upcoming.items.map((x: any) => Date.parse(x.runAt));
-    expect(times).toHaveLength(102);
-    expect(times[0]).toBe(Date.UTC(2030, 0, 1, 10, 18));
+    // The near term planned at creation: 10:17:40 to the end of the minute after next.
+    expect(times).toHaveLength(14);
+    expect(upcoming.pages).toBe(4);
+    expect(times[0]).toBe(Date.UTC(2030, 0, 1, 10, 17, 40));
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 

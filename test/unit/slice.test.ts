@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planHorizon, windowAt, windowKey } from '../../src/domain/migration-window.js';
+import { nearTermHorizon, planHorizon, windowAt, windowKey } from '../../src/domain/migration-window.js';
 import {
   bucketCountFor,
   bucketOf,
@@ -57,5 +57,14 @@ describe('migration windows', () => {
     expect(planHorizon(t, 5)).toBe(at('2026-11-22T10:25:00Z'));
     expect(windowKey(at('2026-11-22T10:00:00Z'), 60)).toBe('2026-11-22T10');
     expect(windowKey(at('2026-11-22T10:15:00Z'), 5)).toBe('2026-11-22T10:15');
+  });
+
+  it('plans a create or change only to the end of the minute after next, never past the horizon', () => {
+    const t = at('2026-11-22T10:17:30Z');
+    expect(nearTermHorizon(t, 60)).toBe(at('2026-11-22T10:20:00Z'));
+    expect(nearTermHorizon(at('2026-11-22T10:17:00Z'), 60)).toBe(at('2026-11-22T10:20:00Z'));
+    // One-minute windows already plan less than that.
+    expect(nearTermHorizon(t, 1)).toBe(planHorizon(t, 1));
+    expect(nearTermHorizon(t, 1)).toBe(at('2026-11-22T10:19:00Z'));
   });
 });

@@ -267,18 +267,23 @@ export class TimerRepository {
     return result.affectedRows > 0;
   }
 
-  /** Records that runs of these timers now exist up to `untilMs` (null: none planned). */
-  async setPlannedUntil(ids: readonly number[], untilMs: number | null): Promise<void> {
+  /**
+   * Records that runs of these timers now exist up to `untilMs` (null: none planned);
+   * with `version`, only for those still at that version (not changed since planned).
+   */
+  async setPlannedUntil(ids: readonly number[], untilMs: number | null, version?: number): Promise<void> {
     if (ids.length === 0) return;
     await this.db
       .update(timers)
       .set({ plannedUntil: untilMs === null ? null : new Date(untilMs), updatedAt: sql`${timers.updatedAt}` })
-      .where(inArray(timers.id, [...ids]));
+      .where(
+        and(inArray(timers.id, [...ids]), version === undefined ? undefined : eq(timers.version, version)),
+      );
   }
 
-  /** A page of active timers (id order) whose runs stop short of `horizonMs`, with where they stop. */
+  /** A page of active timers (id order) whose runs stop short of `beforeMs`, with where they stop. */
   async pageToPlan(
-    horizonMs: number,
+    beforeMs: number,
     afterId: number,
     limit: number,
   ): Promise<Array<{ timer: Timer; plannedUntil: number | null }>> {
@@ -289,7 +294,7 @@ export class TimerRepository {
         and(
           eq(timers.status, 'active'),
           gt(timers.id, afterId),
-          or(isNull(timers.plannedUntil), lt(timers.plannedUntil, new Date(horizonMs))),
+          or(isNull(timers.plannedUntil), lt(timers.plannedUntil, new Date(beforeMs))),
         ),
       )
       .orderBy(asc(timers.id))
