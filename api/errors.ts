@@ -69,7 +69,12 @@ const CODE_BY_FIELD: Record<string, ErrorCode> = {
 function codeOf(issue: z.core.$ZodIssue): ErrorCode {
   const declared = (issue as { params?: { code?: ErrorCode } }).params?.code;
   if (declared) return declared;
-  const path = issue.path.map(String);
+  // A batch item's field (timers.3.cron) gets the code the field has in a single create.
+  const path = issue.path
+    .map(String)
+    .join('.')
+    .replace(/^timers\.\d+\./, '')
+    .split('.');
   for (let n = path.length; n > 0; n--) {
     const code = CODE_BY_FIELD[path.slice(0, n).join('.')];
     if (code) return code;

@@ -4,6 +4,7 @@ import { type ApiEnv, secured } from '../auth.js';
 import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
 import { newRouter } from '../router.js';
 import {
+  CreateTimerBatchSchema,
   CreateTimerSchema,
   ErrorSchema,
   IdParamSchema,
@@ -16,6 +17,7 @@ import {
   SchedulePreviewQuerySchema,
   TaskIdParamSchema,
   TaskSchema,
+  TimerBatchSchema,
   TimerSchema,
   UpdateTimerSchema,
 } from '../schemas/timer-schemas.js';
@@ -60,6 +62,29 @@ const routes = {
       400: errors[400],
       ...denied,
       409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
+      413: json(ErrorSchema, 'Body over 1 MiB'),
+      ...limited,
+    },
+  }),
+  createBatch: createRoute({
+    method: 'post',
+    path: '/timers/batch',
+    tags: ['timers'],
+    ...secured,
+    summary: 'Create up to 1,000 timers, all or nothing',
+    description:
+      'One invalid timer fails the whole request with 400 (409 for a name taken), naming it by its index ' +
+      '(`timers.<index>` in the message and details), and nothing is stored. The timers are created in one ' +
+      'transaction, in the order sent; the body is at most 1 MiB.',
+    request: jsonBody(CreateTimerBatchSchema),
+    responses: {
+      201: json(TimerBatchSchema, 'Created'),
+      400: errors[400],
+      ...denied,
+      409: json(
+        ErrorSchema,
+        'An app already has a timer of one of the names, or would pass MAX_TIMERS_PER_APP timers',
+      ),
       413: json(ErrorSchema, 'Body over 1 MiB'),
       ...limited,
     },
@@ -188,6 +213,10 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     .openapi(routes.create, async (c) => {
       const draft = draftFrom(c.req.valid('json'), callbackTimeoutMs);
       return c.json(presentTimer(await timersOf(c).create(draft)), 201);
+    })
+    .openapi(routes.createBatch, async (c) => {
+      const drafts = c.req.valid('json').timers.map((t) => draftFrom(t, callbackTimeoutMs));
+      return c.json({ items: (await timersOf(c).createMany(drafts)).map(presentTimer) }, 201);
     })
     .openapi(routes.list, async (c) => {
       const { label, q: nameContains, ...q } = c.req.valid('query');

@@ -353,6 +353,18 @@ export const CreateTimerFields = z.strictObject({
 
 export const CreateTimerSchema = CreateTimerFields.superRefine(oneScheduleKind).openapi('CreateTimer');
 
+/** The most timers one POST /timers/batch may create. */
+export const MAX_BATCH_TIMERS = 1000;
+
+export const CreateTimerBatchSchema = z
+  .strictObject({
+    timers: z
+      .array(CreateTimerSchema)
+      .min(1, 'must hold at least one timer')
+      .max(MAX_BATCH_TIMERS, `must hold at most ${MAX_BATCH_TIMERS} timers`),
+  })
+  .openapi('CreateTimerBatch');
+
 /** The PATCH body's fields (the compatible routes extend them); UpdateTimerSchema adds the rule between them. */
 export const UpdateTimerFields = z.strictObject({
   name: NameSchema.optional(),
@@ -430,6 +442,10 @@ export const TimerSchema = z
     updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
   })
   .openapi('Timer');
+
+export const TimerBatchSchema = z
+  .object({ items: z.array(TimerSchema).openapi({ description: 'The timers created, in the order sent.' }) })
+  .openapi('TimerBatch');
 
 export const TaskSchema = z
   .object({

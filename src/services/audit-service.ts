@@ -23,9 +23,10 @@ export class AuditService {
     this.entries = new AuditRepository(database.db);
   }
 
-  /** Writes an entry; given the change's transaction, it commits or rolls back with it. */
-  async record(entry: AuditDraft, tx?: Transaction): Promise<void> {
-    await (tx ? this.entries.withDb(tx.db) : this.entries).insert(entry);
+  /** Writes entries; given the change's transaction, they commit or roll back with it. */
+  async record(entries: AuditDraft | readonly AuditDraft[], tx?: Transaction): Promise<void> {
+    const all = Array.isArray(entries) ? entries : [entries as AuditDraft];
+    await (tx ? this.entries.withDb(tx.db) : this.entries).insert(all);
   }
 
   /** Newest first. An app key reads its own app's entries, whether or not the query names it. */

@@ -1,5 +1,5 @@
-import { changeHorizon, planWindow } from '../domain/plan-window.js';
-import type { Timer } from '../domain/timer.js';
+import { changeHorizon, type PlannedWindow, planWindow } from '../domain/plan-window.js';
+import type { Timer, TimerDraft } from '../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import {
@@ -37,6 +37,28 @@ export class RunPlanner {
   ) {}
 
   /**
+   * The first plan of a timer created at `fromMs`, made before it is stored (and has an
+   * id), so the timer's row carries it from its INSERT on. runsOf() gives its runs.
+   */
+  firstPlan(draft: TimerDraft, fromMs: number): PlannedWindow {
+    return planWindow(
+      { ...draft, runsPlanned: 0, finalRunAt: null },
+      fromMs,
+      changeHorizon(draft, fromMs, this.stepMinutes),
+    );
+  }
+
+  /** A plan's runs, to write into MySQL and the slices. */
+  runsOf(timer: Timer, window: Pick<PlannedWindow, 'runAts'>): PlannedRun[] {
+    return window.runAts.map((runAt) => ({
+      timerId: timer.id,
+      app: timer.app,
+      runAt,
+      version: timer.version,
+    }));
+  }
+
+  /**
    * Plans `timer`'s runs in [fromMs, horizon) through `tasks` and `timers` (a
    * transaction's) as a new plan of this timer version, and records where it begins,
    * how far it reaches and how many runs it holds: the near term only for a dense
@@ -56,12 +78,7 @@ export class RunPlanner {
       fromMs,
       changeHorizon(timer, fromMs, this.stepMinutes),
     );
-    const runs = window.runAts.map((runAt) => ({
-      timerId: timer.id,
-      app: timer.app,
-      runAt,
-      version: timer.version,
-    }));
+    const runs = this.runsOf(timer, window);
     await tasks.insertRuns(runs);
     await timers.startPlan(timer.id, fromMs, window);
     return runs;

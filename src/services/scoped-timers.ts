@@ -36,6 +36,14 @@ export class ScopedTimers {
     return this.timers.create(draft, this.author);
   }
 
+  /** All or nothing; a batch spends one change of the rate limit, however many timers it holds. */
+  async createMany(drafts: readonly TimerDraft[]): Promise<Timer[]> {
+    const apps = new Set(drafts.map((d) => d.app));
+    for (const app of apps) assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.createMany(drafts, this.author);
+  }
+
   async get(id: number): Promise<Timer> {
     return this.owned(id);
   }

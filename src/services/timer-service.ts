@@ -1,6 +1,6 @@
 import type { TargetGuard } from '../callback/target-guard.js';
 import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
-import { parseCron } from '../domain/cron-schedule.js';
+import { CronSyntaxError, parseCron } from '../domain/cron-schedule.js';
 import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
@@ -147,23 +147,89 @@ export class TimerService {
   }
 
   async create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
-    checkWindow(draft, this.deps.now());
-    await this.checkPolicy(draft, this.deps.now());
-    const { created, change } = await this.underAppLock(draft.app, () =>
-      this.deps.database.transaction(async (tx) => {
-        // Read once the lock is held: the plan starts when the change does, not when it was asked for.
-        const now = this.deps.now();
-        await this.checkRoomFor(draft.app, tx);
-        const created = await this.timersIn(tx).insert(draft);
-        await this.audit(tx, by, 'create', created, null, created);
-        const planned =
-          created.status === 'active'
-            ? await this.deps.planner.plan(created, now, this.tasksIn(tx), this.timersIn(tx))
-            : [];
-        return { created, change: { planned, cancelled: [] } };
+    const now = this.deps.now();
+    checkWindow(draft, now);
+    await this.checkPolicy(draft, now);
+    const [created] = await this.store([draft], by);
+    return created!;
+  }
+
+  /**
+   * Creates timers all or nothing (POST /timers/batch): if one may not be created, the
+   * call fails naming its index (`timers.<i>`) and none is stored. One transaction, one
+   * multi-row INSERT of the timers and one of their near-term runs.
+   */
+  async createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
+    const now = this.deps.now();
+    const first = new Map<string, number>();
+    drafts.forEach((d, i) => {
+      const earlier = first.get(`${d.app}\0${d.name}`);
+      if (earlier !== undefined) {
+        throw atIndex(
+          new XtimerError(
+            ErrorCode.VALIDATION_FAILED,
+            `name: ${JSON.stringify(d.name)} is also timers.${earlier}'s`,
+          ),
+          i,
+        );
+      }
+      first.set(`${d.app}\0${d.name}`, i);
+    });
+    const checks = await Promise.allSettled(
+      drafts.map(async (draft) => {
+        checkWindow(draft, now);
+        await this.checkPolicy(draft, now);
       }),
     );
-    return this.afterCommit(created.id, change);
+    const failed = checks.findIndex((c) => c.status === 'rejected');
+    if (failed >= 0) throw atIndex((checks[failed] as PromiseRejectedResult).reason, failed);
+    try {
+      return await this.store(drafts, by);
+    } catch (err) {
+      // A name taken in MySQL: the repository says which timer's.
+      const index = (err as { details?: { index?: number } }).details?.index;
+      throw index === undefined
+        ? err
+        : atIndex(new XtimerError((err as XtimerError).code, (err as Error).message), index);
+    }
+  }
+
+  /**
+   * Stores new timers under their apps' mutexes, with the first plan of the active ones
+   * (their near term, changeHorizon), then places those runs in the slices. No change is
+   * announced: no process can have cached a timer that did not exist.
+   */
+  private async store(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
+    const apps = [...new Set(drafts.map((d) => d.app))].sort();
+    // A big batch holds its mutexes longer than a single create.
+    const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 10);
+    const { created, planned } = await this.underAppLocks(apps, lockMs, () =>
+      this.deps.database.transaction(async (tx) => {
+        // Read once the locks are held: the plans start when the change does, not when it was asked for.
+        const now = this.deps.now();
+        for (const app of apps) await this.checkRoomFor(app, drafts.filter((d) => d.app === app).length, tx);
+        const rows = drafts.map((draft) =>
+          draft.status === 'active'
+            ? { draft, plannedFrom: now, plan: this.deps.planner.firstPlan(draft, now) }
+            : {
+                draft,
+                plannedFrom: null,
+                plan: { runAts: [], plannedUntil: null, runsPlanned: 0, finalRunAt: null },
+              },
+        );
+        const created = await this.timersIn(tx).insertMany(rows, new Date());
+        if (by)
+          await this.deps.audit.record(
+            created.map((t) => timerChange(by, 'create', t, null, t)),
+            tx,
+          );
+        const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
+        await this.tasksIn(tx).insertRuns(planned);
+        return { created, planned };
+      }),
+    );
+    await this.deps.planner.publish({ planned, cancelled: [] }, this.deps.now());
+    return created;
   }
 
   async get(id: number): Promise<Timer> {
@@ -513,13 +579,16 @@ export class TimerService {
   }
 
   /** MAX_TIMERS_PER_APP, counted under the app lock so concurrent creates cannot overshoot. */
-  private async checkRoomFor(app: string, tx: Transaction): Promise<void> {
+  private async checkRoomFor(app: string, adding: number, tx: Transaction): Promise<void> {
     const max = this.deps.policy?.maxTimersPerApp ?? 0;
     if (max <= 0) return;
-    if ((await this.timersIn(tx).count({ app })) >= max) {
+    const has = await this.timersIn(tx).count({ app });
+    if (has + adding > max) {
       throw new XtimerError(
         ErrorCode.TIMER_LIMIT_REACHED,
-        `app ${app} has ${max} timers, the most it may have (MAX_TIMERS_PER_APP); delete some first`,
+        has >= max
+          ? `app ${app} has ${max} timers, the most it may have (MAX_TIMERS_PER_APP); delete some first`
+          : `app ${app} has ${has} timers: ${adding} more would pass MAX_TIMERS_PER_APP (${max})`,
       );
     }
   }
@@ -532,18 +601,30 @@ export class TimerService {
     return this.tasks.withDb(tx.db, tx.conn);
   }
 
-  private async underAppLock<T>(app: string, fn: () => Promise<T>): Promise<T> {
-    const result = await this.deps.lock.withLock(
-      this.deps.keys.appLock(app),
-      APP_LOCK_TTL_MS,
-      APP_LOCK_WAIT_MS,
-      fn,
-    );
+  /** Runs `fn` holding every one of `apps`' mutexes, taken in the given (sorted) order so batches cannot deadlock. */
+  private async underAppLocks<T>(apps: readonly string[], ttlMs: number, fn: () => Promise<T>): Promise<T> {
+    const [first, ...rest] = apps;
+    if (first === undefined) return fn();
+    return this.underAppLock(first, () => this.underAppLocks(rest, ttlMs, fn), ttlMs);
+  }
+
+  private async underAppLock<T>(app: string, fn: () => Promise<T>, ttlMs = APP_LOCK_TTL_MS): Promise<T> {
+    const result = await this.deps.lock.withLock(this.deps.keys.appLock(app), ttlMs, APP_LOCK_WAIT_MS, fn);
     if (!result) {
       throw new XtimerError(ErrorCode.APP_BUSY, `another change to app ${app} is in progress; retry shortly`);
     }
     return result.value;
   }
+}
+
+/** A batch item's error, naming the item: `timers.<index>: …`, and the index in its details. */
+function atIndex(err: unknown, index: number): unknown {
+  if (err instanceof CronSyntaxError)
+    return atIndex(new XtimerError(ErrorCode.INVALID_CRON, err.message), index);
+  if (!(err instanceof XtimerError)) return err;
+  return new XtimerError(err.code, `timers.${index}: ${err.message}`, [
+    { path: `timers.${index}`, message: err.message, index },
+  ]);
 }
 
 function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {

@@ -187,6 +187,9 @@ const TIMER_FORM = {
 
 const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /api/v1/timers': () => timerBody({ app: APP, name: `f-${Math.random().toString(36).slice(2)}` }),
+  'POST /api/v1/timers/batch': () => ({
+    timers: [0, 1].map(() => timerBody({ app: APP, name: `b-${Math.random().toString(36).slice(2)}` })),
+  }),
   'PATCH /api/v1/timers/{id}': () => ({
     name: `p-${Math.random().toString(36).slice(2)}`,
     cron: '0 */5 * * * *',

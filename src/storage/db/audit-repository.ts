@@ -37,8 +37,12 @@ export class AuditRepository {
     return new AuditRepository(db);
   }
 
-  async insert(entry: AuditDraft): Promise<void> {
-    await this.db.insert(auditLog).values({ ...entry, before: json(entry.before), after: json(entry.after) });
+  /** One multi-row INSERT (a batch create audits each of its timers). */
+  async insert(entries: readonly AuditDraft[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db
+      .insert(auditLog)
+      .values(entries.map((e) => ({ ...e, before: json(e.before), after: json(e.after) })));
   }
 
   /** Newest first, keyset-paginated on id. */

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { escape as escapeSql } from 'mysql2';
 import {
   type HttpMethod,
   type Labels,
@@ -12,6 +13,7 @@ import {
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
 import { type TimerRow, timers } from './schema.js';
+import { sqlDateTime } from './task-repository.js';
 
 export function isDuplicateKey(err: unknown): boolean {
   const e = err as { code?: string; cause?: { code?: string } };
@@ -93,8 +95,28 @@ function planColumns(p: PlanRecord) {
   return { plannedUntil: date(p.plannedUntil), runsPlanned: p.runsPlanned, finalRunAt: date(p.finalRunAt) };
 }
 
+/** A timer to store with its first plan (a create). */
+export interface NewTimer {
+  draft: TimerDraft;
+  /** When its plan began (null: inactive, none). */
+  plannedFrom: number | null;
+  plan: PlanRecord;
+}
+
+/** A value of a timer column as an SQL literal (strings escaped, times as UTC DATETIME(3)). */
+function sqlLiteral(v: string | number | Date | null): string {
+  if (v === null) return 'NULL';
+  if (v instanceof Date) return `'${sqlDateTime(v.getTime())}'`;
+  return typeof v === 'number' ? String(v) : escapeSql(v);
+}
+
+const COLUMNS = getTableColumns(timers);
+
 const ms = (d: Date | null): number | null => (d === null ? null : d.getTime());
 const date = (v: number | null): Date | null => (v === null ? null : new Date(v));
+
+/** A timer's identity within its app, as one map key. */
+const nameKey = (t: Pick<Timer, 'app' | 'name'>) => `${t.app}\0${t.name}`;
 
 const nameTaken = (t: Pick<Timer, 'app' | 'name'>) =>
   new XtimerError(
@@ -147,6 +169,71 @@ export class TimerRepository {
 
   withDb(db: Db): TimerRepository {
     return new TimerRepository(db);
+  }
+
+  /**
+   * Stores new timers with their first plans in one multi-row INSERT and returns them as
+   * stored, without reading them back. Raw SQL: the create path is hot (drizzle's insert
+   * builder costs ~12 µs a row, a read-back a round trip). A name an app already has
+   * fails the whole statement: TIMER_NAME_TAKEN, with the index of the first such timer.
+   */
+  async insertMany(rows: readonly NewTimer[], at: Date): Promise<Timer[]> {
+    if (rows.length === 0) return [];
+    const stored = rows.map((r) => ({
+      ...toColumns(r.draft),
+      ...planColumns(r.plan),
+      plannedFrom: date(r.plannedFrom),
+      createdAt: at,
+      updatedAt: at,
+    }));
+    const keys = Object.keys(stored[0]!) as Array<keyof (typeof stored)[number]>;
+    const names = keys.map((k) => `\`${COLUMNS[k].name}\``).join(',');
+    const values = stored.map((row) => `(${keys.map((k) => sqlLiteral(row[k])).join(',')})`).join(',');
+    let insertId: number;
+    try {
+      const [result] = await this.db.execute(sql.raw(`INSERT INTO timers (${names}) VALUES ${values}`));
+      insertId = Number((result as unknown as { insertId: number }).insertId);
+    } catch (err) {
+      if (isDuplicateKey(err)) throw await this.firstTaken(rows.map((r) => r.draft));
+      throw err;
+    }
+    // One row: its id. Several: their ids by name (an INSERT's ids need not be consecutive).
+    const ids =
+      rows.length === 1
+        ? [insertId]
+        : await this.idsByName(rows.map((r) => r.draft)).then((found) =>
+            rows.map((r) => found.get(nameKey(r.draft))),
+          );
+    return stored.map((row, i) => {
+      const id = ids[i];
+      if (id === undefined) throw new Error(`timer ${row.app}/${row.name} not found after its insert`);
+      return toTimer({ ...row, id, version: 1 });
+    });
+  }
+
+  /** TIMER_NAME_TAKEN for the first of `drafts` whose app already has its name (with its index, of several). */
+  private async firstTaken(drafts: readonly TimerDraft[]): Promise<XtimerError> {
+    const taken = await this.idsByName(drafts);
+    const index = Math.max(
+      0,
+      drafts.findIndex((d) => taken.has(nameKey(d))),
+    );
+    const err = nameTaken(drafts[index]!);
+    return drafts.length === 1 ? err : new XtimerError(err.code, err.message, { index });
+  }
+
+  /** The ids of the stored timers with these apps and names, by nameKey. */
+  private async idsByName(drafts: readonly TimerDraft[]): Promise<Map<string, number>> {
+    const found = await this.db
+      .select({ id: timers.id, app: timers.app, name: timers.name })
+      .from(timers)
+      .where(
+        and(
+          inArray(timers.app, [...new Set(drafts.map((d) => d.app))]),
+          inArray(timers.name, [...new Set(drafts.map((d) => d.name))]),
+        ),
+      );
+    return new Map(found.map((r) => [nameKey(r), r.id]));
   }
 
   async insert(draft: TimerDraft): Promise<Timer> {
