@@ -278,7 +278,7 @@ async function main(): Promise<void> {
     }
     if (wants('api') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nAPI\n');
-      results.api = await apiBench(quick ? 300 : 2000);
+      results.api = await apiBench(quick ? 300 : 3000, quick ? 5000 : 30_000);
     }
   } finally {
     await sink.stop();

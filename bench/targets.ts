@@ -98,11 +98,26 @@ export interface TimerOptions {
   namePrefix?: string;
   /** Top-level fields of each timer that replace the defaults (retry, misfireThresholdMs…). */
   fields?: Record<string, unknown>;
+  /** The 64 apps' name prefix, when `app` is not given (default bench). */
+  appPrefix?: string;
+}
+
+/** The body of one benchmark timer. */
+function benchTimer(app: string, name: string, cron: string, sinkUrl: string, status: 'active' | 'inactive') {
+  return {
+    app,
+    name,
+    cron,
+    status,
+    callback: { url: sinkUrl, method: 'POST' },
+    retry: { maxAttempts: 1, backoffMs: 0 },
+  };
 }
 
 /**
- * Creates timers through the API, 32 at a time, spread over 64 apps unless `options.app`
- * names one (the per-app lock serialises one app's changes). Returns their ids in order.
+ * Creates timers through the API, 32 at a time, spread over 64 apps (`${appPrefix}0…63`,
+ * default bench0…bench63) unless `options.app` names one (the per-app lock serialises one
+ * app's changes). Returns their ids in order.
  */
 export async function createTimers(
   base: string,
@@ -118,12 +133,13 @@ export async function createTimers(
     32,
     async (i) => {
       const created = await apiCall(base, 'POST', '/api/v1/timers', 201, {
-        app: options.app ?? `bench${i % 64}`,
-        name: `${options.namePrefix ?? 't'}${i}`,
-        cron,
-        status,
-        callback: { url: sinkUrl, method: 'POST' },
-        retry: { maxAttempts: 1, backoffMs: 0 },
+        ...benchTimer(
+          options.app ?? `${options.appPrefix ?? 'bench'}${i % 64}`,
+          `${options.namePrefix ?? 't'}${i}`,
+          cron,
+          sinkUrl,
+          status,
+        ),
         ...options.fields,
       });
       ids[i] = (created as { id: number }).id;
@@ -136,6 +152,25 @@ export async function createTimers(
 export async function disableTimers(base: string, ids: number[]): Promise<void> {
   await pool(ids, 32, async (id) => {
     await apiCall(base, 'POST', `/api/v1/timers/${id}/disable`, 200);
+  });
+}
+
+/** Creates timers through POST /timers/batch, `batchSize` a request, `clients` requests at a time, one app each. */
+export async function createTimerBatches(
+  base: string,
+  count: number,
+  cron: string,
+  sinkUrl: string,
+  status: 'active' | 'inactive',
+  { batchSize, clients, appPrefix }: { batchSize: number; clients: number; appPrefix: string },
+): Promise<void> {
+  const batches = Array.from({ length: Math.ceil(count / batchSize) }, (_, b) => b);
+  await pool(batches, clients, async (b) => {
+    await apiCall(base, 'POST', '/api/v1/timers/batch', 201, {
+      timers: Array.from({ length: Math.min(batchSize, count - b * batchSize) }, (_, j) =>
+        benchTimer(`${appPrefix}${b % 64}`, `b${b}-${j}`, cron, sinkUrl, status),
+      ),
+    });
   });
 }
 

@@ -1,6 +1,7 @@
 import type { TargetGuard } from '../callback/target-guard.js';
 import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
 import { CronSyntaxError, parseCron } from '../domain/cron-schedule.js';
+import { groupBy } from '../domain/group-by.js';
 import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
@@ -25,6 +26,7 @@ import type { RedisLock } from '../storage/redis/redis-lock.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import { type Actor, actorName } from './access.js';
 import type { AuditService } from './audit-service.js';
+import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
@@ -112,6 +114,10 @@ export interface QueuedRunView {
   trigger: 'manual' | 'retry';
 }
 
+/** Most creates stored together, and how many such batches may be under way at once. */
+const CREATE_BATCH = 100;
+const CREATES_IN_FLIGHT = 2;
+
 /** A timer whose final run was due this long ago and has settled is completed by the sweep. */
 const ENDED_GRACE_MS = 60_000;
 
@@ -132,6 +138,13 @@ export class TimerService {
   private readonly timers: TimerRepository;
   private readonly tasks: TaskRepository;
 
+  /** Concurrent creates stored together (one lock round, transaction and INSERT each batch). */
+  private readonly creates = new GroupCommit<{ draft: TimerDraft; by: ChangeAuthor | undefined }, Timer>(
+    (items) => this.storeEach(items),
+    CREATE_BATCH,
+    CREATES_IN_FLIGHT,
+  );
+
   constructor(private readonly deps: TimerServiceDeps) {
     this.timers = new TimerRepository(deps.database.db);
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
@@ -150,8 +163,7 @@ export class TimerService {
     const now = this.deps.now();
     checkWindow(draft, now);
     await this.checkPolicy(draft, now);
-    const [created] = await this.store([draft], by);
-    return created!;
+    return this.creates.add({ draft, by });
   }
 
   /**
@@ -175,9 +187,15 @@ export class TimerService {
       }
       first.set(`${d.app}\0${d.name}`, i);
     });
+    // Timers alike in schedule and target share one policy check (a batch is often one
+    // cron and one receiver): its failure is the first such timer's, the lowest index.
+    const checked = new Set<string>();
     const checks = await Promise.allSettled(
       drafts.map(async (draft) => {
         checkWindow(draft, now);
+        const alike = `${draft.cron}\0${draft.timezone}\0${draft.callback.url}`;
+        if (checked.has(alike)) return;
+        checked.add(alike);
         await this.checkPolicy(draft, now);
       }),
     );
@@ -195,19 +213,54 @@ export class TimerService {
   }
 
   /**
+   * Stores unrelated creates together; if that fails for one of them (a name taken, an
+   * app's limit reached), each alone, so each gets its own answer.
+   */
+  private async storeEach(
+    items: ReadonlyArray<{ draft: TimerDraft; by: ChangeAuthor | undefined }>,
+  ): Promise<Array<PromiseSettledResult<Timer>>> {
+    const drafts = items.map((i) => i.draft);
+    try {
+      const stored = await this.store(
+        drafts,
+        items.map((i) => i.by),
+      );
+      return stored.map((value) => ({ status: 'fulfilled', value }));
+    } catch (err) {
+      const itsOwn = (err as { details?: { index?: number } }).details?.index !== undefined;
+      const limit = err instanceof XtimerError && err.code === ErrorCode.TIMER_LIMIT_REACHED;
+      if (drafts.length === 1 || !(itsOwn || limit)) throw err;
+      const alone: Array<PromiseSettledResult<Timer>> = [];
+      for (const { draft, by } of items) {
+        try {
+          alone.push({ status: 'fulfilled', value: (await this.store([draft], by))[0]! });
+        } catch (reason) {
+          alone.push({ status: 'rejected', reason });
+        }
+      }
+      return alone;
+    }
+  }
+
+  /**
    * Stores new timers under their apps' mutexes, with the first plan of the active ones
    * (their near term, changeHorizon), then places those runs in the slices. No change is
    * announced: no process can have cached a timer that did not exist.
    */
-  private async store(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
-    const apps = [...new Set(drafts.map((d) => d.app))].sort();
+  private async store(
+    drafts: readonly TimerDraft[],
+    by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
+  ): Promise<Timer[]> {
+    // One author for all (a batch), or one per draft (creates stored together).
+    const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
+    const apps = [...new Set(drafts.map((d) => d.app))];
     // A big batch holds its mutexes longer than a single create.
     const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 10);
     const { created, planned } = await this.underAppLocks(apps, lockMs, () =>
       this.deps.database.transaction(async (tx) => {
         // Read once the locks are held: the plans start when the change does, not when it was asked for.
         const now = this.deps.now();
-        for (const app of apps) await this.checkRoomFor(app, drafts.filter((d) => d.app === app).length, tx);
+        await this.checkRoomFor(drafts, tx);
         const rows = drafts.map((draft) =>
           draft.status === 'active'
             ? { draft, plannedFrom: now, plan: this.deps.planner.firstPlan(draft, now) }
@@ -218,11 +271,11 @@ export class TimerService {
               },
         );
         const created = await this.timersIn(tx).insertMany(rows, new Date());
-        if (by)
-          await this.deps.audit.record(
-            created.map((t) => timerChange(by, 'create', t, null, t)),
-            tx,
-          );
+        const entries = created.flatMap((t, i) => {
+          const author = authorOf(i);
+          return author ? [timerChange(author, 'create', t, null, t)] : [];
+        });
+        await this.deps.audit.record(entries, tx);
         const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
         await this.tasksIn(tx).insertRuns(planned);
         return { created, planned };
@@ -578,17 +631,20 @@ export class TimerService {
     }
   }
 
-  /** MAX_TIMERS_PER_APP, counted under the app lock so concurrent creates cannot overshoot. */
-  private async checkRoomFor(app: string, adding: number, tx: Transaction): Promise<void> {
+  /** MAX_TIMERS_PER_APP for the apps of new timers, counted under their locks so concurrent creates cannot overshoot. */
+  private async checkRoomFor(drafts: readonly TimerDraft[], tx: Transaction): Promise<void> {
     const max = this.deps.policy?.maxTimersPerApp ?? 0;
     if (max <= 0) return;
-    const has = await this.timersIn(tx).count({ app });
-    if (has + adding > max) {
+    const adding = groupBy(drafts, (d) => d.app);
+    const has = await this.timersIn(tx).countByApp([...adding.keys()]);
+    for (const [app, { length: n }] of adding) {
+      const already = has.get(app) ?? 0;
+      if (already + n <= max) continue;
       throw new XtimerError(
         ErrorCode.TIMER_LIMIT_REACHED,
-        has >= max
+        already >= max
           ? `app ${app} has ${max} timers, the most it may have (MAX_TIMERS_PER_APP); delete some first`
-          : `app ${app} has ${has} timers: ${adding} more would pass MAX_TIMERS_PER_APP (${max})`,
+          : `app ${app} has ${already} timers: ${n} more would pass MAX_TIMERS_PER_APP (${max})`,
       );
     }
   }
@@ -601,17 +657,19 @@ export class TimerService {
     return this.tasks.withDb(tx.db, tx.conn);
   }
 
-  /** Runs `fn` holding every one of `apps`' mutexes, taken in the given (sorted) order so batches cannot deadlock. */
-  private async underAppLocks<T>(apps: readonly string[], ttlMs: number, fn: () => Promise<T>): Promise<T> {
-    const [first, ...rest] = apps;
-    if (first === undefined) return fn();
-    return this.underAppLock(first, () => this.underAppLocks(rest, ttlMs, fn), ttlMs);
+  private async underAppLock<T>(app: string, fn: () => Promise<T>): Promise<T> {
+    return this.underAppLocks([app], APP_LOCK_TTL_MS, fn);
   }
 
-  private async underAppLock<T>(app: string, fn: () => Promise<T>, ttlMs = APP_LOCK_TTL_MS): Promise<T> {
-    const result = await this.deps.lock.withLock(this.deps.keys.appLock(app), ttlMs, APP_LOCK_WAIT_MS, fn);
+  /** Runs `fn` holding the mutexes of all `apps` (taken together: see RedisLock.withLocks). */
+  private async underAppLocks<T>(apps: readonly string[], ttlMs: number, fn: () => Promise<T>): Promise<T> {
+    const keys = apps.map((app) => this.deps.keys.appLock(app));
+    const result = await this.deps.lock.withLocks(keys, ttlMs, APP_LOCK_WAIT_MS, fn);
     if (!result) {
-      throw new XtimerError(ErrorCode.APP_BUSY, `another change to app ${app} is in progress; retry shortly`);
+      throw new XtimerError(
+        ErrorCode.APP_BUSY,
+        `another change to app ${apps.join(', ')} is in progress; retry shortly`,
+      );
     }
     return result.value;
   }

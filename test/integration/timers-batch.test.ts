@@ -179,3 +179,20 @@ describe('POST /api/v1/timers/batch', () => {
     expect(await timersOf('keyed')).toBe(4);
   });
 });
+
+describe('concurrent single creates (stored together)', () => {
+  it('answers each create on its own: one name twice gets one 201 and one 409, the rest 201', async () => {
+    const bodies = Array.from({ length: 60 }, (_, i) => timerBody({ app: `crowd${i % 3}`, name: `c${i}` }));
+    bodies.push(timerBody({ app: 'crowd0', name: 'c0' }));
+    const answers = await Promise.all(bodies.map((b) => call(app, 'POST', '/api/v1/timers', b, ADMIN)));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(60);
+    const refused = answers.filter((a) => a.status !== 201);
+    expect(refused.map((a) => [a.status, a.body.error.code])).toEqual([[409, 'TIMER_NAME_TAKEN']]);
+    expect(refused[0]!.body.error.message).not.toMatch(/^timers\./);
+    const created = answers.filter((a) => a.status === 201).map((a) => a.body);
+    expect(new Set(created.map((t) => t.id)).size).toBe(60);
+    for (const t of created.slice(0, 5))
+      expect((await call(app, 'GET', `/api/v1/timers/${t.id}`, undefined, ADMIN)).body).toEqual(t);
+    expect(await count("timers WHERE app LIKE 'crowd%'")).toBe(60);
+  });
+});

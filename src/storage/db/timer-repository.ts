@@ -236,15 +236,11 @@ export class TimerRepository {
     return new Map(found.map((r) => [nameKey(r), r.id]));
   }
 
+  /** One new timer with no plan yet (the service creates through insertMany, with its first plan). */
   async insert(draft: TimerDraft): Promise<Timer> {
-    try {
-      const [result] = await this.db.insert(timers).values(toColumns(draft)).$returningId();
-      const created = await this.findById(result!.id);
-      return created!;
-    } catch (err) {
-      if (isDuplicateKey(err)) throw nameTaken(draft);
-      throw err;
-    }
+    const unplanned = { plannedUntil: null, runsPlanned: 0, finalRunAt: null };
+    const [created] = await this.insertMany([{ draft, plannedFrom: null, plan: unplanned }], new Date());
+    return created!;
   }
 
   /** The timer; `forUpdate` locks its row for the rest of the transaction. */
@@ -273,6 +269,17 @@ export class TimerRepository {
       .limit(q.limit)
       .offset(q.offset ?? 0);
     return rows.map(toTimer);
+  }
+
+  /** How many timers each of `apps` has (an app with none is absent). */
+  async countByApp(apps: readonly string[]): Promise<Map<string, number>> {
+    if (apps.length === 0) return new Map();
+    const rows = await this.db
+      .select({ app: timers.app, n: sql<number>`count(*)` })
+      .from(timers)
+      .where(inArray(timers.app, [...apps]))
+      .groupBy(timers.app);
+    return new Map(rows.map((r) => [r.app, Number(r.n)]));
   }
 
   async count(q: Omit<TimerListQuery, 'limit' | 'afterId' | 'offset' | 'newestFirst'>): Promise<number> {

@@ -37,19 +37,39 @@ export class RedisLock {
     waitMs: number,
     fn: () => Promise<T>,
   ): Promise<{ value: T } | null> {
+    return this.withLocks([key], ttlMs, waitMs, fn);
+  }
+
+  /**
+   * Runs `fn` holding every one of `keys`, taken at once (one round trip however many).
+   * If any is held elsewhere, those it took are given back before it waits and tries
+   * again: it never waits holding a lock, so two callers cannot deadlock.
+   */
+  async withLocks<T>(
+    keys: readonly string[],
+    ttlMs: number,
+    waitMs: number,
+    fn: () => Promise<T>,
+  ): Promise<{ value: T } | null> {
     const deadline = Date.now() + waitMs;
-    let token = await this.acquire(key, ttlMs);
     let pause = 5;
-    while (!token && Date.now() < deadline) {
+    for (;;) {
+      const tokens = await Promise.all(keys.map((key) => this.acquire(key, ttlMs)));
+      const releaseTaken = () =>
+        Promise.all(
+          keys.map((key, i) => (tokens[i] ? this.release(key, tokens[i]).catch(() => false) : false)),
+        );
+      if (tokens.every((t) => t !== null)) {
+        try {
+          return { value: await fn() };
+        } finally {
+          await releaseTaken();
+        }
+      }
+      await releaseTaken();
+      if (Date.now() >= deadline) return null;
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 100);
-      token = await this.acquire(key, ttlMs);
-    }
-    if (!token) return null;
-    try {
-      return { value: await fn() };
-    } finally {
-      await this.release(key, token).catch(() => undefined);
     }
   }
 }
