@@ -6,11 +6,13 @@ import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
 import type { AppService } from '../src/services/app-service.js';
+import type { AuditService } from '../src/services/audit-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
 import { openModeGuard } from './open-mode-guard.js';
 import { newRouter } from './router.js';
 import { appRoutes } from './routes/apps.js';
+import { auditRoutes } from './routes/audit.js';
 import { compatRoutes, respondErrorByPath } from './routes/compat-xtimer.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
@@ -23,6 +25,8 @@ export interface AppDeps {
   timers: TimerService;
   /** Apps and who a bearer token is: every /api request is authenticated through it. */
   apps: AppService;
+  /** The audit log, read at GET /api/v1/audit and on the dashboard. */
+  audit: AuditService;
   readiness: Record<string, ReadinessCheck>;
   callbackTimeoutMs: number;
   logger: Logger;
@@ -87,6 +91,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', healthRoutes(deps.readiness));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', appRoutes(deps.apps));
+  app.route('/api/v1', auditRoutes(deps.audit));
   app.route(
     '/',
     compatRoutes({
@@ -116,6 +121,8 @@ export function createApp(deps: AppDeps) {
     const dashboard = createDashboard({
       ...deps.dashboard,
       timers: deps.timers,
+      audit: deps.audit,
+      callbackTimeoutMs: deps.callbackTimeoutMs,
       logger: deps.logger,
       isAdminToken: deps.apps.adminTokenCheck,
     });

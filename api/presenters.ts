@@ -1,6 +1,7 @@
+import type { AuditEntry } from '../src/domain/audit.js';
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
-import type { Task, Timer } from '../src/domain/timer.js';
+import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import type { QueuedRunView } from '../src/services/timer-service.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
@@ -21,6 +22,8 @@ export function presentTimer(t: Timer) {
     maxRuns: t.maxRuns,
     overlapPolicy: t.overlapPolicy,
     notify: t.notify === null ? null : { url: t.notify.url, on: [...t.notify.on] },
+    labels: { ...t.labels },
+    description: t.description,
     status: t.status,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
@@ -38,8 +41,9 @@ export function presentTask(t: Task) {
     httpStatus: t.httpStatus,
     output: t.output,
     error: t.error,
-    firedAt: t.firedAt === null ? null : new Date(t.firedAt).toISOString(),
-    latencyMs: t.firedAt === null ? null : t.firedAt - t.runAt,
+    firedAt: iso(t.firedAt),
+    firstFiredAt: iso(t.firstFiredAt ?? t.firedAt),
+    latencyMs: latenessOf(t),
     durationMs: t.durationMs,
   };
 }
@@ -57,10 +61,15 @@ export function presentQueuedRun(r: QueuedRunView) {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function presentPreview(timer: Timer, runs: number[]) {
+/** Fire times in the schedule's zone; `timer` without an id is a schedule not saved yet. */
+export function presentPreview(timer: Pick<Timer, 'timezone'> & { id?: number }, runs: number[]) {
   return {
-    timerId: timer.id,
+    ...(timer.id === undefined ? {} : { timerId: timer.id }),
     timezone: timer.timezone,
     items: runs.map((ms) => formatInZone(ms, timer.timezone)),
   };
+}
+
+export function presentAuditEntry(e: AuditEntry) {
+  return { ...e, at: new Date(e.at).toISOString() };
 }

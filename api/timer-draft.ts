@@ -16,6 +16,7 @@ export function draftFrom(
     endAt: input.endAt ?? null,
     maxRuns: input.maxRuns ?? null,
     notify: input.notify ?? null,
+    description: input.description ?? null,
     callback: {
       url: input.callback.url,
       method: input.callback.method,

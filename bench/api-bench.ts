@@ -85,14 +85,18 @@ export async function apiBench(count: number, batchTimers: number) {
       count,
       'creates',
       null,
-      () => createTimers(base, count, EVERY_MINUTE, NOWHERE, 'inactive', 'idle'),
+      async () => {
+        await createTimers(base, count, EVERY_MINUTE, NOWHERE, 'inactive', { appPrefix: 'idle' });
+      },
     );
     const active = await timed(
       'single creates, active every-minute (planned), 32 clients',
       count,
       'creates',
       CREATE_TARGETS.singlePerSecond,
-      () => createTimers(base, count, EVERY_MINUTE, NOWHERE, 'active', 'active'),
+      async () => {
+        await createTimers(base, count, EVERY_MINUTE, NOWHERE, 'active', { appPrefix: 'active' });
+      },
     );
     const batch = await timed(
       'batch creates, 1,000 active every-minute a request, 4 clients',

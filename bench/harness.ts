@@ -114,6 +114,12 @@ export class CpuMeter {
   }
 }
 
+/** A CpuMeter over these processes and the stores beside them (Redis, MariaDB). */
+export async function cpuMeterWithStores(pids: Record<string, number>): Promise<CpuMeter> {
+  const redis = await redisInfo();
+  return new CpuMeter({ ...pids, redis: redis.pid, mysql: pidOf('mariadbd') || pidOf('mysqld') });
+}
+
 export function pidOf(name: string): number {
   try {
     return Number(execSync(`pidof -s ${name}`).toString().trim());
@@ -157,6 +163,53 @@ export async function dropDatabase(name: string): Promise<void> {
     await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
   } finally {
     await conn.end();
+  }
+}
+
+/** What MySQL recorded for a set of runs: how many in each status, and how many were called more than once. */
+export interface TaskOutcomes {
+  byStatus: Record<string, number>;
+  retried: number;
+}
+
+/** The runs scheduled in [from, to) of the timers with ids in [minId, maxId]. */
+export async function taskOutcomes(
+  database: string,
+  from: number,
+  to: number,
+  minId: number,
+  maxId: number,
+): Promise<TaskOutcomes> {
+  const conn = await mysql.createConnection(`${MYSQL_SERVER}/${database}`);
+  // run_at holds UTC (the service's pool runs with timezone 'Z').
+  const utc = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+  try {
+    const [rows] = await conn.query(
+      `SELECT status, COUNT(*) AS n, SUM(attempts > 1) AS retried FROM tasks
+       WHERE run_at >= ? AND run_at < ? AND timer_id BETWEEN ? AND ? GROUP BY status`,
+      [utc(from), utc(to), minId, maxId],
+    );
+    const out: TaskOutcomes = { byStatus: {}, retried: 0 };
+    for (const r of rows as Array<{ status: string; n: number; retried: number }>) {
+      out.byStatus[r.status] = Number(r.n);
+      out.retried += Number(r.retried);
+    }
+    return out;
+  } finally {
+    await conn.end();
+  }
+}
+
+/** Polls `probe` until none of its runs is pending or running any more, or `withinMs` passes. */
+export async function settledOutcomes(
+  probe: () => Promise<TaskOutcomes>,
+  withinMs: number,
+): Promise<TaskOutcomes> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const o = await probe();
+    if ((o.byStatus.pending ?? 0) + (o.byStatus.running ?? 0) === 0 || Date.now() > deadline) return o;
+    await sleep(2000);
   }
 }
 
@@ -208,8 +261,21 @@ export interface SinkStats {
   total: number;
 }
 
-export async function sinkStats(sinkPort: number, from: number, to: number): Promise<SinkStats> {
-  const res = await fetch(`http://127.0.0.1:${sinkPort}/_stats?from=${from}&to=${to}`);
+/** The benchmark's sink (bench/sink.ts), running in its own process. */
+export interface SinkRef {
+  port: number;
+  pid: number;
+}
+
+export async function sinkStats(
+  sinkPort: number,
+  from: number,
+  to: number,
+  timers: { min: number; max: number } = { min: 0, max: Number.MAX_SAFE_INTEGER },
+): Promise<SinkStats> {
+  const res = await fetch(
+    `http://127.0.0.1:${sinkPort}/_stats?from=${from}&to=${to}&minTimer=${timers.min}&maxTimer=${timers.max}`,
+  );
   return (await res.json()) as SinkStats;
 }
 

@@ -1,27 +1,31 @@
 /**
- * npm run bench [-- --quick] [-- --only=precision,max,migrator,history,api] [-- --timers=5000,8000]
- *                [-- --soak=5000 --seconds=300]
+ * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,oneshots,migrator,history,api]
+ *                [-- --timers=5000,8000] [-- --soak=5000 --seconds=300]
+ *                [-- --only=overload --seconds=20 --scale=0.1]
+ *                [-- --only=oneshots --oneshots=100000 --minutes=10]
  * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
- * run at that rate, reported every 10 s)
+ * run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
+ * delivery lines slow, noisy and overload while developing them)
  *
  * Open-loop benchmark (issue 5, SPEC §9): the timers generate the load. Every-second
  * timers put N runs on the same millisecond each second; a sink in its own process
  * records when each task id arrived. Lateness = arrival − X-Xtimer-Scheduled-At.
  * Each precision line runs xtimer and, beside it, BullMQ's own job schedulers, after
- * the harness floor: a bare client sending the same callbacks at each instant.
+ * the harness floor: a bare client sending the same callbacks at each instant. The
+ * delivery lines (issue 12) run xtimer alone against hard receivers and overload.
  */
 
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { apiBench } from './api-bench.js';
+import { type BenchLine, printLine, type System, table } from './bench-line.js';
 import {
   Child,
-  CpuMeter,
+  cpuMeterWithStores,
   freePort,
   mysqlVersion,
   pendingSliceRuns,
-  pidOf,
   ROOT,
   redisInfo,
   resetSink,
@@ -30,6 +34,10 @@ import {
 } from './harness.js';
 import { historyBench } from './history-bench.js';
 import { migratorBench } from './migrator-bench.js';
+import { type NoisyNeighbourResult, noisyNeighbour } from './noisy-neighbour.js';
+import { type OneShotsResult, oneShotsBench } from './one-shots.js';
+import { type OverloadRecoveryResult, overloadRecovery } from './overload-recovery.js';
+import { slowReceivers } from './slow-receivers.js';
 import { type SoakResult, soak } from './soak.js';
 import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
 
@@ -41,39 +49,27 @@ const only = args
   .split(',');
 const wants = (s: string) => !only || only.includes(s);
 const soakTimers = Number(args.find((a) => a.startsWith('--soak='))?.slice(7) ?? 0);
-const soakSeconds = Number(args.find((a) => a.startsWith('--seconds='))?.slice(10) ?? 300);
+const secondsArg = args.find((a) => a.startsWith('--seconds='))?.slice(10);
+const soakSeconds = Number(secondsArg ?? 300);
+/** The delivery lines' timer counts are multiplied by this (e.g. 0.1 for a short development run). */
+const scale = Number(args.find((a) => a.startsWith('--scale='))?.slice(8) ?? 1);
+const scaled = (n: number) => Math.max(1, Math.round(n * scale));
 const tuningSizes = args
   .find((a) => a.startsWith('--timers='))
   ?.slice(9)
   .split(',')
   .map(Number);
-
-/** `floor`: no scheduler, a bare client sending at each instant: what the harness itself costs. */
-type System = 'xtimer' | 'bullmq' | 'floor';
-
-interface PrecisionLine {
-  scenario: string;
-  system: System;
-  timers: number;
-  seconds: number;
-  expected: number;
-  delivered: number;
-  missing: number;
-  duplicates: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  firesPerSec: number;
-  cpu: Record<string, number>;
-  redisBytesPerPendingRun: number | null;
-  failed: boolean;
-}
+const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
+const oneShotMinutes = Number(args.find((a) => a.startsWith('--minutes='))?.slice(10) ?? 10);
 
 const results: {
-  precision: PrecisionLine[];
+  precision: BenchLine[];
   maxSustainedFiresPerSec?: number;
+  slowReceivers?: BenchLine;
+  noisyNeighbour?: NoisyNeighbourResult;
+  overloadRecovery?: OverloadRecoveryResult;
   soak?: SoakResult;
+  oneShots?: OneShotsResult;
   migrator?: unknown;
   api?: unknown;
   history?: unknown;
@@ -89,7 +85,7 @@ async function measure(
   seconds: number,
   sinkPort: number,
   sinkPid: number,
-): Promise<PrecisionLine> {
+): Promise<BenchLine> {
   const sinkUrl = `http://127.0.0.1:${sinkPort}/hook`;
   await resetSink(sinkPort);
   const memBefore = (await redisInfo()).usedMemory;
@@ -104,13 +100,7 @@ async function measure(
     const t0 = Math.ceil(Date.now() / 1000) * 1000 + (quick ? 3000 : 5000);
     const t1 = t0 + seconds * 1000;
     await sleep(t0 - Date.now());
-    const redis = await redisInfo();
-    const cpu = new CpuMeter({
-      ...target.pids(),
-      sink: sinkPid,
-      redis: redis.pid,
-      mysql: pidOf('mariadbd') || pidOf('mysqld'),
-    });
+    const cpu = await cpuMeterWithStores({ ...target.pids(), sink: sinkPid });
     cpu.start();
     await sleep(t1 - Date.now());
     const cpuUse = cpu.stop();
@@ -125,7 +115,7 @@ async function measure(
     await sleep(quick ? 2000 : 5000);
     const s = await sinkStats(sinkPort, t0, t1);
     const expected = timers * seconds;
-    const line: PrecisionLine = {
+    const line: BenchLine = {
       scenario,
       system,
       timers,
@@ -150,36 +140,7 @@ async function measure(
   }
 }
 
-function printLine(l: PrecisionLine): void {
-  const cpu = Object.entries(l.cpu)
-    .map(([k, v]) => `${k} ${v}%`)
-    .join(', ');
-  process.stdout.write(
-    `  ${l.scenario.padEnd(22)} ${l.system.padEnd(7)} timers=${String(l.timers).padStart(5)} ` +
-      `p50=${fmt(l.p50)} p90=${fmt(l.p90)} p99=${fmt(l.p99)} max=${fmt(l.max)} ` +
-      `fires/s=${l.firesPerSec} missing=${l.missing} dup=${l.duplicates}${l.failed ? ' FAILED' : ''} | cpu: ${cpu}` +
-      `${l.redisBytesPerPendingRun === null ? '' : ` | redis ${l.redisBytesPerPendingRun} B/pending run`}\n`,
-  );
-}
-
-const fmt = (ms: number) => (Number.isNaN(ms) ? '   -' : `${String(ms).padStart(4)}ms`);
-
-function table(lines: PrecisionLine[]): string {
-  const head =
-    '| scenario | system | timers | p50 ms | p90 ms | p99 ms | max ms | fires/s | missing | dup | CPU % (process: % of a core) |';
-  const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|';
-  const rows = lines.map(
-    (l) =>
-      `| ${l.scenario} | ${l.system} | ${l.timers} | ${l.p50} | ${l.p90} | ${l.p99} | ${l.max} | ${l.firesPerSec} | ${l.missing} | ${l.duplicates} | ${Object.entries(
-        l.cpu,
-      )
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')} |`,
-  );
-  return [head, sep, ...rows].join('\n');
-}
-
-function ratios(lines: PrecisionLine[]): string[] {
+function ratios(lines: BenchLine[]): string[] {
   const out: string[] = [];
   for (const x of lines.filter((l) => l.system === 'xtimer')) {
     const b = lines.find((l) => l.system === 'bullmq' && l.scenario === x.scenario);
@@ -267,6 +228,52 @@ async function main(): Promise<void> {
         `  4: max sustained: ${sustained} fires/s at p99 < 500 ms, none missed or doubled\n`,
       );
     }
+    // The delivery lines (issue 12): xtimer alone, against hard receivers and overload.
+    const delivery = !quick && !tuningSizes && !soakTimers;
+    const sinkRef = { port: sinkPort, pid: sink.pid };
+    if (delivery && wants('slow')) {
+      process.stdout.write('\nSlow receivers (every call answered after 2 s; lateness of the call start)\n');
+      results.slowReceivers = await slowReceivers(scaled(1000), Number(secondsArg ?? 30), sinkRef);
+    }
+    if (delivery && wants('noisy')) {
+      process.stdout.write(
+        '\nNoisy neighbour (app noisy: calls that hang until the timeout, retried; app quiet: a fast receiver)\n',
+      );
+      results.noisyNeighbour = await noisyNeighbour(
+        scaled(200),
+        scaled(20),
+        Number(secondsArg ?? 30),
+        sinkRef,
+      );
+    }
+    if (delivery && wants('overload')) {
+      const overloadSeconds = Number(secondsArg ?? 60);
+      process.stdout.write(
+        `\nOverload then recovery (${scaled(8000)} every-second timers for ${overloadSeconds} s, then ${scaled(1000)})\n`,
+      );
+      results.overloadRecovery = await overloadRecovery(
+        scaled(8000),
+        scaled(1000),
+        overloadSeconds,
+        Math.round(overloadSeconds * 1.5),
+        sinkRef,
+      );
+    }
+    if (wants('oneshots') && !tuningSizes && !soakTimers) {
+      const count = oneShotCount || (quick ? 2000 : 100_000);
+      const minutes = quick ? 1 : oneShotMinutes;
+      process.stdout.write(
+        `\nOne-shots: ${count} over ${minutes} min, beside every-second timers at the same rate\n`,
+      );
+      const r = await oneShotsBench(count, minutes, sinkPort);
+      results.oneShots = r;
+      const line = (what: string, s: OneShotsResult['oneShots']) =>
+        `  ${what.padEnd(10)} delivered=${s.delivered} missing=${s.missing} dup=${s.duplicates} ` +
+        `p50=${s.p50}ms p90=${s.p90}ms p99=${s.p99}ms max=${s.max}ms\n`;
+      process.stdout.write(line('one-shots', r.oneShots));
+      process.stdout.write(line(`cron ×${r.cron.timers}`, r.cron));
+      process.stdout.write(`  created ${r.createdPerSec}/s; CPU ${JSON.stringify(r.cpu)}\n`);
+    }
     if (wants('migrator') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nMigrator\n');
       results.migrator = await migratorBench(quick ? 2000 : 20_000, 50);
@@ -283,7 +290,12 @@ async function main(): Promise<void> {
     await sink.stop();
   }
 
-  process.stdout.write(`\n${table(results.precision)}\n\n`);
+  const deliveryLines = [
+    results.slowReceivers,
+    results.noisyNeighbour?.quiet,
+    results.overloadRecovery?.line,
+  ].filter((l) => l !== undefined);
+  process.stdout.write(`\n${table([...results.precision, ...deliveryLines])}\n\n`);
   for (const r of ratios(results.precision)) process.stdout.write(`${r}\n`);
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
   const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}-${quick ? 'quick' : 'full'}-${randomBytes(2).toString('hex')}.json`;

@@ -1,56 +1,72 @@
 /**
  * The benchmark's callback receiver, in its own process: plain node:http with
  * keep-alive. It records when each task id arrived; GET /_stats?from=&to= reports the
- * lateness (arrival − X-Xtimer-Scheduled-At) of runs scheduled in [from, to).
+ * lateness (arrival − X-Xtimer-Scheduled-At) of runs scheduled in [from, to), and
+ * GET /_arrivals?from=&to= lists those runs one a line, for the bench to judge itself.
+ *
+ * A receiver's manners come from the path: /slow/<ms> answers after that many ms,
+ * /hang never answers (the caller's timeout ends the call); any other path at once.
  */
 import { createServer } from 'node:http';
+import { percentile } from './arrivals.js';
 
 const port = Number(process.argv[2] ?? 9800);
 
 interface Arrival {
   scheduledAt: number;
+  /** When the first call for the run started (its request arrived). */
   arrivedAt: number;
   count: number;
+  /** Bit n set: attempt n was called (X-Xtimer-Attempt). */
+  attempts: number;
 }
 const arrivals = new Map<string, Arrival>();
 let total = 0;
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+/** The runs scheduled in [from, to), of the timers with ids in [minTimer, maxTimer] when those are given. */
+function inWindow(q: URLSearchParams): Array<[string, Arrival]> {
+  const from = Number(q.get('from'));
+  const to = Number(q.get('to'));
+  const minTimer = Number(q.get('minTimer') ?? 0);
+  const maxTimer = Number(q.get('maxTimer') ?? Number.MAX_SAFE_INTEGER);
+  return [...arrivals].filter(([key, a]) => {
+    if (a.scheduledAt < from || a.scheduledAt >= to) return false;
+    const timerId = Number(key.slice(0, key.indexOf('_')));
+    return timerId >= minTimer && timerId <= maxTimer;
+  });
+}
+
+function stats(q: URLSearchParams): string {
+  const runs = inWindow(q);
+  const lateness = runs.map(([, a]) => a.arrivedAt - a.scheduledAt).sort((a, b) => a - b);
+  return JSON.stringify({
+    delivered: runs.length,
+    duplicates: runs.filter(([, a]) => a.count > 1).length,
+    p50: percentile(lateness, 50),
+    p90: percentile(lateness, 90),
+    p99: percentile(lateness, 99),
+    max: lateness.at(-1) ?? Number.NaN,
+    keys: q.get('keys') === '1' ? runs.map(([key]) => key) : undefined,
+    total,
+  });
+}
+
+/** `taskId scheduledAt arrivedAt calls attemptBits`, one run a line. */
+function list(q: URLSearchParams): string {
+  return inWindow(q)
+    .map(([key, a]) => `${key} ${a.scheduledAt} ${a.arrivedAt} ${a.count} ${a.attempts}\n`)
+    .join('');
 }
 
 const server = createServer((req, res) => {
-  if (req.url?.startsWith('/_stats')) {
-    const q = new URL(req.url, 'http://x').searchParams;
-    const from = Number(q.get('from'));
-    const to = Number(q.get('to'));
-    const lateness: number[] = [];
-    const keys: string[] = [];
-    let duplicates = 0;
-    for (const [key, a] of arrivals) {
-      if (a.scheduledAt < from || a.scheduledAt >= to) continue;
-      keys.push(key);
-      lateness.push(a.arrivedAt - a.scheduledAt);
-      if (a.count > 1) duplicates++;
-    }
-    lateness.sort((a, b) => a - b);
-    res.setHeader('content-type', 'application/json');
-    res.end(
-      JSON.stringify({
-        delivered: keys.length,
-        duplicates,
-        p50: percentile(lateness, 50),
-        p90: percentile(lateness, 90),
-        p99: percentile(lateness, 99),
-        max: lateness.at(-1) ?? Number.NaN,
-        keys: q.get('keys') === '1' ? keys : undefined,
-        total,
-      }),
-    );
+  const url = req.url ?? '/';
+  if (url.startsWith('/_stats') || url.startsWith('/_arrivals')) {
+    const q = new URL(url, 'http://x').searchParams;
+    res.setHeader('content-type', url.startsWith('/_stats') ? 'application/json' : 'text/plain');
+    res.end(url.startsWith('/_stats') ? stats(q) : list(q));
     return;
   }
-  if (req.url === '/_reset') {
+  if (url === '/_reset') {
     arrivals.clear();
     total = 0;
     res.end('ok');
@@ -59,15 +75,20 @@ const server = createServer((req, res) => {
   const arrivedAt = Date.now();
   const key = req.headers['x-xtimer-task-id'];
   const scheduledAt = Number(req.headers['x-xtimer-scheduled-at']);
+  const attemptBit = 2 ** Number(req.headers['x-xtimer-attempt'] ?? 1);
   req.resume();
   req.on('end', () => {
     if (typeof key === 'string') {
       total++;
       const seen = arrivals.get(key);
-      if (seen) seen.count++;
-      else arrivals.set(key, { scheduledAt, arrivedAt, count: 1 });
+      if (seen) {
+        seen.count++;
+        seen.attempts |= attemptBit;
+      } else arrivals.set(key, { scheduledAt, arrivedAt, count: 1, attempts: attemptBit });
     }
-    res.end('ok');
+    if (url === '/hang') return;
+    if (url.startsWith('/slow/')) setTimeout(() => res.end('ok'), Number(url.slice(6)));
+    else res.end('ok');
   });
 });
 server.keepAliveTimeout = 120_000;

@@ -9,6 +9,7 @@ import {
   MYSQL_SERVER,
   pool,
   REDIS_URL,
+  sleep,
 } from './harness.js';
 
 export interface Target {
@@ -19,14 +20,28 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** Starts xtimer on a fresh database and key prefix and creates `count` active timers. */
-export async function startXtimer(count: number, cron: string, sinkUrl: string): Promise<Target> {
-  const name = `xtbench_${randomBytes(4).toString('hex')}`;
-  const prefix = `${name}:`;
+export interface XtimerTarget extends Target {
+  /** Its API, e.g. http://127.0.0.1:40123. */
+  base: string;
+  /** Its MySQL database, for reading what it recorded. */
+  database: string;
+  /** The end of its log, for an error message. */
+  logTail(): string;
+}
+
+/**
+ * Starts xtimer on a fresh database and key prefix, with no timers: one process running
+ * every role, or (`split`) an api process beside one running the firing roles, as
+ * `npm run start:api` and `npm run start:worker` do, so that an overloaded executor
+ * cannot starve the API calls that drive a scenario.
+ */
+export async function launchXtimer(options: { split?: boolean } = {}): Promise<XtimerTarget> {
+  const database = `xtbench_${randomBytes(4).toString('hex')}`;
+  const prefix = `${database}:`;
   const port = await freePort();
   const env = {
     ...LOCAL_SINK_ENV,
-    MYSQL_URL: `${MYSQL_SERVER}/${name}`,
+    MYSQL_URL: `${MYSQL_SERVER}/${database}`,
     REDIS_URL,
     XTIMER_PREFIX: prefix,
     PORT: String(port),
@@ -34,21 +49,57 @@ export async function startXtimer(count: number, cron: string, sinkUrl: string):
     // Short windows: an enabled timer gets 2-4 minutes of runs, not 1-2 hours.
     MIGRATE_STEP_MINUTES: '2',
   };
-  const main = new Child('xtimer', 'workers/main.ts', [], env);
-  await main.waitFor('"xtimer started"');
-  const base = `http://127.0.0.1:${port}`;
+  const roles: Record<string, string[]> = options.split
+    ? { api: ['--roles=api'], worker: ['--roles=scheduler,migrator,trigger,executor'] }
+    : { xtimer: [] };
+  const children: Child[] = [];
   const stop = async () => {
-    await main.stop();
-    await dropDatabase(name);
-    await deleteKeys([`${prefix}*`, `{${name}}:*`]);
+    for (const child of children.reverse()) await child.stop();
+    await dropDatabase(database);
+    await deleteKeys([`${prefix}*`, `{${database}}:*`]);
   };
   try {
-    await createTimers(base, count, cron, sinkUrl, 'active');
+    // One after the other: the first migrates the fresh database.
+    for (const [name, args] of Object.entries(roles)) {
+      const child = new Child(name, 'workers/main.ts', args, env);
+      children.push(child);
+      await child.waitFor('"xtimer started"');
+    }
   } catch (err) {
     await stop();
-    throw new Error(`${(err as Error).message}\n${main.output.slice(-3000)}`);
+    throw err;
   }
-  return { prefix, pids: () => ({ xtimer: main.pid }), stop };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    database,
+    prefix,
+    pids: () => Object.fromEntries(children.map((c) => [c.name, c.pid])),
+    logTail: () => children.map((c) => c.output.slice(-3000)).join('\n'),
+    stop,
+  };
+}
+
+/** Starts xtimer and creates `count` active timers calling `sinkUrl`. */
+export async function startXtimer(count: number, cron: string, sinkUrl: string): Promise<XtimerTarget> {
+  const target = await launchXtimer();
+  try {
+    await createTimers(target.base, count, cron, sinkUrl, 'active');
+  } catch (err) {
+    await target.stop();
+    throw new Error(`${(err as Error).message}\n${target.logTail()}`);
+  }
+  return target;
+}
+
+export interface TimerOptions {
+  /** All the timers in this app (default: spread over 64 apps, bench0…bench63). */
+  app?: string;
+  /** Names are this and the timer's index (default `t`): another batch in the same apps needs its own. */
+  namePrefix?: string;
+  /** Top-level fields of each timer that replace the defaults (retry, misfireThresholdMs…). */
+  fields?: Record<string, unknown>;
+  /** The 64 apps' name prefix, when `app` is not given (default bench). */
+  appPrefix?: string;
 }
 
 /** The body of one benchmark timer. */
@@ -63,29 +114,10 @@ function benchTimer(app: string, name: string, cron: string, sinkUrl: string, st
   };
 }
 
-/** POSTs `body`, retrying a busy answer (409 APP_BUSY, 429, 5xx) a few times. */
-async function postWithRetry(url: string, body: unknown): Promise<void> {
-  for (let tries = 1; ; tries++) {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status === 201) return;
-    if ((res.status === 409 && text.includes('APP_BUSY')) || res.status === 429 || res.status >= 500) {
-      if (tries < 10) {
-        await new Promise((r) => setTimeout(r, 200 * tries));
-        continue;
-      }
-    }
-    throw new Error(`create failed: ${res.status} ${text.slice(0, 500)}`);
-  }
-}
-
 /**
- * Creates timers through the API, 32 at a time, spread over 64 apps named
- * `${appPrefix}0…63` (the per-app lock serialises one app's changes).
+ * Creates timers through the API, 32 at a time, spread over 64 apps (`${appPrefix}0…63`,
+ * default bench0…bench63) unless `options.app` names one (the per-app lock serialises one
+ * app's changes). Returns their ids in order.
  */
 export async function createTimers(
   base: string,
@@ -93,15 +125,34 @@ export async function createTimers(
   cron: string,
   sinkUrl: string,
   status: 'active' | 'inactive',
-  appPrefix = 'bench',
-): Promise<void> {
-  const indexes = Array.from({ length: count }, (_, i) => i);
-  await pool(indexes, 32, (i) =>
-    postWithRetry(
-      `${base}/api/v1/timers`,
-      benchTimer(`${appPrefix}${i % 64}`, `t${i}`, cron, sinkUrl, status),
-    ),
+  options: TimerOptions = {},
+): Promise<number[]> {
+  const ids: number[] = [];
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    32,
+    async (i) => {
+      const created = await apiCall(base, 'POST', '/api/v1/timers', 201, {
+        ...benchTimer(
+          options.app ?? `${options.appPrefix ?? 'bench'}${i % 64}`,
+          `${options.namePrefix ?? 't'}${i}`,
+          cron,
+          sinkUrl,
+          status,
+        ),
+        ...options.fields,
+      });
+      ids[i] = (created as { id: number }).id;
+    },
   );
+  return ids;
+}
+
+/** Disables timers through the API, 32 at a time. */
+export async function disableTimers(base: string, ids: number[]): Promise<void> {
+  await pool(ids, 32, async (id) => {
+    await apiCall(base, 'POST', `/api/v1/timers/${id}/disable`, 200);
+  });
 }
 
 /** Creates timers through POST /timers/batch, `batchSize` a request, `clients` requests at a time, one app each. */
@@ -114,13 +165,36 @@ export async function createTimerBatches(
   { batchSize, clients, appPrefix }: { batchSize: number; clients: number; appPrefix: string },
 ): Promise<void> {
   const batches = Array.from({ length: Math.ceil(count / batchSize) }, (_, b) => b);
-  await pool(batches, clients, (b) =>
-    postWithRetry(`${base}/api/v1/timers/batch`, {
+  await pool(batches, clients, async (b) => {
+    await apiCall(base, 'POST', '/api/v1/timers/batch', 201, {
       timers: Array.from({ length: Math.min(batchSize, count - b * batchSize) }, (_, j) =>
         benchTimer(`${appPrefix}${b % 64}`, `b${b}-${j}`, cron, sinkUrl, status),
       ),
-    }),
-  );
+    });
+  });
+}
+
+/** One API call; a busy answer (409 APP_BUSY, 429, 5xx) is retried up to 10 times. */
+async function apiCall(
+  base: string,
+  method: string,
+  path: string,
+  expected: number,
+  body?: unknown,
+): Promise<unknown> {
+  for (let tries = 1; ; tries++) {
+    // Open mode wants every change to say it is JSON, a bodiless disable too (README Security).
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status === expected) return JSON.parse(text);
+    const busy = (res.status === 409 && text.includes('APP_BUSY')) || res.status === 429 || res.status >= 500;
+    if (!busy || tries >= 10) throw new Error(`${method} ${path} failed: ${res.status} ${text}`);
+    await sleep(200 * tries);
+  }
 }
 
 /** Starts the BullMQ baseline with `count` job schedulers. */

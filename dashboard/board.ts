@@ -11,6 +11,7 @@ import type {
   RunJobData,
   SliceJobData,
 } from '../src/storage/redis/queues.js';
+import type { DashboardPaths } from './layout.js';
 
 /** The queues the board shows (SPEC §2): slice jobs on `trigger`, runs and run batches on `execute`. */
 export interface BoardQueues {
@@ -37,7 +38,9 @@ const iso = (ms: unknown) =>
  * retrying jobs here would bypass the planner and the compensator (change timers through
  * the API or the timers page instead).
  */
-export function createBoard(queues: BoardQueues, basePath: string, timersPath: string): Hono {
+export function createBoard(queues: BoardQueues, paths: DashboardPaths): Hono {
+  const timersPath = paths.timers;
+  const failedRuns = `${paths.runs}?status=failed`;
   const trigger = new BullMQAdapter(queues.trigger, {
     readOnlyMode: true,
     displayName: 'trigger — slices',
@@ -58,7 +61,9 @@ export function createBoard(queues: BoardQueues, basePath: string, timersPath: s
       'A lone run is its own job, named by its task key timerId_runAtMs (open it at queue/execute/<task key>): ' +
       'data timerId, runAt (ms, UTC), slice; result verdict, attempt, httpStatus, latencyMs. ' +
       'Several runs of one slice second go as one batch job named "<slice> <HH:mm:ss>Z ×<n>": ' +
-      'data lists each run by task key; result counts verdicts and names the runs that did not succeed.',
+      'data lists each run by task key; result counts verdicts and names the runs that did not succeed. ' +
+      'FAILURES ARE NOT IN THE FAILED TAB: a run that fails is recorded, and its job completes with verdict "failed" in its result. ' +
+      `Every failed run, with a Retry button, is at ${failedRuns} (menu: Failed runs).`,
     externalJobUrl: (job) => {
       const data: ExecuteJson = (job as JobJson<ExecuteJson>).data ?? {};
       if (data.runs) return { displayText: 'timers', href: timersPath };
@@ -83,7 +88,7 @@ export function createBoard(queues: BoardQueues, basePath: string, timersPath: s
   );
 
   const serverAdapter = new HonoAdapter(serveStatic);
-  serverAdapter.setBasePath(basePath);
+  serverAdapter.setBasePath(paths.board);
   createBullBoard({
     queues: [trigger, execute],
     serverAdapter,
@@ -92,6 +97,8 @@ export function createBoard(queues: BoardQueues, basePath: string, timersPath: s
         boardTitle: 'xtimer',
         miscLinks: [
           { text: 'Timers', url: timersPath },
+          { text: 'Failed runs', url: failedRuns },
+          { text: 'Changes', url: paths.audit },
           { text: 'API reference', url: '/docs' },
         ],
         sortQueues: false,

@@ -5,15 +5,27 @@ import { HTTPException } from 'hono/http-exception';
 import { statusOf, toXtimerError } from '../api/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { tokensEqual } from '../src/security/api-keys.js';
+import { type Actor, ADMIN, OPEN } from '../src/services/access.js';
+import type { AuditService } from '../src/services/audit-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
+import { auditPageRoutes } from './audit-page.js';
 import { type BoardQueues, createBoard } from './board.js';
-import type { DashboardPaths } from './layout.js';
+import { csrfToken } from './csrf-token.js';
+import type { DashboardEnv, DashboardPaths } from './layout.js';
+import { runsPageRoutes } from './runs-page.js';
 import { errorPage } from './timer-views.js';
 import { timersPage } from './timers-page.js';
 
-/** Where the dashboard is served: the board at the root, the timers page below it. */
+/** Where the dashboard is served: the board at the root, the timers pages below it. */
 export const DASHBOARD_PATH = '/dashboard';
-export const DASHBOARD_PATHS: DashboardPaths = { board: DASHBOARD_PATH, timers: `${DASHBOARD_PATH}/timers` };
+export const DASHBOARD_PATHS: DashboardPaths = {
+  board: DASHBOARD_PATH,
+  timers: `${DASHBOARD_PATH}/timers`,
+  runs: `${DASHBOARD_PATH}/runs`,
+  audit: `${DASHBOARD_PATH}/audit`,
+};
+/** The dashboard's forms: a create or edit carries a callback body of up to 64 KiB, form-encoded. */
+const MAX_FORM_BYTES = 512 * 1024;
 
 export interface BasicAuthCredentials {
   username: string;
@@ -22,6 +34,9 @@ export interface BasicAuthCredentials {
 
 export interface DashboardDeps {
   timers: TimerService;
+  audit: AuditService;
+  /** CALLBACK_TIMEOUT_MS, for a timer created on the page that sets none. */
+  callbackTimeoutMs: number;
   queues: BoardQueues;
   /** Basic auth over every dashboard path (DASHBOARD_USER / DASHBOARD_PASSWORD); null = none. */
   auth: BasicAuthCredentials | null;
@@ -40,16 +55,30 @@ export interface DashboardDeps {
  * because bull-board links to `/dashboard/`; so the api app hands it whole requests
  * instead of merging its routes (a merged route would take the api's strict matching).
  */
-export function createDashboard(deps: DashboardDeps): Hono {
+export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   const paths = DASHBOARD_PATHS;
-  const app = new Hono({ strict: false });
-  const guard = dashboardAuth(deps.auth, deps.isAdminToken ?? null);
-  if (guard) app.use('*', guard);
-  // The enable/disable forms: a browser holding basic-auth credentials must not be made
-  // to post them from another site.
-  app.use(`${paths.timers}/*`, csrf(), bodyLimit({ maxSize: 16 * 1024 }));
-  app.route(paths.timers, timersPage({ timers: deps.timers, paths, now: deps.now ?? Date.now }));
-  app.route(paths.board, createBoard(deps.queues, paths.board, paths.timers));
+  const app = new Hono<DashboardEnv>({ strict: false });
+  app.use('*', dashboardAuth(deps.auth, deps.isAdminToken ?? null));
+  // The pages' forms change timers: a browser holding the dashboard's credentials (or any
+  // browser, in open mode) must not be made to post them from another site. Both checks:
+  // the request comes from this origin, and it carries the token this browser was given.
+  for (const pages of [paths.timers, paths.runs, paths.audit]) {
+    // `/x/*` covers `/x` too.
+    app.use(`${pages}/*`, csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }), csrfToken(DASHBOARD_PATH));
+  }
+  app.route(
+    paths.timers,
+    timersPage({
+      timers: deps.timers,
+      audit: deps.audit,
+      paths,
+      callbackTimeoutMs: deps.callbackTimeoutMs,
+      now: deps.now ?? Date.now,
+    }),
+  );
+  app.route(paths.runs, runsPageRoutes({ timers: deps.timers, paths }));
+  app.route(paths.audit, auditPageRoutes({ audit: deps.audit, paths }));
+  app.route(paths.board, createBoard(deps.queues, paths));
   app.notFound((c) => c.html(errorPage(404, `Nothing at ${c.req.path}.`, paths), 404));
   app.onError((err, c) => {
     // Basic auth (401 + WWW-Authenticate) and CSRF (403) answer with their own response.
@@ -62,15 +91,21 @@ export function createDashboard(deps: DashboardDeps): Hono {
 }
 
 /**
- * Who may see the dashboard: DASHBOARD_USER/PASSWORD by basic auth, and the admin
- * token as basic-auth password or bearer token; null (open) when neither is configured.
+ * Who may use the dashboard, and as whom its changes are made: DASHBOARD_USER/PASSWORD
+ * by basic auth, or the admin token as basic-auth password or bearer token, act as the
+ * admin; with neither configured it is open (open mode), and its changes are `open`'s.
  * Comparisons take the same time wherever the strings differ.
  */
 function dashboardAuth(
   basic: BasicAuthCredentials | null,
   isAdminToken: ((token: string) => boolean) | null,
-): MiddlewareHandler | null {
-  if (!basic && !isAdminToken) return null;
+): MiddlewareHandler<{ Variables: { actor: Actor } }> {
+  if (!basic && !isAdminToken) {
+    return async (c, next) => {
+      c.set('actor', OPEN);
+      await next();
+    };
+  }
   const allowed = (header: string | undefined): boolean => {
     if (!header) return false;
     const bearer = /^Bearer +(\S+) *$/i.exec(header);
@@ -90,7 +125,10 @@ function dashboardAuth(
     return userOk && passwordOk;
   };
   return async (c, next) => {
-    if (allowed(c.req.header('authorization'))) return next();
+    if (allowed(c.req.header('authorization'))) {
+      c.set('actor', ADMIN);
+      return next();
+    }
     return c.text('Unauthorized', 401, {
       'www-authenticate': 'Basic realm="xtimer dashboard", charset="UTF-8"',
     });

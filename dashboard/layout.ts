@@ -1,12 +1,26 @@
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { formatInZone } from '../src/domain/time-zone.js';
+import type { Actor } from '../src/services/access.js';
+import { CSRF_FIELD } from './csrf-token.js';
 
 export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-/** Where the dashboard lives; the board and the timers page hang below it. */
+/** Where the dashboard lives: the board, the timers pages, the failed runs and the audit log. */
 export interface DashboardPaths {
   board: string;
   timers: string;
+  runs: string;
+  audit: string;
+}
+
+/** What the dashboard's handlers find on the context: who is acting, and the browser's CSRF token. */
+export type DashboardEnv = { Variables: { actor: Actor; csrf: string } };
+
+/** What every page's forms need: where things are, and the browser's CSRF token. */
+export interface PageContext {
+  paths: DashboardPaths;
+  csrf: string;
 }
 
 const STYLE = raw(`
@@ -19,65 +33,122 @@ const STYLE = raw(`
 body { margin: 0; background: var(--bg); }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-header.top { display: flex; align-items: center; gap: 20px; padding: 10px 24px; background: #24292f; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; padding: 10px 24px; background: #24292f; }
 header.top .brand { color: #fff; font-weight: 700; font-size: 16px; letter-spacing: .3px; }
-header.top nav a { color: #d0d7de; margin-right: 16px; }
+header.top nav { display: flex; flex-wrap: wrap; gap: 4px 16px; }
+header.top nav a { color: #d0d7de; }
 header.top nav a.here { color: #fff; font-weight: 600; }
 main { max-width: 1360px; margin: 0 auto; padding: 16px 24px 48px; }
-h1 { font-size: 20px; margin: 8px 0 4px; }
+h1 { font-size: 20px; margin: 8px 0 4px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px; overflow-wrap: anywhere; }
 h2 { font-size: 15px; margin: 24px 0 8px; }
 .muted { color: var(--muted); }
+.small { font-size: 12px; }
 .mono, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.table-box { max-width: 100%; overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 th { font-size: 12px; font-weight: 600; color: var(--muted); background: var(--soft); white-space: nowrap; }
 tbody tr:hover { background: #f3f6fa; }
 tr.focus { background: #fff8c5 !important; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.nowrap { white-space: nowrap; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
   border: 1px solid transparent; white-space: nowrap; }
 .s-active, .s-succeeded { color: var(--ok); background: #dafbe1; border-color: #aceebb; }
-.s-inactive, .s-pending { color: var(--muted); background: var(--soft); border-color: var(--line); }
+.s-inactive, .s-pending, .s-completed { color: var(--muted); background: var(--soft); border-color: var(--line); }
 .s-running { color: var(--info); background: #ddf4ff; border-color: #b6e3ff; }
 .s-failed { color: var(--bad); background: #ffebe9; border-color: #ffcecb; }
 .s-skipped { color: var(--warn); background: #fff8c5; border-color: #f5e0a0; }
 .s-missed { color: var(--odd); background: #fbefff; border-color: #ecd8ff; }
+.label { display: inline-block; margin: 1px 4px 1px 0; padding: 0 6px; border-radius: 4px; font-size: 11.5px;
+  background: #eef1f4; color: var(--fg); white-space: nowrap; }
 form.inline { display: inline; margin: 0; }
+.actions { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 button, .button { font: inherit; font-size: 13px; padding: 3px 12px; border-radius: 6px; cursor: pointer;
-  border: 1px solid var(--line); background: var(--soft); color: var(--fg); }
+  border: 1px solid var(--line); background: var(--soft); color: var(--fg); display: inline-block; }
+.button:hover { text-decoration: none; }
 button.danger { color: var(--bad); }
-button.go { color: #fff; background: var(--ok); border-color: var(--ok); }
+button.go, .button.go { color: #fff; background: var(--ok); border-color: var(--ok); }
 .filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 12px 0; }
-.filters input, .filters select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; }
-.app-head { display: flex; align-items: baseline; gap: 10px; margin: 22px 0 6px; }
+.filters input, .filters select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; max-width: 100%; }
+.app-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 10px; margin: 22px 0 6px; }
 .app-head h2 { margin: 0; }
 .next { font-size: 12px; line-height: 1.5; white-space: nowrap; }
-.cols { display: grid; grid-template-columns: minmax(320px, 1fr) minmax(320px, 1fr); gap: 24px; }
-dl.def { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0; }
+.cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 360px), 1fr)); gap: 24px; }
+dl.def { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 14px; margin: 0; }
 dl.def dt { color: var(--muted); }
-dl.def dd { margin: 0; word-break: break-all; }
-.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
+dl.def dd { margin: 0; overflow-wrap: anywhere; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; min-width: 0; }
 .card h2 { margin-top: 0; }
 .output { max-width: 360px; white-space: pre-wrap; word-break: break-all; max-height: 4.5em; overflow: hidden; }
 svg.spark { display: block; }
+svg.histogram { max-width: 100%; height: auto; }
 svg.histogram text { font-size: 10px; fill: var(--muted); }
 svg.histogram text.count { fill: var(--fg); }
 svg.histogram .axis { stroke: var(--line); }
 .stats span { margin-right: 14px; }
 .pager { margin-top: 12px; }
-.error { padding: 12px 16px; border: 1px solid #ffcecb; background: #ffebe9; border-radius: 8px; }
-@media (max-width: 900px) { .cols { grid-template-columns: 1fr; } .hide-narrow { display: none; } }
+.error { padding: 12px 16px; border: 1px solid #ffcecb; background: #ffebe9; border-radius: 8px; overflow-wrap: anywhere; }
+.notice { padding: 10px 16px; border: 1px solid #aceebb; background: #dafbe1; border-radius: 8px; margin: 12px 0; overflow-wrap: anywhere; }
+form.edit { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 10px 16px; align-items: start; max-width: 900px; }
+form.edit > label { padding-top: 5px; color: var(--muted); }
+form.edit input[type=text], form.edit input[type=url], form.edit input[type=number], form.edit select, form.edit textarea {
+  font: inherit; padding: 4px 6px; border: 1px solid var(--line); border-radius: 6px; width: 100%; max-width: 640px; }
+form.edit textarea { min-height: 4.5em; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+form.edit .hint { display: block; color: var(--muted); font-size: 12px; margin-top: 2px; }
+form.edit .field-error, .field-error { display: block; color: var(--bad); font-size: 12.5px; margin-top: 2px; }
+form.edit .wide { grid-column: 1 / -1; }
+ul.preview { margin: 4px 0 0; padding-left: 18px; font-size: 12.5px; }
+.change { font-size: 12.5px; }
+.change .field { color: var(--muted); }
+.change del { color: var(--bad); text-decoration: none; }
+.change ins { color: var(--ok); text-decoration: none; }
+@media (max-width: 900px) { .hide-narrow { display: none; } }
+@media (max-width: 600px) {
+  main { padding: 12px 12px 40px; }
+  header.top { padding: 10px 12px; }
+  form.edit { grid-template-columns: minmax(0, 1fr); }
+  form.edit > label { padding-top: 0; }
+}
 `);
 
-/** The page shell: top bar linking the timers page, the queues board and the API reference. */
+/** Refreshes the page's `[data-live]` regions in place while the "live" box is ticked: the filters and forms outside them keep what was typed. */
+const LIVE = `(function () {
+  var key = 'xtimer.live', box = document.getElementById('live');
+  if (!box) return;
+  var every = Number(box.dataset.every) || 5000, stored = localStorage.getItem(key);
+  box.checked = stored === null || stored === '1';
+  box.addEventListener('change', function () { localStorage.setItem(key, box.checked ? '1' : '0'); });
+  function tick() {
+    var a = document.activeElement;
+    var busy = a && a.closest && a.closest('[data-live]') && a.matches('input, select, textarea');
+    if (!box.checked || document.hidden || busy) return setTimeout(tick, every);
+    fetch(location.href, { credentials: 'same-origin' }).then(function (res) {
+      return res.ok ? res.text() : null;
+    }).then(function (text) {
+      if (text === null) return;
+      var doc = new DOMParser().parseFromString(text, 'text/html');
+      document.querySelectorAll('[data-live]').forEach(function (el) {
+        var fresh = doc.getElementById(el.id);
+        if (fresh) el.innerHTML = fresh.innerHTML;
+      });
+    }).catch(function () {}).then(function () { setTimeout(tick, every); });
+  }
+  setTimeout(tick, every);
+})();`;
+
+/** The page shell: top bar linking the timers, the failed runs, the changes, the queues board and the API reference. */
 export function layout(opts: {
   title: string;
-  here: 'timers' | 'board';
+  here: 'timers' | 'runs' | 'audit';
   paths: DashboardPaths;
   body: Markup;
+  /** Page scripts besides the live refresh (which runs wherever a `#live` box is). */
   script?: string;
 }): Markup {
   const { paths } = opts;
+  const nav = (href: string, here: boolean, text: string) =>
+    html`<a href="${href}" class="${here ? 'here' : ''}">${text}</a>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -90,20 +161,88 @@ export function layout(opts: {
 <header class="top">
   <span class="brand">xtimer</span>
   <nav>
-    <a href="${paths.timers}" class="${opts.here === 'timers' ? 'here' : ''}">Timers</a>
-    <a href="${paths.board}" class="${opts.here === 'board' ? 'here' : ''}">Queues</a>
+    ${nav(paths.timers, opts.here === 'timers', 'Timers')}
+    ${nav(`${paths.runs}?status=failed`, opts.here === 'runs', 'Failed runs')}
+    ${nav(paths.audit, opts.here === 'audit', 'Changes')}
+    ${nav(paths.board, false, 'Queues')}
     <a href="/docs">API reference</a>
   </nav>
 </header>
 <main>
 ${opts.body}
 </main>
-${opts.script ? html`<script>${raw(opts.script)}</script>` : ''}
+<script>${raw(LIVE)}${opts.script ? raw(opts.script) : ''}</script>
 </body>
 </html>`;
+}
+
+/** The "live" box: while ticked, the page's `[data-live]` regions refresh every `everyMs`. */
+export function liveBox(everyMs: number): Markup {
+  return html`<label class="muted"><input type="checkbox" id="live" data-every="${everyMs}" checked> live (every ${everyMs / 1000} s)</label>`;
 }
 
 /** A status as a coloured badge (timer or run status). */
 export function badge(status: string): Markup {
   return html`<span class="badge s-${status}">${status}</span>`;
+}
+
+/** `2026-11-22 10:05:03 +08:00` (milliseconds only when there are some). */
+export function zoned(ms: number, timeZone: string): string {
+  const iso = formatInZone(ms, timeZone);
+  const [date, rest] = iso.split('T') as [string, string];
+  const time = rest.slice(0, 12).replace(/\.000$/, '');
+  return `${date} ${time} ${rest.slice(12)}`;
+}
+
+/** An instant in a zone, with the zone's offset; the UTC time and the zone's name on hover. */
+export function when(ms: number, timeZone: string): Markup {
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" title="${iso} · ${timeZone}">${zoned(ms, timeZone)}</time>`;
+}
+
+/** `?a=1&label=x:y&label=…`: absent and empty values left out, arrays repeated. */
+export function query(params: Record<string, string | number | readonly string[] | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    for (const one of Array.isArray(v) ? v : [v]) {
+      if (one !== undefined && one !== '') q.append(k, String(one));
+    }
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The CSRF token every form posts. */
+export function csrfField(ctx: PageContext): Markup {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}">`;
+}
+
+/** A one-button form posting to `action` (enable, run now, retry…), coming back to `back`. */
+export function postButton(
+  ctx: PageContext,
+  action: string,
+  text: string,
+  opts: { back?: string; kind?: 'go' | 'danger'; name: string; title?: string },
+): Markup {
+  return html`<form class="inline" method="post" action="${action}">${csrfField(ctx)}${
+    opts.back === undefined ? '' : html`<input type="hidden" name="back" value="${opts.back}">`
+  }<button type="submit" class="${opts.kind ?? ''}" data-action="${opts.name}" title="${opts.title ?? ''}">${text}</button></form>`;
+}
+
+/** What an action did, shown on the page it comes back to (`?done=`): a fixed text per action, never text from the URL. */
+const DONE: Record<string, (task: string | undefined) => string> = {
+  created: () => 'Timer created.',
+  updated: () => 'Timer saved.',
+  enabled: () => 'Timer enabled: its runs are planned.',
+  disabled: () => 'Timer disabled: nothing due from now on fires.',
+  deleted: () => 'Timer deleted, its pending runs cancelled.',
+  triggered: (task) => `Run now: run ${task ?? ''} is queued and shows in the runs below.`,
+  retried: (task) => `Retry: run ${task ?? ''} is queued again as its next attempt.`,
+};
+
+export function notice(done: string | undefined, task: string | undefined): Markup {
+  const say = done === undefined ? undefined : DONE[done];
+  if (!say) return html``;
+  const key = task !== undefined && /^\d{1,15}_\d{1,15}$/.test(task) ? task : undefined;
+  return html`<p class="notice" role="status" data-done="${done}">${say(key)}</p>`;
 }

@@ -1,23 +1,31 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { fromZodError, respondError } from '../api/errors.js';
+import { presentPreview } from '../api/presenters.js';
+import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../api/schemas/timer-schemas.js';
 import { wallToInstant } from '../src/domain/time-zone.js';
-import { TASK_STATUSES, type TaskStatus, TIMER_STATUSES, type TimerStatus } from '../src/domain/timer.js';
+import { TASK_STATUSES, type TaskStatus } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
+import type { AuditService } from '../src/services/audit-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
-import type { DashboardPaths } from './layout.js';
+import type { DashboardEnv, DashboardPaths } from './layout.js';
+import { timerActions, timerId } from './timer-actions.js';
 import { samplesOf, type TimerRow, timerDetailPage, timersListPage } from './timer-views.js';
 
 export interface TimersPageDeps {
   timers: TimerService;
+  audit: AuditService;
   paths: DashboardPaths;
+  callbackTimeoutMs: number;
   now: () => number;
 }
 
 const TIMERS_PER_PAGE = 50;
-const NEXT_ON_LIST = 3;
-const RUNS_ON_LIST = 30;
+/** The success rate's window, and where the sparkline and last outcome come from. */
+const RUNS_ON_LIST = 100;
 const NEXT_ON_DETAIL = 10;
 const RUNS_PER_PAGE = 50;
 const RUNS_IN_CHART = 200;
+const CHANGES_ON_DETAIL = 10;
 
 function oneOf<T extends string>(
   values: readonly T[],
@@ -62,113 +70,115 @@ export function parseInstant(text: string, timeZone: string): number {
   return parsed;
 }
 
-function timerId(text: string): number {
-  if (!/^\d{1,15}$/.test(text))
-    throw new XtimerError(ErrorCode.TIMER_NOT_FOUND, `timer ${text} does not exist`);
-  return Number(text);
+/** Every value of a repeatable query parameter, trimmed, empty ones left out. */
+function all(c: Context, name: string): string[] {
+  return (c.req.queries(name) ?? []).map((v) => v.trim()).filter((v) => v !== '');
 }
 
 /**
- * Where a form comes back to: only a page of this dashboard (no open redirect). A line
- * break would split the Location header: refused (400), not thrown by the header (500).
+ * The timers pages (server-rendered): the list with its filters, one timer with its runs
+ * and changes, the forms' live cron preview, and the actions (timer-actions.ts).
  */
-function backTo(value: unknown, fallback: string, paths: DashboardPaths): string {
-  if (typeof value !== 'string') return fallback;
-  if (/\p{Cc}/u.test(value)) {
-    throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'back must not contain control characters');
-  }
-  const ok =
-    (value === paths.timers ||
-      value.startsWith(`${paths.timers}/`) ||
-      value.startsWith(`${paths.timers}?`)) &&
-    !value.includes('//') &&
-    !value.includes('\\');
-  return ok ? value : fallback;
-}
-
-/** The timers page (server-rendered): the list, one timer with its runs, enable/disable. */
-export function timersPage({ timers, paths, now }: TimersPageDeps) {
-  const app = new Hono();
+export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: TimersPageDeps) {
+  const app = new Hono<DashboardEnv>();
+  // Before /:id, which would take /new for a timer id.
+  app.route('/', timerActions({ timers, paths, callbackTimeoutMs }));
 
   app.get('/', async (c) => {
-    const appName = c.req.query('app')?.trim() || undefined;
-    const status = oneOf<TimerStatus>(TIMER_STATUSES, c.req.query('status'), 'status');
-    const cursor = c.req.query('cursor') || undefined;
-    const page = await timers.list({ app: appName, status, limit: TIMERS_PER_PAGE, cursor });
-    const until = now() + 1;
-    const rows = await Promise.all(
-      page.items.map(async (timer): Promise<TimerRow | null> => {
-        try {
-          const [preview, recent] = await Promise.all([
-            timers.preview(timer.id, NEXT_ON_LIST),
-            timers.listTasks(timer.id, { limit: RUNS_ON_LIST, toMs: until }),
-          ]);
-          return { timer: preview.timer, next: preview.runs, recent: recent.items };
-        } catch (err) {
-          // Deleted between the list and this look: leave it out.
-          if (err instanceof XtimerError && err.code === ErrorCode.TIMER_NOT_FOUND) return null;
-          throw err;
-        }
+    const labels = all(c, 'label');
+    // The filters are the API's: the same schema reads them.
+    const parsed = ListTimersQuerySchema.safeParse({
+      app: c.req.query('app')?.trim() || undefined,
+      status: c.req.query('status') || undefined,
+      label: labels.length === 0 ? undefined : labels,
+      q: c.req.query('q')?.trim() || undefined,
+      limit: String(TIMERS_PER_PAGE),
+      cursor: c.req.query('cursor') || undefined,
+    });
+    if (!parsed.success) throw fromZodError(parsed.error, 'query');
+    const { label, q, ...query } = parsed.data;
+    const page = await timers.as(c.var.actor).list({ ...query, labels: label, nameContains: q });
+    const recent = await timers.recentRuns(
+      page.items.map((t) => t.id),
+      RUNS_ON_LIST,
+    );
+    const rows = page.items.map(
+      (timer): TimerRow => ({
+        timer,
+        next: timers.nextFires(timer, 1)[0] ?? null,
+        recent: recent.get(timer.id) ?? [],
       }),
     );
     return c.html(
       timersListPage({
-        rows: rows.filter((r) => r !== null),
-        filter: { app: appName, status },
-        cursor,
+        paths,
+        csrf: c.var.csrf,
+        rows,
+        filter: { app: query.app, status: query.status, labels, q },
+        cursor: query.cursor,
         nextCursor: page.nextCursor,
         self: `${paths.timers}${new URL(c.req.url).search}`,
-        paths,
+        done: c.req.query('done'),
+        task: c.req.query('task'),
       }),
     );
   });
 
+  /** The create and edit form's live preview: the preview API's answer for a cron and zone as typed (JSON). */
+  app.get('/preview', (c) => {
+    try {
+      const parsed = SchedulePreviewQuerySchema.safeParse(c.req.query());
+      if (!parsed.success) throw fromZodError(parsed.error, 'query');
+      const { cron, timezone, count } = parsed.data;
+      return c.json(presentPreview({ timezone }, timers.previewSchedule(cron, timezone, count)));
+    } catch (err) {
+      return respondError(c, err);
+    }
+  });
+
   app.get('/:id', async (c) => {
     const id = timerId(c.req.param('id'));
+    const scoped = timers.as(c.var.actor);
     const status = oneOf<TaskStatus>(TASK_STATUSES, c.req.query('status'), 'status');
     const cursor = c.req.query('cursor') || undefined;
-    const { timer, runs: next } = await timers.preview(id, NEXT_ON_DETAIL);
+    const { timer, runs: next } = await scoped.preview(id, NEXT_ON_DETAIL);
     const atText = c.req.query('at')?.trim() || undefined;
     const at = atText === undefined ? undefined : parseInstant(atText, timer.timezone);
     const until = now() + 1;
     // Runs are planned ahead: "recent" means scheduled up to now (or up to the asked time).
-    const [page, chart] = await Promise.all([
-      timers.listTasks(id, {
+    const [page, chart, changes] = await Promise.all([
+      scoped.listTasks(id, {
         limit: RUNS_PER_PAGE,
         statuses: status === undefined ? undefined : [status],
         toMs: at === undefined ? until : at + 1,
         cursor,
       }),
-      timers.listTasks(id, { limit: RUNS_IN_CHART, toMs: until }),
+      scoped.listTasks(id, { limit: RUNS_IN_CHART, toMs: until }),
+      audit.list(c.var.actor, { timerId: id, limit: CHANGES_ON_DETAIL }),
     ]);
+    // The page's own URL without the confirmation of the action that led here.
+    const self = new URL(c.req.url);
+    self.searchParams.delete('done');
+    self.searchParams.delete('task');
     return c.html(
       timerDetailPage({
+        paths,
+        csrf: c.var.csrf,
         timer,
         next,
         runs: page.items,
         lateness: samplesOf(chart.items),
+        changes: changes.items,
         filter: { status, at },
         atText,
         cursor,
         nextCursor: page.nextCursor,
-        self: `${paths.timers}/${id}${new URL(c.req.url).search}`,
-        paths,
+        self: `${paths.timers}/${id}${self.search}`,
+        done: c.req.query('done'),
+        task: c.req.query('task'),
       }),
     );
   });
-
-  for (const action of ['enable', 'disable'] as const) {
-    app.post(`/:id/${action}`, async (c) => {
-      const id = timerId(c.req.param('id'));
-      const form = await c.req.parseBody().catch(() => {
-        // A malformed multipart or urlencoded body is the sender's fault, not a 500.
-        throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'the form body cannot be read');
-      });
-      const back = backTo(form.back, `${paths.timers}/${id}`, paths);
-      await (action === 'enable' ? timers.enable(id) : timers.disable(id));
-      return c.redirect(back, 303);
-    });
-  }
 
   return app;
 }

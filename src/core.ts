@@ -1,10 +1,11 @@
 import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
-import type { Notify } from './domain/timer.js';
+import { parseNotify } from './domain/timer.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { SecretBox } from './security/secret-box.js';
 import { AppService } from './services/app-service.js';
+import { AuditService } from './services/audit-service.js';
 import { FailureNotifier } from './services/failure-notifier.js';
 import { RunPlanner } from './services/run-planner.js';
 import { TimerEvents } from './services/timer-events.js';
@@ -32,6 +33,8 @@ export interface Core {
   timers: TimerService;
   /** Apps, their API keys and signing secrets; who a bearer token is. */
   apps: AppService;
+  /** The audit log of changes made through the API and the dashboard. */
+  audit: AuditService;
   /** Seals and opens the apps' signing secrets (XTIMER_SECRET_KEY). */
   secretBox: SecretBox;
   /** The SSRF guard over callback targets (CALLBACK_BLOCK_PRIVATE, CALLBACK_ALLOW_HOSTS). */
@@ -61,6 +64,7 @@ export function createCore(
     blockPrivate: config.callbackBlockPrivate,
     allowHosts: config.callbackAllowHosts,
   });
+  const audit = new AuditService(database);
   const timers = new TimerService({
     database,
     lock: new RedisLock(redis),
@@ -68,6 +72,7 @@ export function createCore(
     planner,
     claims: new RunClaims(redis, keys),
     announce: (id) => events.announce(id),
+    audit,
     now,
     policy: {
       maxTimersPerApp: config.maxTimersPerApp,
@@ -86,6 +91,8 @@ export function createCore(
     adminToken: config.adminToken,
     graceSeconds: config.appKeyGraceSeconds,
     announce: (app) => events.announceApp(app),
+    audit,
+    guard,
     now,
   });
   const appRows = new AppRepository(database.db);
@@ -95,7 +102,7 @@ export function createCore(
     },
     appNotify: async (app) => {
       const [row] = await appRows.findMany([app]);
-      return row?.notify ? (JSON.parse(row.notify) as Notify) : null;
+      return parseNotify(row?.notify ?? null);
     },
   });
   return {
@@ -109,6 +116,7 @@ export function createCore(
     events,
     timers,
     apps,
+    audit,
     secretBox,
     guard,
     queues,

@@ -66,6 +66,7 @@ export async function main(config: Config): Promise<Shutdown> {
     const app = createApp({
       timers: core.timers,
       apps: core.apps,
+      audit: core.audit,
       callbackTimeoutMs: config.callbackTimeoutMs,
       logger: logger.child({ component: 'api' }),
       dashboard: {

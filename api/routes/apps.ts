@@ -9,6 +9,7 @@ import {
   CreateAppSchema,
   IssuedAppSchema,
   RotateSchema,
+  UpdateAppSchema,
 } from '../schemas/app-schemas.js';
 import { ErrorSchema } from '../schemas/timer-schemas.js';
 
@@ -56,6 +57,20 @@ const routes = {
     request: { params: AppParamSchema },
     responses: { 200: json(AppInfoSchema, 'The app'), ...denied, 404: json(ErrorSchema, 'No such app') },
   }),
+  update: createRoute({
+    method: 'patch',
+    path: '/apps/{app}',
+    tags: ['apps'],
+    summary: "Set an app's default failure notification (admin, or the app itself)",
+    ...secured,
+    request: { params: AppParamSchema, ...jsonBody(UpdateAppSchema) },
+    responses: {
+      200: json(AppInfoSchema, 'The app'),
+      400: json(ErrorSchema, 'Invalid input, or a notify URL the SSRF guard refuses (TARGET_BLOCKED)'),
+      ...denied,
+      404: json(ErrorSchema, 'No such app'),
+    },
+  }),
   rotate: createRoute({
     method: 'post',
     path: '/apps/{app}/rotate',
@@ -93,6 +108,10 @@ export function appRoutes(apps: AppService) {
     .openapi(routes.get, async (c) =>
       c.json(presentApp(await apps.get(c.var.actor, c.req.valid('param').app)), 200),
     )
+    .openapi(routes.update, async (c) => {
+      const { notify } = c.req.valid('json');
+      return c.json(presentApp(await apps.setNotify(c.var.actor, c.req.valid('param').app, notify)), 200);
+    })
     .openapi(routes.rotate, async (c) => {
       const { rotate, graceSeconds } = c.req.valid('json');
       const issued = await apps.rotate(c.var.actor, c.req.valid('param').app, rotate, graceSeconds);

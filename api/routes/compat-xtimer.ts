@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import type { Timer, TimerDraft } from '../../src/domain/timer.js';
+import type { Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { ScopedTimers } from '../../src/services/scoped-timers.js';

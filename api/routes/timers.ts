@@ -14,6 +14,7 @@ import {
   PreviewSchema,
   page,
   QueuedRunSchema,
+  SchedulePreviewQuerySchema,
   TaskIdParamSchema,
   TaskSchema,
   TimerBatchSchema,
@@ -93,7 +94,7 @@ const routes = {
     path: '/timers',
     tags: ['timers'],
     ...secured,
-    summary: 'List timers (by app and status, id order, cursor-paginated)',
+    summary: 'List timers (by app, status, labels and name, id order, cursor-paginated)',
     request: { query: ListTimersQuerySchema },
     responses: { 200: json(TimerPage, 'A page of timers'), 400: errors[400], ...denied },
   }),
@@ -187,8 +188,17 @@ const routes = {
     path: '/timers/{id}/preview',
     tags: ['timers'],
     ...secured,
-    summary: 'The next fire times in the timer’s time zone',
+    summary: 'The next fire times in the timer’s time zone (or of a cron and zone to try)',
     request: { params: IdParamSchema, query: PreviewQuerySchema },
+    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+  }),
+  previewSchedule: createRoute({
+    method: 'get',
+    path: '/preview',
+    tags: ['timers'],
+    ...secured,
+    summary: 'The next fire times of a cron and time zone not saved yet (checked as on create)',
+    request: { query: SchedulePreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),
 };
@@ -209,8 +219,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json({ items: (await timersOf(c).createMany(drafts)).map(presentTimer) }, 201);
     })
     .openapi(routes.list, async (c) => {
-      const q = c.req.valid('query');
-      const result = await timersOf(c).list(q);
+      const { label, q: nameContains, ...q } = c.req.valid('query');
+      const result = await timersOf(c).list({ ...q, labels: label, nameContains });
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
     .openapi(routes.get, async (c) =>
@@ -252,7 +262,12 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
     })
     .openapi(routes.preview, async (c) => {
-      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, c.req.valid('query').count);
+      const { count, from } = c.req.valid('query');
+      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, count, from);
       return c.json(presentPreview(timer, runs), 200);
+    })
+    .openapi(routes.previewSchedule, (c) => {
+      const { cron, timezone, count, from } = c.req.valid('query');
+      return c.json(presentPreview({ timezone }, service.previewSchedule(cron, timezone, count, from)), 200);
     });
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ROTATABLE } from '../../src/services/app-service.js';
-import { AppSchema } from './timer-schemas.js';
+import { AppSchema, NotifySchema } from './timer-schemas.js';
 
 /** Request and response schemas of the apps API (README "Security"). */
 
@@ -28,9 +28,21 @@ export const RotateSchema = z
   })
   .openapi('RotateApp');
 
+export const UpdateAppSchema = z
+  .strictObject({
+    notify: NotifySchema.nullable().openapi({
+      description: 'The default failure notification of timers that set none; null clears it.',
+    }),
+  })
+  .openapi('UpdateApp');
+
 export const AppInfoSchema = z
   .object({
     app: z.string().openapi({ example: 'billing' }),
+    keyId: z.string().openapi({
+      example: 'billing:3f9a1c2b4d5e',
+      description: 'The current API key’s public id: the audit log names the changes made with it so.',
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
     previousKeyValidUntil: z.string().nullable().openapi({
@@ -39,6 +51,10 @@ export const AppInfoSchema = z
     previousSecretValidUntil: z.string().nullable().openapi({
       description: 'Until when callbacks are also signed with the secret replaced by the last rotation.',
     }),
+    notify: z
+      .object({ url: z.string(), on: z.array(z.string()) })
+      .nullable()
+      .openapi({ description: 'The default failure notification of timers that set none.' }),
   })
   .openapi('App');
 

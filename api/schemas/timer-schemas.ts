@@ -74,7 +74,9 @@ export const CronSchema = z
 export const TimezoneSchema = z
   .string()
   .refine(isValidTimeZone, {
-    message: 'is not a known IANA time zone',
+    // The name echoed (JSON-quoted, cut short), so a typo shows.
+    error: (issue) =>
+      `${JSON.stringify(String(issue.input).slice(0, 64))} is not an IANA time zone name (a canonical name such as America/New_York, or a link such as US/Eastern)`,
     ...withCode(ErrorCode.INVALID_TIMEZONE),
   })
   .openapi({ example: 'Asia/Shanghai' });
@@ -264,27 +266,68 @@ export const NotifySchema = z
 
 const MaxRunsSchema = int(1, 1_000_000_000, 'maxRuns');
 
+export const LabelsSchema = z
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(LIMITS.labelValueMaxChars, `label values must be at most ${LIMITS.labelValueMaxChars} characters`)
+      .regex(NO_CONTROL, 'label values must not contain control characters or unpaired surrogates'),
+  )
+  .superRefine((labels, ctx) => {
+    for (const key of Object.keys(labels)) {
+      if (!LIMITS.labelKeyPattern.test(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `label key ${JSON.stringify(key.slice(0, 80))} must be 1-63 letters, digits, dots, dashes, underscores or slashes, starting alphanumeric`,
+        });
+      }
+    }
+  })
+  .refine((l) => Object.keys(l).length <= LIMITS.labelsMax, `at most ${LIMITS.labelsMax} labels`)
+  .openapi({
+    example: { team: 'payments', env: 'prod' },
+    description: `Key/value pairs to find the timer by (list filter label=key:value); at most ${LIMITS.labelsMax}.`,
+  });
+
+/** Text for people; line breaks and tabs are the only control characters it may hold. */
+export const DescriptionSchema = z
+  .string()
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= LIMITS.descriptionMaxBytes, {
+    message: `must be at most ${LIMITS.descriptionMaxBytes} bytes`,
+  })
+  .refine((v) => NO_CONTROL.test(v.replace(/[\t\n\r]/g, '')), {
+    message: 'must not contain control characters (other than line breaks and tabs) or unpaired surrogates',
+  })
+  .openapi({ example: 'Bills every customer at 02:30 Shanghai time.', description: 'At most 1 KiB.' });
+
 /** A timer fires by its cron or once, `at` a time: one of the two. */
 function oneScheduleKind(
-  t: { cron?: string | undefined; at?: number | undefined },
+  t: { cron?: string | null | undefined; at?: number | null | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if ((t.cron === undefined) === (t.at === undefined)) {
+  if ((t.cron == null) === (t.at == null)) {
+    const neither = t.cron == null;
     ctx.addIssue({
       code: 'custom',
-      path: [t.cron === undefined ? 'cron' : 'at'],
+      path: [neither ? 'cron' : 'at'],
       message: 'give exactly one of cron (a schedule) and at (a one-shot time)',
-      params: { code: ErrorCode.VALIDATION_FAILED },
+      // Without either, the cron is what is missing (as before one-shots existed).
+      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
     });
   }
 }
 
-/** The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule between them. */
+/**
+ * The create body's fields (the compatible routes extend them); CreateTimerSchema adds the rule
+ * between them. Null stands for absent, so that a timer as GET returns it is a valid create body.
+ */
 export const CreateTimerFields = z.strictObject({
   app: AppSchema,
   name: NameSchema,
-  cron: CronSchema.optional(),
-  at: IsoInstantSchema.optional().openapi({
+  cron: CronSchema.nullable().optional(),
+  at: IsoInstantSchema.nullable().optional().openapi({
     description: 'Instead of cron: a one-shot timer firing once, at this time; then it is completed.',
   }),
   timezone: TimezoneSchema.default('UTC'),
@@ -292,17 +335,19 @@ export const CreateTimerFields = z.strictObject({
   retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
   misfirePolicy: MisfirePolicySchema.default('fire_once'),
   misfireThresholdMs: MisfireThresholdSchema.default(60_000),
-  startAt: IsoInstantSchema.optional().openapi({ description: 'No run before this time.' }),
-  endAt: IsoInstantSchema.optional().openapi({
+  startAt: IsoInstantSchema.nullable().optional().openapi({ description: 'No run before this time.' }),
+  endAt: IsoInstantSchema.nullable().optional().openapi({
     description: 'No run at or after this time; then it is completed.',
   }),
-  maxRuns: MaxRunsSchema.optional().openapi({
+  maxRuns: MaxRunsSchema.nullable().optional().openapi({
     description: 'At most this many scheduled runs; then it is completed.',
   }),
   overlapPolicy: OverlapPolicySchema.default('allow'),
-  notify: NotifySchema.optional().openapi({
+  notify: NotifySchema.nullable().optional().openapi({
     description: "Where failed or missed runs are reported (default: the app's).",
   }),
+  labels: LabelsSchema.default({}),
+  description: DescriptionSchema.nullable().optional(),
   status: SettableStatusSchema.default('inactive'),
 });
 
@@ -348,13 +393,15 @@ export const UpdateTimerFields = z.strictObject({
   maxRuns: MaxRunsSchema.nullable().optional(),
   overlapPolicy: OverlapPolicySchema.optional(),
   notify: NotifySchema.nullable().optional(),
+  labels: LabelsSchema.optional().openapi({ description: 'Replaces the labels whole ({} removes them).' }),
+  description: DescriptionSchema.nullable().optional(),
 });
 
 export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
   if (p.cron !== undefined && p.at !== undefined) oneScheduleKind({}, ctx);
 }).openapi('UpdateTimer', {
   description:
-    'Any subset of fields; callback and retry merge field by field. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns and notify.',
+    'Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns, notify and description.',
 });
 
 export const TimerSchema = z
@@ -386,6 +433,8 @@ export const TimerSchema = z
     maxRuns: z.number().int().nullable(),
     overlapPolicy: OverlapPolicySchema,
     notify: z.object({ url: z.string(), on: z.array(z.enum(NOTIFY_OUTCOMES)) }).nullable(),
+    labels: z.record(z.string(), z.string()).openapi({ example: { team: 'payments' } }),
+    description: z.string().nullable(),
     status: TimerStatusSchema.openapi({
       description: 'completed: a one-shot that has fired, or a timer past its endAt or maxRuns.',
     }),
@@ -411,8 +460,13 @@ export const TaskSchema = z
     httpStatus: z.number().int().nullable(),
     output: z.string().nullable(),
     error: z.string().nullable(),
-    firedAt: z.string().nullable(),
-    latencyMs: z.number().int().nullable().openapi({ description: 'firedAt − runAt.' }),
+    firedAt: z.string().nullable().openapi({ description: 'When the latest attempt was sent.' }),
+    firstFiredAt: z.string().nullable().openapi({ description: 'When the first attempt was sent.' }),
+    latencyMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'How late the first call left: firstFiredAt − runAt.' }),
     durationMs: z.number().int().nullable(),
   })
   .openapi('Task');
@@ -452,16 +506,54 @@ const queryInt = (min: number, max: number, fallback: number) =>
     .default(fallback)
     .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
 
-const LimitSchema = queryInt(1, 500, 50);
-const CursorSchema = z
+export const LimitSchema = queryInt(1, 500, 50);
+export const CursorSchema = z
   .string()
   .max(64)
   .optional()
   .openapi({ description: 'nextCursor of the previous page.' });
 
+/** `key:value`, the value after the first colon. */
+const LabelFilterSchema = z
+  .string()
+  .max(LIMITS.labelValueMaxChars + 64)
+  .transform((v, ctx) => {
+    const colon = v.indexOf(':');
+    const key = colon < 0 ? '' : v.slice(0, colon);
+    if (!LIMITS.labelKeyPattern.test(key)) {
+      ctx.addIssue({ code: 'custom', message: 'must be key:value, with a label key before the colon' });
+      return z.NEVER;
+    }
+    return [key, v.slice(colon + 1)] as const;
+  });
+
 export const ListTimersQuerySchema = z.object({
   app: AppSchema.optional(),
   status: TimerStatusSchema.optional(),
+  label: z
+    .union([LabelFilterSchema.transform((pair) => [pair]), z.array(LabelFilterSchema).max(LIMITS.labelsMax)])
+    .transform((pairs, ctx) => {
+      const labels: Record<string, string> = {};
+      for (const [key, value] of pairs) {
+        if (key in labels && labels[key] !== value) {
+          ctx.addIssue({ code: 'custom', message: `label ${key} is asked for with two values` });
+          return z.NEVER;
+        }
+        labels[key] = value;
+      }
+      return labels;
+    })
+    .optional()
+    .openapi({
+      type: 'string',
+      example: 'team:payments',
+      description: 'key:value; repeat it for timers carrying every one of the labels.',
+    }),
+  q: z
+    .string()
+    .max(LIMITS.nameMaxChars)
+    .optional()
+    .openapi({ description: 'Timers whose name holds this text (case-insensitive).' }),
   limit: LimitSchema,
   cursor: CursorSchema,
 });
@@ -511,13 +603,29 @@ export const ListTasksQuerySchema = z.strictObject({
   cursor: CursorSchema,
 });
 
+/** Preview instants reach to year 9999: the tz database's rules run that far, and so do ISO years. */
+const PREVIEW_FROM_MAX = Date.UTC(9999, 0, 1);
+
 export const PreviewQuerySchema = z.object({
-  count: queryInt(1, 100, 10),
+  count: queryInt(1, 1000, 10),
+  from: InstantSchema.pipe(
+    z.number().min(0, 'must not be before 1970').max(PREVIEW_FROM_MAX, 'must be before the year 9999'),
+  )
+    .optional()
+    .openapi({
+      description: 'ISO-8601 time or epoch ms: the fire times at or after it (default: those after now).',
+    }),
+});
+
+/** A preview of a schedule not saved yet: what a form shows as a cron is typed. */
+export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
+  cron: CronSchema,
+  timezone: TimezoneSchema.default('UTC'),
 });
 
 export const PreviewSchema = z
   .object({
-    timerId: z.number().int(),
+    timerId: z.number().int().optional().openapi({ description: 'Absent for an unsaved schedule.' }),
     timezone: z.string(),
     items: z.array(z.string()).openapi({ example: ['2026-11-22T02:30:00.000+08:00'] }),
   })

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { blockedAddress, canonicalAddress } from '../domain/ip-ranges.js';
+import { ErrorCode, XtimerError } from '../errors.js';
 
 export interface TargetPolicy {
   /** CALLBACK_BLOCK_PRIVATE: refuse loopback, private, link-local, CGNAT, … targets. */
@@ -106,6 +107,17 @@ export class TargetGuard {
       if (why !== null) return `callback host ${url.hostname} resolves to ${why}`;
     }
     return null;
+  }
+
+  /** Refuses (400 TARGET_BLOCKED, naming `field`) a URL that may not be stored as a target. */
+  async assertAllowed(rawUrl: string, field: string): Promise<void> {
+    const problem = await this.urlProblem(rawUrl);
+    if (problem !== null) {
+      throw new XtimerError(
+        ErrorCode.TARGET_BLOCKED,
+        `${field}: ${problem}; list the host in CALLBACK_ALLOW_HOSTS to call it anyway`,
+      );
+    }
   }
 
   /**

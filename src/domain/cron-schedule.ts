@@ -1,13 +1,15 @@
 import { CronExpressionParser } from 'cron-parser';
-import { offsetAt, wallTimeAt } from './time-zone.js';
+import { MAX_OFFSET, OffsetTimeline } from './time-zone.js';
 
 /**
  * Cron schedules: parsing (through cron-parser, so the syntax is the one BullMQ users
- * know) and a fast expansion of a schedule over a half-open window [start, end).
+ * know) and a fast expansion of a schedule over a half-open window [start, end): the
+ * one place every fire time is computed (planning, preview, misfire, the compatible API).
  *
  * cron-parser's own iterator costs ~60 µs per run; the migrator must place 50k+ runs
  * per second, so expansion walks the parsed field sets directly: a day at a time, with
- * the zone offset resolved once per day except on DST transition days.
+ * one zone offset for every day the offset does not change, and wall times resolved one
+ * by one under the DST rule (SPEC §6) on the days it does.
  */
 
 export const CRON_FIELDS_5 = ['minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
@@ -36,6 +38,11 @@ export interface CronSchedule {
   readonly nth: number;
   /** Year restriction of a 7-field (xtimer-compatible) expression; null = any. */
   readonly years: ReadonlySet<number> | null;
+  /**
+   * The minute or the hour field starts with `*` (or `?`, the same): the schedule
+   * follows real time across DST changes; otherwise it names fixed wall times (SPEC §6).
+   */
+  readonly frequent: boolean;
 }
 
 /** What is wrong with an expression, naming the field when one field is at fault. */
@@ -182,6 +189,9 @@ function fromParser(source: string, expression: string, years: Set<number> | nul
   );
   const domValues = f.dayOfMonth.values as readonly (number | string)[];
   const fieldCount = splitFields(expression).length;
+  // A macro's fields as cron-parser spells them (`@hourly` is `0 0 * * * *`); else as written.
+  const written = source.startsWith('@') ? f.stringify(true).split(' ') : splitFields(expression);
+  const [minute, hour] = fieldCount === 5 ? written : written.slice(1);
   return {
     source,
     hasSeconds: !source.startsWith('@') && fieldCount >= 6,
@@ -197,6 +207,7 @@ function fromParser(source: string, expression: string, years: Set<number> | nul
     dowLast,
     nth: (f.dayOfWeek as unknown as { nthDay?: number }).nthDay ?? 0,
     years,
+    frequent: /^[*?]/.test(minute ?? '') || /^[*?]/.test(hour ?? ''),
   };
 }
 
@@ -220,47 +231,7 @@ export function matchesDay(s: CronSchedule, year: number, month: number, day: nu
   return domMatch || dowMatch;
 }
 
-/**
- * The zone's offsets around one local day. `transitionAt` is set when the offset
- * changes inside the 48 h around the day; wall times are then resolved one by one.
- */
-interface DayOffsets {
-  before: number;
-  after: number;
-  transitionAt: number | null;
-}
-
-function offsetsAround(timeZone: string, dayWallMs: number): DayOffsets {
-  const lo = dayWallMs - 14 * HOUR;
-  const hi = dayWallMs + DAY + 14 * HOUR;
-  const before = offsetAt(timeZone, lo);
-  const after = offsetAt(timeZone, hi);
-  if (before === after) return { before, after, transitionAt: null };
-  // Binary search the first instant (to the second) that carries the new offset.
-  let a = Math.floor(lo / 1000);
-  let b = Math.floor(hi / 1000);
-  while (b - a > 1) {
-    const mid = Math.floor((a + b) / 2);
-    if (offsetAt(timeZone, mid * 1000) === before) a = mid;
-    else b = mid;
-  }
-  return { before, after, transitionAt: b * 1000 };
-}
-
-/** SPEC §6 on a transition day: gap → shifted instant, overlap → first occurrence. */
-function resolveWall(o: DayOffsets, wallMs: number): number {
-  const early = wallMs - o.before;
-  if (o.transitionAt === null) return early;
-  const late = wallMs - o.after;
-  const earlyValid = early < o.transitionAt;
-  const lateValid = late >= o.transitionAt;
-  if (earlyValid && lateValid) return Math.min(early, late);
-  if (earlyValid) return early;
-  if (lateValid) return late;
-  return early;
-}
-
-/** Fire instants of one day whose local midnight is the instant `midnight` (no DST change that day). */
+/** Fire instants of one day whose local midnight is the instant `midnight` (no offset change that day). */
 function expandDay(
   schedule: CronSchedule,
   midnight: number,
@@ -287,6 +258,38 @@ function expandDay(
 }
 
 /**
+ * Fire instants of one local day (its midnight written as if UTC: `dayWall`) on which
+ * the offset changes: each matching wall time resolved under the DST rule — a frequent
+ * schedule at every instant showing it, a fixed one once (SPEC §6). Unordered.
+ */
+function expandChangingDay(
+  schedule: CronSchedule,
+  timeline: OffsetTimeline,
+  dayWall: number,
+  startMs: number,
+  endMs: number,
+  out: number[],
+): void {
+  // Wall times in [from, to) resolve to instants in [from - maxOffset, to - minOffset).
+  const outside = (from: number, to: number) =>
+    to - timeline.minOffset <= startMs || from - timeline.maxOffset >= endMs;
+  const instants: number[] = [];
+  for (const h of schedule.hours) {
+    const hourWall = dayWall + h * HOUR;
+    if (outside(hourWall, hourWall + HOUR)) continue;
+    for (const m of schedule.minutes) {
+      const minuteWall = hourWall + m * 60_000;
+      if (outside(minuteWall, minuteWall + 60_000)) continue;
+      for (const s of schedule.seconds) {
+        instants.length = 0;
+        timeline.resolve(minuteWall + s * 1000, schedule.frequent, instants);
+        for (const t of instants) if (t >= startMs && t < endMs) out.push(t);
+      }
+    }
+  }
+}
+
+/**
  * All fire instants of `schedule` in `timeZone` with start <= t < end, ascending and
  * unique. Half-open, so consecutive windows neither lose nor double a boundary run.
  */
@@ -298,28 +301,20 @@ export function expandRuns(
 ): number[] {
   const out: number[] = [];
   if (endMs <= startMs) return out;
-  const first = wallTimeAt(timeZone, startMs);
-  const last = wallTimeAt(timeZone, endMs - 1);
-  // One spare day each side: DST resolution can move a wall time across midnight.
-  const firstDay = Date.UTC(first.year, first.month - 1, first.day) - DAY;
-  const lastDay = Date.UTC(last.year, last.month - 1, last.day) + DAY;
+  const timeline = OffsetTimeline.of(timeZone, startMs - DAY - 2 * MAX_OFFSET, endMs + DAY + 2 * MAX_OFFSET);
+  const { minOffset, maxOffset } = timeline;
+  // The local days whose wall times can resolve into the window.
+  const firstDay = Math.floor((startMs + minOffset) / DAY) * DAY;
+  const lastDay = Math.floor((endMs + maxOffset) / DAY) * DAY;
   let needsSort = false;
   for (let dayWall = firstDay; dayWall <= lastDay; dayWall += DAY) {
     const date = new Date(dayWall);
     if (!matchesDay(schedule, date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate())) continue;
-    const offsets = offsetsAround(timeZone, dayWall);
-    if (offsets.transitionAt === null) {
-      expandDay(schedule, dayWall - offsets.before, startMs, endMs, out);
-    } else {
+    if (timeline.changesBetween(dayWall - maxOffset, dayWall + DAY - minOffset + 1)) {
       needsSort = true;
-      for (const h of schedule.hours) {
-        for (const m of schedule.minutes) {
-          for (const s of schedule.seconds) {
-            const t = resolveWall(offsets, dayWall + h * HOUR + m * 60_000 + s * 1000);
-            if (t >= startMs && t < endMs) out.push(t);
-          }
-        }
-      }
+      expandChangingDay(schedule, timeline, dayWall, startMs, endMs, out);
+    } else {
+      expandDay(schedule, dayWall - timeline.offsetAt(dayWall - maxOffset), startMs, endMs, out);
     }
   }
   if (!needsSort) return out;

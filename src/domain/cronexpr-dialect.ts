@@ -161,6 +161,7 @@ function sameSchedule(a: CronSchedule, b: CronSchedule): boolean {
     sameValues(a.dowDays, b.dowDays) &&
     sameValues(a.dowLast, b.dowLast) &&
     a.nth === b.nth &&
+    a.frequent === b.frequent &&
     sameYears(a.years, b.years)
   );
 }

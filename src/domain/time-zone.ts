@@ -1,34 +1,24 @@
+import { ianaZoneNames } from './iana-zone-names.js';
+import { formatterFor, type OffsetChange, offsetChangesBetween, zoneOffsetAt } from './zone-transitions.js';
+
 /**
- * Time-zone arithmetic on epoch milliseconds, built on Intl only.
- *
- * Offsets change at most a few times a year, so callers that walk many instants of
- * one day ask for the offset at the day's edges and only resolve instant by instant
- * when those differ (a DST transition day).
+ * Time-zone arithmetic on epoch milliseconds: offsets from the zone's change table
+ * (zone-transitions.ts, read from Intl), wall clocks, and wall time back to instants
+ * under xtimer's DST rule (SPEC §6, README "Time zones and daylight saving").
  */
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const HOUR = 3600_000;
+/** IANA offsets stay within ±16 h: instants showing a given wall time lie within this of it. */
+export const MAX_OFFSET = 18 * HOUR;
 
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** True when the runtime knows `timeZone` as an IANA zone (or UTC). */
+/**
+ * True for a zone name of the IANA tz database, canonical or a link (`US/Eastern`),
+ * spelled as the database spells it, that the runtime also knows. Intl alone is too
+ * lenient: it takes any letter case and ICU's own names (`PST`, `AET`, `SystemV/EST5`).
+ * A zone newer than the list is taken when Intl names it canonical.
+ */
 export function isValidTimeZone(timeZone: string): boolean {
-  if (timeZone.length === 0 || timeZone.length > 64) return false;
+  if (!ianaZoneNames.has(timeZone) && !runtimeCanonicalZones().has(timeZone)) return false;
   try {
     formatterFor(timeZone);
     return true;
@@ -37,19 +27,14 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
-const FIXED_ZERO = new Set([
-  'UTC',
-  'Etc/UTC',
-  'GMT',
-  'Etc/GMT',
-  'Etc/UCT',
-  'UCT',
-  'Zulu',
-  'Etc/Zulu',
-  'Universal',
-]);
+let canonical: ReadonlySet<string> | null = null;
 
-/** Local wall-clock fields of an instant. Month is 1-12, weekday 0 (Sunday) - 6. */
+function runtimeCanonicalZones(): ReadonlySet<string> {
+  canonical ??= new Set(Intl.supportedValuesOf('timeZone'));
+  return canonical;
+}
+
+/** Local wall-clock fields of an instant. Month is 1-12. */
 export interface WallTime {
   year: number;
   month: number;
@@ -61,73 +46,102 @@ export interface WallTime {
 
 /** Offset of `timeZone` from UTC at instant `utcMs`, in milliseconds (east positive). */
 export function offsetAt(timeZone: string, utcMs: number): number {
-  if (FIXED_ZERO.has(timeZone)) return 0;
-  const seconds = Math.floor(utcMs / 1000) * 1000;
-  const w = wallTimeAt(timeZone, seconds);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - seconds;
+  return zoneOffsetAt(timeZone, utcMs);
 }
 
 export function wallTimeAt(timeZone: string, utcMs: number): WallTime {
-  if (FIXED_ZERO.has(timeZone)) {
-    const d = new Date(utcMs);
-    return {
-      year: d.getUTCFullYear(),
-      month: d.getUTCMonth() + 1,
-      day: d.getUTCDate(),
-      hour: d.getUTCHours(),
-      minute: d.getUTCMinutes(),
-      second: d.getUTCSeconds(),
-    };
-  }
-  const w: WallTime = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
-  for (const part of formatterFor(timeZone).formatToParts(utcMs)) {
-    switch (part.type) {
-      case 'year':
-        w.year = Number(part.value);
-        break;
-      case 'month':
-        w.month = Number(part.value);
-        break;
-      case 'day':
-        w.day = Number(part.value);
-        break;
-      case 'hour':
-        w.hour = Number(part.value);
-        break;
-      case 'minute':
-        w.minute = Number(part.value);
-        break;
-      case 'second':
-        w.second = Number(part.value);
-        break;
-      default:
-        break;
-    }
-  }
-  return w;
+  const d = new Date(utcMs + offsetAt(timeZone, utcMs));
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
 }
 
-const HALF_DAY = 12 * 3600_000;
+/**
+ * A zone's offsets over a stretch of time: the offset before it and the changes within.
+ * Wall times (written as if they were UTC) resolve to instants under the DST rule.
+ */
+export class OffsetTimeline {
+  /** The least and the greatest offset in force: a wall time W shows at instants in [W - maxOffset, W - minOffset]. */
+  readonly minOffset: number;
+  readonly maxOffset: number;
+
+  private constructor(
+    private readonly initial: number,
+    private readonly changes: readonly OffsetChange[],
+  ) {
+    const offsets = [initial, ...changes.map((c) => c.after)];
+    this.minOffset = Math.min(...offsets);
+    this.maxOffset = Math.max(...offsets);
+  }
+
+  /** The zone's offsets over [fromMs, toMs). */
+  static of(timeZone: string, fromMs: number, toMs: number): OffsetTimeline {
+    return new OffsetTimeline(offsetAt(timeZone, fromMs - 1), offsetChangesBetween(timeZone, fromMs, toMs));
+  }
+
+  /** The offset in force at `utcMs`. */
+  offsetAt(utcMs: number): number {
+    let offset = this.initial;
+    for (const c of this.changes) {
+      if (c.at > utcMs) break;
+      offset = c.after;
+    }
+    return offset;
+  }
+
+  /** Does the offset change in [fromMs, toMs)? */
+  changesBetween(fromMs: number, toMs: number): boolean {
+    return this.changes.some((c) => c.at >= fromMs && c.at < toMs);
+  }
+
+  /**
+   * Appends the instants at which the wall clock shows `wallMs`, ascending. With
+   * `everyOccurrence` (real time: a frequent schedule) each one, none for a wall time a
+   * gap skips. Without (a fixed time) exactly one: the first occurrence, or for a
+   * skipped wall time the instant that reads it with the offset in force before the jump.
+   */
+  resolve(wallMs: number, everyOccurrence: boolean, out: number[]): void {
+    let offset = this.initial;
+    let from = Number.NEGATIVE_INFINITY;
+    let found = false;
+    for (let i = 0; i <= this.changes.length; i++) {
+      const change = this.changes[i];
+      const until = change ? change.at : Number.POSITIVE_INFINITY;
+      const t = wallMs - offset;
+      if (t >= from && t < until) {
+        out.push(t);
+        if (!everyOccurrence) return;
+        found = true;
+      }
+      if (change) {
+        from = change.at;
+        offset = change.after;
+      }
+    }
+    if (found || everyOccurrence) return;
+    for (const c of this.changes) {
+      if (wallMs >= c.at + c.before && wallMs < c.at + c.after) {
+        out.push(wallMs - c.before);
+        return;
+      }
+    }
+  }
+}
 
 /**
  * The instant at which the wall clock of `timeZone` shows `wallMs` (a wall time
- * written as if it were UTC). SPEC §6: a wall time inside a DST gap resolves to the
- * shifted instant (02:30 in a spring-forward gap fires at 03:30), and a wall time that
- * occurs twice in an overlap resolves to its first occurrence only.
+ * written as if it were UTC), read as a fixed time: its first occurrence, or in a gap
+ * with the offset before the jump (02:30 on New York's spring-forward day is 03:30 EDT).
  */
 export function wallToInstant(timeZone: string, wallMs: number): number {
-  const before = offsetAt(timeZone, wallMs - HALF_DAY);
-  const after = offsetAt(timeZone, wallMs + HALF_DAY);
-  if (before === after) return wallMs - before;
-  const early = wallMs - before;
-  const late = wallMs - after;
-  const earlyValid = offsetAt(timeZone, early) === before;
-  const lateValid = offsetAt(timeZone, late) === after;
-  if (earlyValid && lateValid) return Math.min(early, late);
-  if (earlyValid) return early;
-  if (lateValid) return late;
-  // In the gap: read the wall time with the offset in force before the jump.
-  return early;
+  const out: number[] = [];
+  OffsetTimeline.of(timeZone, wallMs - MAX_OFFSET, wallMs + MAX_OFFSET).resolve(wallMs, false, out);
+  return out[0] ?? wallMs - offsetAt(timeZone, wallMs);
 }
 
 /** ISO-8601 with the zone's offset, e.g. `2026-11-22T10:00:00.000+08:00`. */

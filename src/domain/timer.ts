@@ -23,6 +23,10 @@ export interface Notify {
   on: NotifyOutcome[];
 }
 
+/** A stored notify column (JSON text: MariaDB has no JSON type of its own). */
+export const parseNotify = (text: string | null): Notify | null =>
+  text === null ? null : (JSON.parse(text) as Notify);
+
 export const MISFIRE_POLICIES = ['fire_once', 'fire_all', 'skip'] as const;
 export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
 
@@ -47,7 +51,15 @@ export const LIMITS = {
   misfireThresholdMs: { min: 0, max: 86_400_000 },
   outputMaxChars: 1024,
   errorMaxChars: 1024,
+  labelsMax: 20,
+  /** A label key: a letter or digit, then letters, digits, `.`, `_`, `/` or `-`; 63 characters at most. */
+  labelKeyPattern: /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/,
+  labelValueMaxChars: 255,
+  descriptionMaxBytes: 1024,
 } as const;
+
+/** Labels a timer carries for people to find it by (`label=key:value` filters). */
+export type Labels = Record<string, string>;
 
 export interface Callback {
   url: string;
@@ -82,6 +94,9 @@ export interface Timer {
   overlapPolicy: OverlapPolicy;
   /** Where failed and missed runs are reported; null: the app's default. */
   notify: Notify | null;
+  labels: Labels;
+  /** Free text for people; null: none. */
+  description: string | null;
   status: TimerStatus;
   /**
    * The cron as a client of the Go xTimer wrote it (gorhill/cronexpr syntax), which only
@@ -124,6 +139,9 @@ export interface TimerPatch {
   maxRuns?: number | null | undefined;
   overlapPolicy?: OverlapPolicy | undefined;
   notify?: Notify | null | undefined;
+  /** Replaces the labels whole. */
+  labels?: Labels | undefined;
+  description?: string | null | undefined;
 }
 
 export interface Task {
@@ -138,8 +156,17 @@ export interface Task {
   httpStatus: number | null;
   output: string | null;
   error: string | null;
+  /** When the latest attempt was sent. */
   firedAt: number | null;
+  /** When the first attempt was sent: the run's lateness. */
+  firstFiredAt: number | null;
   durationMs: number | null;
+}
+
+/** How late the run's first call left (ms), null if it was never called. */
+export function latenessOf(t: Pick<Task, 'runAt' | 'firedAt' | 'firstFiredAt'>): number | null {
+  const first = t.firstFiredAt ?? t.firedAt;
+  return first === null ? null : first - t.runAt;
 }
 
 /** A callback that can be sent as configured, or why not. */

@@ -17,6 +17,14 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+/**
+ * A key's public id, `<app>:<12 hex digits of its digest>`: names the key in the audit log
+ * and the apps API without revealing it (48 bits of a SHA-256 of 256 random bits).
+ */
+export function apiKeyId(app: string, keyHash: string): string {
+  return `${app}:${keyHash.slice(0, 12)}`;
+}
+
 /** Does `given` equal `expected`? In time independent of where they differ (and of their lengths). */
 export function tokensEqual(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();

@@ -5,11 +5,27 @@ import { ErrorCode, XtimerError } from '../errors.js';
  * in open mode), or one app by its API key. The rule, in one place: an app sees and
  * changes only its own timers, tasks and app record; everything else is the admin's.
  */
-export type Actor = { kind: 'admin' } | { kind: 'app'; app: string };
+export type Actor = { kind: 'admin'; open?: boolean } | AppActor;
 
+/** An app, by the key it called with (`keyId` names the key in the audit log). */
+export interface AppActor {
+  kind: 'app';
+  app: string;
+  keyId: string;
+}
+
+/** The holder of XTIMER_ADMIN_TOKEN (or of the dashboard's credentials). */
 export const ADMIN: Actor = Object.freeze({ kind: 'admin' });
+/** Anyone, acting as the admin because no admin token is configured (open mode). */
+export const OPEN: Actor = Object.freeze({ kind: 'admin', open: true });
 
-export const appActor = (app: string): Actor => ({ kind: 'app', app });
+export const appActor = (app: string, keyId: string): Actor => ({ kind: 'app', app, keyId });
+
+/** The actor as the audit log names it: `admin`, `open`, or the app key's id. */
+export function actorName(actor: Actor): string {
+  if (actor.kind === 'app') return actor.keyId;
+  return actor.open ? 'open' : 'admin';
+}
 
 /**
  * Throws FORBIDDEN unless `actor` may act for `app`. The answer names only the caller's

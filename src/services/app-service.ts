@@ -1,10 +1,14 @@
+import type { TargetGuard } from '../callback/target-guard.js';
 import { newSigningSecret } from '../callback/webhook-signer.js';
+import { type AuditFields, auditEntry, maskFields } from '../domain/audit.js';
+import { type Notify, parseNotify } from '../domain/timer.js';
 import { ErrorCode, XtimerError } from '../errors.js';
-import { hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '../security/api-keys.js';
+import { apiKeyId, hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '../security/api-keys.js';
 import type { SecretBox } from '../security/secret-box.js';
 import { AppRepository, type AppRow } from '../storage/db/app-repository.js';
-import type { Database } from '../storage/db/client.js';
-import { type Actor, ADMIN, appActor, assertAdmin, assertCanUseApp } from './access.js';
+import type { Database, Transaction } from '../storage/db/client.js';
+import { type Actor, ADMIN, actorName, appActor, assertAdmin, assertCanUseApp, OPEN } from './access.js';
+import type { AuditService } from './audit-service.js';
 
 export interface AppServiceDeps {
   database: Database;
@@ -16,17 +20,25 @@ export interface AppServiceDeps {
   graceSeconds: number;
   /** Tells every process an app's keys or secrets changed (executors drop their signing keys). */
   announce(app: string): Promise<void>;
+  /** Records app creation and every rotation. */
+  audit: AuditService;
+  /** The SSRF guard, over the app's notify URL. */
+  guard?: TargetGuard | undefined;
   now(): number;
 }
 
 export interface AppInfo {
   app: string;
+  /** The current API key's public id (`app:hex`), as the audit log names its changes. */
+  keyId: string;
   createdAt: Date;
   updatedAt: Date;
   /** Until when the key replaced by the last key rotation still works; null = it no longer does. */
   previousKeyValidUntil: Date | null;
   /** Until when callbacks are also signed with the secret replaced by the last rotation. */
   previousSecretValidUntil: Date | null;
+  /** Where failed or missed runs of timers that set no `notify` of their own are reported. */
+  notify: Notify | null;
 }
 
 /** Credentials shown once, when issued. */
@@ -67,14 +79,15 @@ export class AppService {
    * checked even in open mode, so clients written against app keys behave the same there.
    */
   async authenticate(authorization: string | undefined): Promise<Actor | null> {
-    if (authorization === undefined) return this.open ? ADMIN : null;
+    if (authorization === undefined) return this.open ? OPEN : null;
     const match = /^Bearer[ ]+([\x21-\x7e]{1,512})[ ]*$/i.exec(authorization);
     if (!match) return null;
     const token = match[1]!;
     if (this.deps.adminToken !== undefined && tokensEqual(token, this.deps.adminToken)) return ADMIN;
     if (!looksLikeApiKey(token)) return null;
-    const app = await this.apps.findByKeyHash(hashApiKey(token), this.deps.now());
-    return app === null ? null : appActor(app);
+    const hash = hashApiKey(token);
+    const app = await this.apps.findByKeyHash(hash, this.deps.now());
+    return app === null ? null : appActor(app, apiKeyId(app, hash));
   }
 
   /** Creates an app with a new API key and signing secret (admin only); both are returned only here. */
@@ -82,12 +95,16 @@ export class AppService {
     assertAdmin(actor);
     const apiKey = newApiKey();
     const signingSecret = newSigningSecret();
-    const inserted = await this.apps.insert({
-      name,
-      keyHash: hashApiKey(apiKey),
-      signingSecret: this.deps.box.seal(signingSecret, name),
+    const keyHash = hashApiKey(apiKey);
+    await this.deps.database.transaction(async (tx) => {
+      const inserted = await this.apps.withDb(tx.db).insert({
+        name,
+        keyHash,
+        signingSecret: this.deps.box.seal(signingSecret, name),
+      });
+      if (!inserted) throw new XtimerError(ErrorCode.APP_EXISTS, `app ${name} already exists`);
+      await this.record(tx, actor, 'app_create', name, null, { keyId: apiKeyId(name, keyHash) });
     });
-    if (!inserted) throw new XtimerError(ErrorCode.APP_EXISTS, `app ${name} already exists`);
     await this.deps.announce(name);
     return { ...this.info((await this.apps.find(name))!), apiKey, signingSecret };
   }
@@ -118,13 +135,23 @@ export class AppService {
       const apps = this.apps.withDb(tx.db);
       const row = await apps.find(name, true);
       if (!row) throw appNotFound(name);
+      const validUntil = until?.toISOString() ?? null;
       if (what === 'key') {
         const apiKey = newApiKey();
+        const keyHash = hashApiKey(apiKey);
         await apps.update(name, {
-          keyHash: hashApiKey(apiKey),
+          keyHash,
           prevKeyHash: until === null ? null : row.keyHash,
           prevKeyUntil: until,
         });
+        await this.record(
+          tx,
+          actor,
+          'key_rotate',
+          name,
+          { keyId: apiKeyId(name, row.keyHash) },
+          { keyId: apiKeyId(name, keyHash), previousKeyValidUntil: validUntil },
+        );
         return { apiKey };
       }
       const signingSecret = newSigningSecret();
@@ -133,21 +160,54 @@ export class AppService {
         prevSigningSecret: until === null ? null : row.signingSecret,
         prevSigningSecretUntil: until,
       });
+      // The secrets themselves never reach the log: only that one was replaced, and until when the old one signs.
+      await this.record(tx, actor, 'secret_rotate', name, null, { previousSecretValidUntil: validUntil });
       return { signingSecret };
     });
     await this.deps.announce(name);
     return { ...this.info((await this.apps.find(name))!), ...issued };
   }
 
+  /** Sets (or, with null, clears) the app's default failure notification: the admin or the app itself. */
+  async setNotify(actor: Actor, name: string, notify: Notify | null): Promise<AppInfo> {
+    assertCanUseApp(actor, name);
+    if (notify) await this.deps.guard?.assertAllowed(notify.url, 'notify.url');
+    await this.deps.database.transaction(async (tx) => {
+      const apps = this.apps.withDb(tx.db);
+      const row = await apps.find(name, true);
+      if (!row) throw appNotFound(name);
+      await apps.update(name, { notify: notify === null ? null : JSON.stringify(notify) });
+      const fields = (n: Notify | null) => maskFields({ notify: n });
+      await this.record(tx, actor, 'app_update', name, fields(parseNotify(row.notify)), fields(notify));
+    });
+    return this.info((await this.apps.find(name))!);
+  }
+
+  private async record(
+    tx: Transaction,
+    actor: Actor,
+    action: 'app_create' | 'app_update' | 'key_rotate' | 'secret_rotate',
+    app: string,
+    before: AuditFields | null,
+    after: AuditFields,
+  ): Promise<void> {
+    await this.deps.audit.record(
+      auditEntry({ actor: actorName(actor) }, action, { app, timerId: null }, before, after),
+      tx,
+    );
+  }
+
   private info(row: AppRow): AppInfo {
     const now = this.deps.now();
     return {
       app: row.name,
+      keyId: apiKeyId(row.name, row.keyHash),
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       previousKeyValidUntil: row.prevKeyHash === null ? null : stillValid(row.prevKeyUntil, now),
       previousSecretValidUntil:
         row.prevSigningSecret === null ? null : stillValid(row.prevSigningSecretUntil, now),
+      notify: parseNotify(row.notify),
     };
   }
 }

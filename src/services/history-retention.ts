@@ -37,7 +37,7 @@ export class HistoryRetention {
     const report: RetentionReport = { added: 0, dropped: 0, failuresKept: 0, failuresPurged: 0 };
     const existing = await this.partitions.list();
     if (existing === null) {
-      this.logger.warn('tasks is not partitioned (migration 0008 missing?): run history is not purged');
+      this.logger.warn('tasks is not partitioned (migration 0009 missing?): run history is not purged');
       return report;
     }
     const { retentionDays, failedRetentionDays, aheadDays } = this.settings;

@@ -2,7 +2,13 @@ import { changeHorizon, type PlannedWindow, planWindow } from '../domain/plan-wi
 import type { Timer, TimerDraft } from '../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
+import {
+  continuationJob,
+  type ExecuteJob,
+  executeJobs,
+  type QueuedRun,
+  runJob,
+} from '../storage/redis/queues.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
 
 /** Queues execute jobs (the execute queue's addBulk). */
@@ -83,9 +89,21 @@ export class RunPlanner {
     return tasks.deletePending(timerId, fromMs);
   }
 
-  /** Queues runs straight into `execute` (run now, retry): they go at once. */
-  async queueNow(runs: readonly QueuedRun[], source: string): Promise<void> {
-    await this.dispatch(executeJobs(runs, source));
+  /** Queues a run made on demand straight into `execute`: it goes at once. */
+  async queueNow(run: QueuedRun): Promise<void> {
+    // A retry's job names its attempt: the run's own job (its id is the task key) may still be kept.
+    await this.dispatch([
+      run.trigger === 'retry' ? continuationJob(run, 'retry') : runJob(run, run.trigger ?? 'manual'),
+    ]);
+  }
+
+  /**
+   * Queues a user's retry of a run that ended: as a continuation job, whose id names the
+   * attempt. Under the task key alone it would be dropped while BullMQ still keeps the
+   * run's first job (an hour after it completed).
+   */
+  async queueRetry(run: QueuedRun): Promise<void> {
+    await this.dispatch([continuationJob(run, 'retry')]);
   }
 
   /**

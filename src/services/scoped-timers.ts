@@ -1,12 +1,13 @@
+import type { ChangeAuthor } from '../domain/audit.js';
 import type { Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import { type Actor, assertCanUseApp } from './access.js';
+import type { Page } from './page.js';
 import type {
   Numbered,
   NumberedTaskQuery,
   NumberedTimerQuery,
-  Page,
   QueuedRunView,
   TaskQuery,
   TimerQuery,
@@ -15,14 +16,16 @@ import type {
 
 /**
  * The timer use cases as one actor may use them (TimerService.as(actor)); what the
- * native and the compatible routes call. The access rule lives in access.ts; this
- * applies it to every use case, and spends the app's rate limit on every change an
- * app key makes (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
+ * native and the compatible routes and the dashboard call. The access rule lives in
+ * access.ts; this applies it to every use case, records every change in the audit log
+ * under the actor's name, and spends the app's rate limit on every change an app key
+ * makes (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
  */
 export class ScopedTimers {
   constructor(
     private readonly timers: TimerService,
     readonly actor: Actor,
+    private readonly author: ChangeAuthor,
     private readonly limiter: RateLimiter | undefined,
     private readonly now: () => number,
   ) {}
@@ -30,7 +33,7 @@ export class ScopedTimers {
   async create(draft: TimerDraft): Promise<Timer> {
     assertCanUseApp(this.actor, draft.app);
     await this.spend();
-    return this.timers.create(draft);
+    return this.timers.create(draft, this.author);
   }
 
   /** All or nothing; a batch spends one change of the rate limit, however many timers it holds. */
@@ -38,7 +41,7 @@ export class ScopedTimers {
     const apps = new Set(drafts.map((d) => d.app));
     for (const app of apps) assertCanUseApp(this.actor, app);
     await this.spend();
-    return this.timers.createMany(drafts);
+    return this.timers.createMany(drafts, this.author);
   }
 
   async get(id: number): Promise<Timer> {
@@ -69,45 +72,45 @@ export class ScopedTimers {
     return this.timers.listTasksNumbered(q);
   }
 
-  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
+  async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     await this.owned(id);
-    return this.timers.preview(id, count);
+    return this.timers.preview(id, count, fromMs);
   }
 
   async update(id: number, patch: TimerPatch): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.update(id, patch);
+    return this.timers.update(id, patch, this.author);
   }
 
   async delete(id: number): Promise<void> {
     await this.owned(id);
     await this.spend();
-    await this.timers.delete(id);
+    await this.timers.delete(id, this.author);
   }
 
   async enable(id: number): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.enable(id);
+    return this.timers.enable(id, this.author);
   }
 
   async disable(id: number): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.disable(id);
+    return this.timers.disable(id, this.author);
   }
 
   async trigger(id: number): Promise<QueuedRunView> {
     await this.owned(id);
     await this.spend();
-    return this.timers.trigger(id);
+    return this.timers.trigger(id, this.author);
   }
 
   async retryRun(id: number, taskId: string): Promise<QueuedRunView> {
     await this.owned(id);
     await this.spend();
-    return this.timers.retryRun(id, taskId);
+    return this.timers.retryRun(id, taskId, this.author);
   }
 
   /** The timer, if this actor may use it (404 if it does not exist, 403 if it is another app's). */

@@ -1,4 +1,5 @@
 import type { TargetGuard } from '../callback/target-guard.js';
+import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
 import { CronSyntaxError, parseCron } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
 import { shortestGapMs } from '../domain/run-interval.js';
@@ -6,6 +7,7 @@ import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
   callbackProblem,
   changesSchedule,
+  type Labels,
   type Task,
   type TaskStatus,
   type Timer,
@@ -22,8 +24,10 @@ import type { Keys } from '../storage/redis/keys.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import type { RedisLock } from '../storage/redis/redis-lock.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
-import type { Actor } from './access.js';
+import { type Actor, actorName } from './access.js';
+import type { AuditService } from './audit-service.js';
 import { GroupCommit } from './group-commit.js';
+import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
 
@@ -41,6 +45,8 @@ export interface TimerServiceDeps {
   claims: Pick<RunClaims, 'reopen'>;
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
+  /** Records every change made on a user's behalf (a ChangeAuthor given), in the change's transaction. */
+  audit: AuditService;
   now(): number;
   /** Limits on what a timer may be (README "Security"); absent = none. */
   policy?: TimerPolicy | undefined;
@@ -57,14 +63,13 @@ export interface TimerPolicy {
   limiter?: RateLimiter | undefined;
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
 export interface TimerQuery {
   app?: string | undefined;
   status?: TimerStatus | undefined;
+  /** Timers carrying every one of these labels. */
+  labels?: Labels | undefined;
+  /** Names holding this text, case-insensitively. */
+  nameContains?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -128,29 +133,14 @@ function defined<T extends object>(
   }>;
 }
 
-function encodeCursor(value: number): string {
-  return Buffer.from(String(value)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  // base64url decoding skips what it cannot read (and "" reads as 0): only a cursor
-  // that re-encodes to itself is one we issued.
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const value = Number(text);
-  if (!/^\d{1,15}$/.test(text) || encodeCursor(value) !== cursor) {
-    throw new XtimerError(ErrorCode.INVALID_CURSOR, 'cursor is not one this API returned');
-  }
-  return value;
-}
-
 /** Timer use cases: what the native and the xtimer-compatible API both call. */
 export class TimerService {
   private readonly timers: TimerRepository;
   private readonly tasks: TaskRepository;
 
   /** Concurrent creates stored together (one lock round, transaction and INSERT each batch). */
-  private readonly creates = new GroupCommit<TimerDraft, Timer>(
-    (drafts) => this.storeEach(drafts),
+  private readonly creates = new GroupCommit<{ draft: TimerDraft; by: ChangeAuthor | undefined }, Timer>(
+    (items) => this.storeEach(items),
     CREATE_BATCH,
     CREATES_IN_FLIGHT,
   );
@@ -160,16 +150,20 @@ export class TimerService {
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
   }
 
-  /** This service as `actor` may use it: an app key reaches only its own app's timers. */
-  as(actor: Actor): ScopedTimers {
-    return new ScopedTimers(this, actor, this.deps.policy?.limiter, this.deps.now);
+  /**
+   * This service as `actor` may use it: an app key reaches only its own app's timers.
+   * Its changes are audited under the actor's name, in the batch `batchId` if one is given.
+   */
+  as(actor: Actor, options: { batchId?: string | undefined } = {}): ScopedTimers {
+    const author: ChangeAuthor = { actor: actorName(actor), batchId: options.batchId ?? null };
+    return new ScopedTimers(this, actor, author, this.deps.policy?.limiter, this.deps.now);
   }
 
-  async create(draft: TimerDraft): Promise<Timer> {
+  async create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
     const now = this.deps.now();
     checkWindow(draft, now);
     await this.checkPolicy(draft, now);
-    return this.creates.add(draft);
+    return this.creates.add({ draft, by });
   }
 
   /**
@@ -177,7 +171,7 @@ export class TimerService {
    * call fails naming its index (`timers.<i>`) and none is stored. One transaction, one
    * multi-row INSERT of the timers and one of their near-term runs.
    */
-  async createMany(drafts: readonly TimerDraft[]): Promise<Timer[]> {
+  async createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
     const now = this.deps.now();
     const first = new Map<string, number>();
     drafts.forEach((d, i) => {
@@ -208,7 +202,7 @@ export class TimerService {
     const failed = checks.findIndex((c) => c.status === 'rejected');
     if (failed >= 0) throw atIndex((checks[failed] as PromiseRejectedResult).reason, failed);
     try {
-      return await this.store(drafts);
+      return await this.store(drafts, by);
     } catch (err) {
       // A name taken in MySQL: the repository says which timer's.
       const index = (err as { details?: { index?: number } }).details?.index;
@@ -222,17 +216,24 @@ export class TimerService {
    * Stores unrelated creates together; if that fails for one of them (a name taken, an
    * app's limit reached), each alone, so each gets its own answer.
    */
-  private async storeEach(drafts: readonly TimerDraft[]): Promise<Array<PromiseSettledResult<Timer>>> {
+  private async storeEach(
+    items: ReadonlyArray<{ draft: TimerDraft; by: ChangeAuthor | undefined }>,
+  ): Promise<Array<PromiseSettledResult<Timer>>> {
+    const drafts = items.map((i) => i.draft);
     try {
-      return (await this.store(drafts)).map((value) => ({ status: 'fulfilled', value }));
+      const stored = await this.store(
+        drafts,
+        items.map((i) => i.by),
+      );
+      return stored.map((value) => ({ status: 'fulfilled', value }));
     } catch (err) {
       const itsOwn = (err as { details?: { index?: number } }).details?.index !== undefined;
       const limit = err instanceof XtimerError && err.code === ErrorCode.TIMER_LIMIT_REACHED;
       if (drafts.length === 1 || !(itsOwn || limit)) throw err;
       const alone: Array<PromiseSettledResult<Timer>> = [];
-      for (const draft of drafts) {
+      for (const { draft, by } of items) {
         try {
-          alone.push({ status: 'fulfilled', value: (await this.store([draft]))[0]! });
+          alone.push({ status: 'fulfilled', value: (await this.store([draft], by))[0]! });
         } catch (reason) {
           alone.push({ status: 'rejected', reason });
         }
@@ -246,7 +247,12 @@ export class TimerService {
    * (their near term, changeHorizon), then places those runs in the slices. No change is
    * announced: no process can have cached a timer that did not exist.
    */
-  private async store(drafts: readonly TimerDraft[]): Promise<Timer[]> {
+  private async store(
+    drafts: readonly TimerDraft[],
+    by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
+  ): Promise<Timer[]> {
+    // One author for all (a batch), or one per draft (creates stored together).
+    const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
     const apps = [...new Set(drafts.map((d) => d.app))];
     // A big batch holds its mutexes longer than a single create.
     const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 10);
@@ -265,6 +271,11 @@ export class TimerService {
               },
         );
         const created = await this.timersIn(tx).insertMany(rows, new Date());
+        const entries = created.flatMap((t, i) => {
+          const author = authorOf(i);
+          return author ? [timerChange(author, 'create', t, null, t)] : [];
+        });
+        await this.deps.audit.record(entries, tx);
         const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
         await this.tasksIn(tx).insertRuns(planned);
         return { created, planned };
@@ -282,13 +293,11 @@ export class TimerService {
 
   async list(q: TimerQuery): Promise<Page<Timer>> {
     const items = await this.timers.list({
-      ...defined({ app: q.app, status: q.status }),
+      ...defined({ app: q.app, status: q.status, labels: q.labels, nameContains: q.nameContains }),
       ...(q.cursor === undefined ? {} : { afterId: decodeCursor(q.cursor) }),
       limit: q.limit + 1,
     });
-    const more = items.length > q.limit;
-    if (more) items.length = q.limit;
-    return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.id) : null };
+    return pageOf(items, q.limit, (t) => t.id);
   }
 
   async countActive(): Promise<number> {
@@ -316,7 +325,7 @@ export class TimerService {
   }
 
   /** Applies a PATCH; a changed schedule of an active timer re-plans its future runs. */
-  async update(id: number, patch: TimerPatch): Promise<Timer> {
+  async update(id: number, patch: TimerPatch, by?: ChangeAuthor): Promise<Timer> {
     const existing = await this.get(id);
     const now = this.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
@@ -329,6 +338,7 @@ export class TimerService {
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.timersIn(tx).update(merged);
+        if (by) await this.audit(tx, by, 'update', current, current, await this.lockedTimer(tx, id));
         if (current.status !== 'active' || !changesSchedule(patch)) return NO_CHANGE;
         const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
         const updated = await this.lockedTimer(tx, id);
@@ -346,11 +356,13 @@ export class TimerService {
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
-  async delete(id: number): Promise<void> {
+  async delete(id: number, by?: ChangeAuthor): Promise<void> {
     const existing = await this.get(id);
     const cancelled = await this.underAppLock(existing.app, async () => {
       const cancelled = await this.deps.database.transaction(async (tx) => {
-        if (!(await this.timersIn(tx).delete(id))) throw timerNotFound(id);
+        const current = await this.lockedTimer(tx, id);
+        await this.timersIn(tx).delete(id);
+        await this.audit(tx, by, 'delete', current, current, null);
         return this.deps.planner.cancel(id, 0, this.tasksIn(tx));
       });
       await this.tasks.deleteAllForTimer(id);
@@ -379,33 +391,54 @@ export class TimerService {
   }
 
   /** Activates the timer and materialises its runs at once (SPEC §5.1). Idempotent. */
-  async enable(id: number): Promise<Timer> {
-    return this.setStatus(id, 'active');
+  async enable(id: number, by?: ChangeAuthor): Promise<Timer> {
+    return this.setStatus(id, 'active', by);
   }
 
   /** Deactivates the timer and cancels its runs not yet due. Idempotent. */
-  async disable(id: number): Promise<Timer> {
-    return this.setStatus(id, 'inactive');
+  async disable(id: number, by?: ChangeAuthor): Promise<Timer> {
+    return this.setStatus(id, 'inactive', by);
   }
 
-  async preview(id: number, count: number): Promise<{ timer: Timer; runs: number[] }> {
+  /** The timer's next `count` fire times: at or after `fromMs` if given, else after now. */
+  async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     const timer = await this.get(id);
-    // A completed timer fires no more; one capped by maxRuns fires only what is left.
+    // A completed timer fires no more (its window and one-shot time bound the schedule itself).
     if (timer.status === 'completed') return { timer, runs: [] };
-    return { timer, runs: scheduleOf(timer).next(this.deps.now(), count) };
+    return {
+      timer,
+      runs: scheduleOf(timer).next(fromMs === undefined ? this.deps.now() : fromMs - 1, count),
+    };
+  }
+
+  /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
+  previewSchedule(cron: string, timezone: string, count: number, fromMs?: number): number[] {
+    const schedule = scheduleOf({ cron, at: null, timezone, startAt: null, endAt: null });
+    return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
 
   /**
    * Run now: a run of the timer at this millisecond (or the next one free), called at
    * once, whatever the timer's status. It is listed and ends like any run.
    */
-  async trigger(id: number): Promise<QueuedRunView> {
+  async trigger(id: number, by?: ChangeAuthor): Promise<QueuedRunView> {
     const timer = await this.get(id);
     const now = this.deps.now();
     for (let runAt = now; runAt < now + MANUAL_RUN_TRIES; runAt++) {
       const run = { timerId: id, app: timer.app, runAt, version: timer.version };
-      if (!(await this.tasks.insertRun(run, 'manual'))) continue;
-      await this.deps.planner.queueNow([{ ...run, trigger: 'manual' }], 'manual');
+      const inserted = await this.deps.database.transaction(async (tx) => {
+        if (!(await this.tasksIn(tx).insertRun(run, 'manual'))) return false;
+        if (by) {
+          const where = { app: timer.app, timerId: id };
+          await this.deps.audit.record(
+            auditEntry(by, 'trigger', where, null, { taskId: taskKey(id, runAt) }),
+            tx,
+          );
+        }
+        return true;
+      });
+      if (!inserted) continue;
+      await this.deps.planner.queueNow({ ...run, trigger: 'manual' });
       return { id: taskKey(id, runAt), timerId: id, runAt, status: 'pending', trigger: 'manual' };
     }
     throw new XtimerError(
@@ -415,25 +448,75 @@ export class TimerService {
   }
 
   /** Calls a failed or missed run again, as its next attempt, with the same task id. */
-  async retryRun(timerId: number, taskId: string): Promise<QueuedRunView> {
+  async retryRun(timerId: number, taskId: string, by?: ChangeAuthor): Promise<QueuedRunView> {
     const timer = await this.get(timerId);
     const ref = parseTaskKey(taskId);
     const row = ref?.timerId === timerId ? await this.tasks.find(timerId, ref.runAt) : null;
     if (!ref || !row)
       throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
-    if (!(await this.tasks.reopen(timerId, ref.runAt))) {
-      throw new XtimerError(
-        ErrorCode.TASK_NOT_RETRYABLE,
-        `run ${taskId} is ${row.status}; only a failed or missed run can be retried`,
-      );
-    }
+    await this.deps.database.transaction(async (tx) => {
+      if (!(await this.tasksIn(tx).reopen(timerId, ref.runAt))) {
+        throw new XtimerError(
+          ErrorCode.TASK_NOT_RETRYABLE,
+          `run ${taskId} is ${row.status}; only a failed or missed run can be retried`,
+        );
+      }
+      if (by) {
+        const entry = auditEntry(
+          by,
+          'retry',
+          { app: timer.app, timerId },
+          { taskId, status: row.status, attempts: row.attempts },
+          { taskId, status: 'pending', attempts: row.attempts },
+        );
+        await this.deps.audit.record(entry, tx);
+      }
+    });
     // Its claim record turns into a backoff that ends now: the retry job claims the next attempt.
     await this.deps.claims.reopen({ key: taskId, runAt: ref.runAt }, row.attempts);
-    await this.deps.planner.queueNow(
-      [{ timerId, runAt: ref.runAt, version: timer.version, afterAttempt: row.attempts, trigger: 'retry' }],
-      'retry',
-    );
+    await this.deps.planner.queueNow({
+      timerId,
+      runAt: ref.runAt,
+      version: timer.version,
+      afterAttempt: row.attempts,
+      trigger: 'retry',
+    });
     return { id: taskId, timerId, runAt: ref.runAt, status: 'pending', trigger: 'retry' };
+  }
+
+  /** The latest `limit` runs up to now of each timer, newest first (the dashboard's list). */
+  async recentRuns(timerIds: readonly number[], limit: number): Promise<Map<number, Task[]>> {
+    const beforeMs = this.deps.now() + 1;
+    const lists = await Promise.all(
+      timerIds.map((timerId) => this.tasks.listForTimer({ timerId, beforeMs, limit })),
+    );
+    return new Map(timerIds.map((id, i) => [id, lists[i]!]));
+  }
+
+  /** The next `count` fire times of an active timer; none for an inactive or completed one. */
+  nextFires(timer: Timer, count: number): number[] {
+    return timer.status === 'active' ? scheduleOf(timer).next(this.deps.now(), count) : [];
+  }
+
+  /**
+   * Runs of every timer in one status, newest first, optionally of one app (the
+   * dashboard's failed and missed runs); `before` is the last run of the previous page.
+   */
+  async runsByStatus(q: {
+    status: TaskStatus;
+    app?: string | undefined;
+    before?: { runAt: number; id: number } | undefined;
+    limit: number;
+  }): Promise<{ items: Task[]; more: boolean }> {
+    const items = await this.tasks.listByStatus({ ...q, limit: q.limit + 1 });
+    const more = items.length > q.limit;
+    if (more) items.length = q.limit;
+    return { items, more };
+  }
+
+  /** Timers by id (those that still exist). */
+  async getMany(ids: readonly number[]): Promise<Timer[]> {
+    return this.timers.findByIds([...new Set(ids)]);
   }
 
   /** History (runs at or before now, newest first) or, with `upcoming`, the pending runs to come, soonest first. */
@@ -449,12 +532,10 @@ export class TimerService {
       timerId,
       limit: q.limit + 1,
     });
-    const more = items.length > q.limit;
-    if (more) items.length = q.limit;
-    return { items, nextCursor: more ? encodeCursor(items[items.length - 1]!.runAt) : null };
+    return pageOf(items, q.limit, (t) => t.runAt);
   }
 
-  private async setStatus(id: number, status: 'active' | 'inactive'): Promise<Timer> {
+  private async setStatus(id: number, status: 'active' | 'inactive', by?: ChangeAuthor): Promise<Timer> {
     const existing = await this.get(id);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
@@ -471,6 +552,7 @@ export class TimerService {
             runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
             finalRunAt: null,
           });
+          if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
           return { planned: [], cancelled };
         }
         if (!hasRunsLeft(current, now)) {
@@ -481,6 +563,7 @@ export class TimerService {
         }
         await this.timersIn(tx).setStatus(id, status);
         const updated = await this.lockedTimer(tx, id);
+        await this.audit(tx, by, 'enable', current, current, updated);
         return {
           planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
           cancelled: [],
@@ -489,6 +572,22 @@ export class TimerService {
     );
     if (change === null) return this.get(id);
     return this.afterCommit(id, change);
+  }
+
+  /**
+   * Records a change made on someone's behalf (nothing without `by`: the system's own
+   * changes, such as completing a timer, are not audited): the timer's changed fields
+   * from `before` to `after`.
+   */
+  private async audit(
+    tx: Transaction,
+    by: ChangeAuthor | undefined,
+    action: AuditAction,
+    timer: Pick<Timer, 'id' | 'app'>,
+    before: Timer | null,
+    after: Timer | null,
+  ): Promise<void> {
+    if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
   }
 
   /** The timer, locked for the rest of the transaction. */
@@ -525,13 +624,10 @@ export class TimerService {
       }
     }
     if (policy.guard && (!patch || patch.callback?.url !== undefined)) {
-      const problem = await policy.guard.urlProblem(timer.callback.url);
-      if (problem !== null) {
-        throw new XtimerError(
-          ErrorCode.TARGET_BLOCKED,
-          `callback.url: ${problem}; list the host in CALLBACK_ALLOW_HOSTS to call it anyway`,
-        );
-      }
+      await policy.guard.assertAllowed(timer.callback.url, 'callback.url');
+    }
+    if (policy.guard && timer.notify && (!patch || patch.notify)) {
+      await policy.guard.assertAllowed(timer.notify.url, 'notify.url');
     }
   }
 
@@ -597,9 +693,10 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },
   };
-  // A timer has a cron or an `at`: setting one clears the other.
+  // A timer has a cron or an `at`: setting one clears the other. A cron set natively replaces
+  // the one a Go client wrote; the compatible routes then show the native one.
   if (p.at !== undefined) return { ...merged, cron: null, compatCron: null };
-  if (p.cron !== undefined) return { ...merged, at: null };
+  if (p.cron !== undefined) return { ...merged, at: null, compatCron: p.compatCron ?? null };
   return merged;
 }
 

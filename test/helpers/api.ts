@@ -11,6 +11,7 @@ export function createTestApp(
   return createApp({
     timers: core.timers,
     apps: core.apps,
+    audit: core.audit,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
     dashboard: { queues: core.queues, auth: options.dashboardAuth ?? null },

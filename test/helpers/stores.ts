@@ -130,22 +130,27 @@ export interface RecordedRun {
   output?: string;
   error?: string;
   durationMs?: number;
+  attempts?: number;
+  /** When the first attempt left (ms after runAt); the last one left 3 ms after runAt. */
+  firstLateMs?: number;
 }
 
 export async function recordRun(database: Database, r: RecordedRun): Promise<void> {
   const called = r.status !== 'pending' && r.status !== 'skipped' && r.status !== 'missed';
   const firedAt = called ? sqlDateTime(r.runAt + 3) : null;
+  const firstFiredAt = called && r.firstLateMs !== undefined ? sqlDateTime(r.runAt + r.firstLateMs) : firedAt;
   await database.pool.query(
-    'INSERT INTO tasks (timer_id, app, run_at, status, attempts, output, error, fired_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO tasks (timer_id, app, run_at, status, attempts, output, error, fired_at, first_fired_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
       r.timerId,
       r.app,
       sqlDateTime(r.runAt),
       r.status,
-      called ? 1 : 0,
+      r.attempts ?? (called ? 1 : 0),
       r.output ?? null,
       r.error ?? null,
       firedAt,
+      firstFiredAt,
       r.durationMs ?? null,
     ],
   );

@@ -17,6 +17,8 @@ export function testDraft(overrides: Partial<TimerDraft> = {}): TimerDraft {
     maxRuns: null,
     overlapPolicy: 'allow',
     notify: null,
+    labels: {},
+    description: null,
     status: 'active',
     ...overrides,
   };

@@ -51,12 +51,14 @@ describe('POST /api/v1/apps', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       app: 'gamma',
+      keyId: expect.stringMatching(/^gamma:[0-9a-f]{12}$/),
       apiKey: expect.stringMatching(/^xtk_[A-Za-z0-9_-]{43}$/),
       signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       previousKeyValidUntil: null,
       previousSecretValidUntil: null,
+      notify: null,
     });
     const [rows] = await stores.database.pool.query('SELECT * FROM apps WHERE name = ?', ['gamma']);
     const stored = JSON.stringify(rows);
@@ -101,6 +103,16 @@ describe('POST /api/v1/apps', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('APP_NOT_FOUND');
   });
+
+  it('lets an app set its own default notify, not another app’s', async () => {
+    const notify = { notify: { url: 'https://ops.example.test/xtimer', on: ['failed'] } };
+    const own = await call(app, 'PATCH', '/api/v1/apps/alpha', notify, bearer(alphaKey));
+    expect(own.status).toBe(200);
+    expect(own.body.notify).toEqual(notify.notify);
+    expect((await call(app, 'PATCH', '/api/v1/apps/beta', notify, bearer(alphaKey))).status).toBe(403);
+    const cleared = await call(app, 'PATCH', '/api/v1/apps/alpha', { notify: null }, ADMIN);
+    expect(cleared.body.notify).toBeNull();
+  });
 });
 
 /** Every native route: [method, path, body?] with `:own` for a timer of alpha's, `:other` for beta's. */
@@ -111,6 +123,7 @@ const NATIVE_ROUTES: Array<[string, string, unknown?]> = [
   ['POST', '/api/v1/timers/:id/disable'],
   ['GET', '/api/v1/timers/:id/tasks'],
   ['GET', '/api/v1/timers/:id/preview?count=2'],
+  ['POST', '/api/v1/timers/:id/trigger'],
 ];
 
 describe('native routes', () => {
@@ -138,10 +151,17 @@ describe('native routes', () => {
       // Which app owns the timer is not told (tenant enumeration); the caller's own app is.
       expect(denied.body.error.message).not.toContain('alpha');
       expect(denied.body.error.message).toContain('beta');
-      expect((await call(app, method, p, body, bearer(alphaKey))).status).toBe(200);
-      expect((await call(app, method, p, body, ADMIN)).status).toBe(200);
+      const ok = method === 'POST' && path.endsWith('/trigger') ? 202 : 200;
+      expect((await call(app, method, p, body, bearer(alphaKey))).status).toBe(ok);
+      expect((await call(app, method, p, body, ADMIN)).status).toBe(ok);
     },
   );
+
+  it('previews an unsaved schedule for any app’s key, and 401 without one', async () => {
+    const path = '/api/v1/preview?cron=0+0+*+*+*&count=1';
+    expect((await call(app, 'GET', path)).status).toBe(401);
+    expect((await call(app, 'GET', path, undefined, bearer(alphaKey))).status).toBe(200);
+  });
 
   it('answers 404, not 403, for a timer that does not exist', async () => {
     const res = await call(app, 'GET', '/api/v1/timers/999999', undefined, bearer(alphaKey));

@@ -237,13 +237,18 @@ describe('line breaks in query parameters', () => {
   it('answers a dashboard form whose back parameter holds CR/LF with 400, changing nothing', async () => {
     const id = await newTimer();
     const before = await timerRows();
+    // The form's CSRF token, as the page gave it.
+    const cookie = /xtimer_csrf=[^;]+/.exec(
+      (await send(open, 'GET', '/dashboard/timers')).headers.get('set-cookie')!,
+    )![0];
+    const csrf = cookie.split('=')[1]!;
     for (const back of ['/dashboard/timers\r\nSet-Cookie: x=1', '/dashboard/timers?app=a\nb']) {
       const res = await send(
         open,
         'POST',
         `/dashboard/timers/${id}/enable`,
-        { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
-        new URLSearchParams({ back }).toString(),
+        { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost', cookie },
+        new URLSearchParams({ back, csrf }).toString(),
       );
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();

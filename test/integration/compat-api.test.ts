@@ -55,7 +55,7 @@ async function createGo(overrides: Record<string, unknown> = {}, param: Record<s
 const native = async (id: number) => (await call(app, 'GET', `/api/v1/timers/${id}`)).body;
 const goTimer = async (id: number) => (await call(app, 'GET', `/api/timer/v1/def?id=${id}`)).body.data;
 const pendingRuns = async (id: number) =>
-  (await call(app, 'GET', `/api/v1/timers/${id}/tasks?status=pending`)).body.items.map((t: any) => t.runAt);
+  (await call(app, 'GET', `/api/v1/timers/${id}/tasks?upcoming=true`)).body.items.map((t: any) => t.runAt);
 
 /** The original's error answer: `code: -1`, the message after our native code, at `status` (400 or 200). */
 function expectCompatError(res: { status: number; body: any }, status: number, nativeCode: string): void {
@@ -289,7 +289,7 @@ describe('PATCH /api/timer/v1/def', () => {
         body: null,
       },
     });
-    expect(await pendingRuns(id)).toEqual(['2030-01-01T11:30:00.000Z', '2030-01-01T10:30:00.000Z']);
+    expect(await pendingRuns(id)).toEqual(['2030-01-01T10:30:00.000Z', '2030-01-01T11:30:00.000Z']);
   });
 
   it('enables with status 2 and disables with status 1; 0 and no status leave it', async () => {

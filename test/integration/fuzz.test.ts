@@ -19,11 +19,17 @@ let stores: TestStores;
 let app: App;
 /** A timer of the fuzzed app that requests may name; re-created when a request deletes it. */
 let seedId = 0;
+/** The dashboard's CSRF token and its cookie, as a page gave them: its forms carry both. */
+let csrf = '';
+let csrfCookie = '';
 
 beforeAll(async () => {
   stores = await createTestStores('fuzz');
   app = createTestApp(createTestCore(stores));
   expect((await call(app, 'POST', '/api/v1/apps', { app: APP })).status).toBe(201);
+  const page = await app.request('/dashboard/timers');
+  csrfCookie = /xtimer_csrf=[A-Za-z0-9_-]+/.exec(page.headers.get('set-cookie') ?? '')![0];
+  csrf = csrfCookie.split('=')[1]!;
 });
 afterAll(async () => {
   await stores.cleanup();
@@ -45,7 +51,8 @@ async function snapshot(): Promise<string> {
   const [tasks] = await stores.database.pool.query(
     'SELECT COUNT(*) AS n, COALESCE(SUM(CRC32(CONCAT_WS(",", timer_id, run_at, status))), 0) AS digest FROM tasks',
   );
-  return JSON.stringify({ timers, apps, tasks });
+  const [audit] = await stores.database.pool.query('SELECT COUNT(*) AS n FROM audit_log');
+  return JSON.stringify({ timers, apps, tasks, audit });
 }
 
 // ---- hostile values -------------------------------------------------------------------
@@ -159,6 +166,25 @@ interface Route {
   form?: boolean;
 }
 
+/** The dashboard's create and edit form, filled in. */
+const TIMER_FORM = {
+  cron: '0 */5 * * * *',
+  timezone: 'Europe/Berlin',
+  callbackUrl: 'http://127.0.0.1:9/form',
+  callbackMethod: 'PUT',
+  callbackHeaders: 'x-a: 1\nauthorization: ***',
+  callbackBody: '{}',
+  callbackTimeoutMs: '1000',
+  retryMaxAttempts: '2',
+  retryBackoffMs: '10',
+  overlapPolicy: 'skip',
+  notifyUrl: 'http://127.0.0.1:9/notify',
+  notifyOn: 'failed',
+  labels: 'team: fuzz\nenv: test',
+  description: 'fuzzed',
+  active: 'on',
+};
+
 const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /api/v1/timers': () => timerBody({ app: APP, name: `f-${Math.random().toString(36).slice(2)}` }),
   'POST /api/v1/timers/batch': () => ({
@@ -178,7 +204,12 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
     retry: { maxAttempts: 2, backoffMs: 10 },
     misfirePolicy: 'skip',
     misfireThresholdMs: 1000,
+    endAt: '2099-01-01T00:00:00Z',
+    maxRuns: 5,
+    overlapPolicy: 'buffer_one',
+    notify: { url: 'http://127.0.0.1:9/notify', on: ['failed'] },
   }),
+  'PATCH /api/v1/apps/{app}': () => ({ notify: { url: 'http://127.0.0.1:9/notify', on: ['missed'] } }),
   'POST /api/v1/apps': () => ({ app: `app${Math.random().toString(36).slice(2, 8)}` }),
   'POST /api/v1/apps/{app}/rotate': () => ({ rotate: 'key', graceSeconds: 60 }),
   'POST /api/timer/v1/def': () => ({
@@ -208,8 +239,22 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /api/timer/v1/enable': () => ({ id: seedId }),
   'POST /api/timer/v1/unable': () => ({ id: seedId }),
   'DELETE /api/timer/v1/def': () => ({ id: seedId }),
-  'POST /dashboard/timers/{id}/enable': () => ({ back: '/dashboard/timers' }),
-  'POST /dashboard/timers/{id}/disable': () => ({ back: '/dashboard/timers' }),
+  'POST /dashboard/timers/{id}/enable': () => ({ csrf, back: '/dashboard/timers' }),
+  'POST /dashboard/timers/{id}/disable': () => ({ csrf, back: '/dashboard/timers' }),
+  'POST /dashboard/timers/{id}/trigger': () => ({ csrf, back: '/dashboard/timers' }),
+  'POST /dashboard/timers/{id}/runs/{task}/retry': () => ({ csrf, back: '/dashboard/runs?status=failed' }),
+  'POST /dashboard/timers/{id}/delete': () => ({ csrf }),
+  'POST /dashboard/timers/new': () => ({
+    csrf,
+    ...TIMER_FORM,
+    app: APP,
+    name: `d-${Math.random().toString(36).slice(2)}`,
+  }),
+  'POST /dashboard/timers/{id}/edit': () => ({
+    csrf,
+    ...TIMER_FORM,
+    name: `e-${Math.random().toString(36).slice(2)}`,
+  }),
 };
 
 /** The routes outside /openapi.json: the xtimer-compatible API and the timers page. */
@@ -227,10 +272,25 @@ const EXTRA_ROUTES: Route[] = [
   { method: 'POST', path: '/api/timer/v1/enable', query: [] },
   { method: 'POST', path: '/api/timer/v1/unable', query: [] },
   { method: 'GET', path: '/api/task/v1/records', query: ['timerID', 'pageIndex', 'pageSize'] },
-  { method: 'GET', path: '/dashboard/timers', query: ['app', 'status', 'cursor'] },
-  { method: 'GET', path: '/dashboard/timers/{id}', query: ['status', 'cursor', 'at'] },
+  {
+    method: 'GET',
+    path: '/dashboard/timers',
+    query: ['app', 'status', 'label', 'q', 'cursor', 'done', 'task'],
+  },
+  { method: 'GET', path: '/dashboard/timers/{id}', query: ['status', 'cursor', 'at', 'done', 'task'] },
+  { method: 'GET', path: '/dashboard/timers/preview', query: ['count', 'cron', 'timezone'] },
+  { method: 'GET', path: '/dashboard/timers/new', query: ['app'] },
+  { method: 'GET', path: '/dashboard/timers/{id}/edit', query: [] },
+  { method: 'GET', path: '/dashboard/timers/{id}/delete', query: [] },
+  { method: 'GET', path: '/dashboard/runs', query: ['status', 'app', 'cursor'] },
+  { method: 'GET', path: '/dashboard/audit', query: ['app', 'timerId', 'cursor'] },
   { method: 'POST', path: '/dashboard/timers/{id}/enable', query: [], form: true },
   { method: 'POST', path: '/dashboard/timers/{id}/disable', query: [], form: true },
+  { method: 'POST', path: '/dashboard/timers/{id}/trigger', query: [], form: true },
+  { method: 'POST', path: '/dashboard/timers/{id}/runs/{task}/retry', query: [], form: true },
+  { method: 'POST', path: '/dashboard/timers/{id}/delete', query: [], form: true },
+  { method: 'POST', path: '/dashboard/timers/new', query: [], form: true },
+  { method: 'POST', path: '/dashboard/timers/{id}/edit', query: [], form: true },
 ].map((r) => withBody(r));
 
 function withBody(route: Route): Route {
@@ -347,8 +407,11 @@ function requestFor(route: Route): fc.Arbitrary<HostileRequest> {
     .tuple(
       urlPart(() => String(seedId)),
       urlPart(() => APP),
+      urlPart(() => `${seedId}_${Date.now() - 60_000}`),
     )
-    .map(([id, appName]) => route.path.replace('{id}', id).replace('{app}', appName));
+    .map(([id, appName, task]) =>
+      route.path.replace('{id}', id).replace('{app}', appName).replace('{task}', task),
+    );
   const queryArb = fc
     .array(
       fc.tuple(
@@ -377,8 +440,11 @@ function requestFor(route: Route): fc.Arbitrary<HostileRequest> {
       );
   return fc.tuple(pathArb, queryArb, bodyFor(route), contentType).map(([path, query, body, type]) => {
     const headers: Record<string, string> = type === '' ? {} : { 'content-type': type };
-    // The dashboard's forms are same-origin posts.
-    if (route.form) headers.origin = 'http://localhost';
+    // The dashboard's forms are same-origin posts from a page that gave the browser its token.
+    if (route.form) {
+      headers.origin = 'http://localhost';
+      headers.cookie = csrfCookie;
+    }
     const sendsBody = body !== undefined && route.method !== 'GET';
     return {
       url: `http://localhost${path}${query ? `?${query}` : ''}`,

@@ -24,6 +24,7 @@ function appWithChecks(readiness: Record<string, () => Promise<void>>): App {
   return createApp({
     timers: core.timers,
     apps: core.apps,
+    audit: core.audit,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
     readiness,

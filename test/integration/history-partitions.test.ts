@@ -23,7 +23,7 @@ import {
  * Run history by day (issue 15): `tasks` is RANGE-partitioned on run_at. Days are added
  * ahead and dropped whole once past TASK_RETENTION_DAYS, their failed and missed runs
  * kept in task_failures until TASK_RETENTION_FAILED_DAYS, and still listed with the
- * timer's runs. Migration 0008 moves an existing table's history onto the partitions.
+ * timer's runs. Migration 0009 moves an existing table's history onto the partitions.
  */
 
 const at = (iso: string) => Date.parse(iso);
@@ -121,6 +121,21 @@ describe('the run history by day', () => {
     const failedOnly = await tasks.listForTimer({ timerId: 1, statuses: ['failed'], limit: 100 });
     expect(failedOnly).toHaveLength(5);
     expect(await tasks.countForTimer(1, ['failed'])).toBe(5);
+    // The failed-runs page too, paged on (run_at, id) across both tables.
+    const page1 = await tasks.listByStatus({ status: 'failed', limit: 3 });
+    const last = page1.at(-1)!;
+    const page2 = await tasks.listByStatus({
+      status: 'failed',
+      before: { runAt: last.runAt, id: last.rowId },
+      limit: 3,
+    });
+    expect([...page1, ...page2].map((t) => new Date(t.runAt).toISOString().slice(0, 10))).toEqual([
+      '2030-01-08',
+      '2030-01-07',
+      '2030-01-06',
+      '2030-01-05',
+      '2030-01-04',
+    ]);
   });
 
   it('does nothing more when run again, and lists a failure copied but not yet dropped once', async () => {
@@ -147,19 +162,19 @@ describe('the run history by day', () => {
   });
 });
 
-describe('migration 0008', () => {
+describe('migration 0009', () => {
   const name = uniqueName('mig8');
   const url = `${MYSQL_SERVER}/${name}`;
   let tmp: string;
 
   beforeAll(() => {
-    // The migrations as they were before 0008.
+    // The migrations as they were before 0009.
     tmp = mkdtempSync(join(tmpdir(), 'xtimer-migrations-'));
     cpSync(MIGRATIONS_FOLDER, tmp, { recursive: true });
     const journal = JSON.parse(readFileSync(join(tmp, 'meta/_journal.json'), 'utf8')) as {
       entries: Array<{ tag: string }>;
     };
-    journal.entries = journal.entries.filter((e) => e.tag < '0008');
+    journal.entries = journal.entries.filter((e) => e.tag < '0009');
     writeFileSync(join(tmp, 'meta/_journal.json'), JSON.stringify(journal));
   });
   afterAll(async () => {

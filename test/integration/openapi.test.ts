@@ -26,6 +26,9 @@ const NATIVE_ROUTES = [
   ['post', '/api/v1/timers/{id}/disable'],
   ['get', '/api/v1/timers/{id}/tasks'],
   ['get', '/api/v1/timers/{id}/preview'],
+  ['post', '/api/v1/timers/{id}/trigger'],
+  ['post', '/api/v1/timers/{id}/tasks/{taskId}/retry'],
+  ['get', '/api/v1/preview'],
   ['get', '/healthz'],
   ['get', '/readyz'],
 ] as const;
@@ -55,7 +58,13 @@ describe('GET /openapi.json', () => {
     expect(create.requestBody.content['application/json'].schema).toBeDefined();
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '413']));
     const schemas = doc.components.schemas;
-    expect(schemas.CreateTimer.required).toEqual(expect.arrayContaining(['app', 'name', 'cron', 'callback']));
+    expect(schemas.CreateTimer.required).toEqual(expect.arrayContaining(['app', 'name', 'callback']));
+    // cron or at, one of the two: neither is required on its own.
+    expect(schemas.CreateTimer.required).not.toContain('cron');
+    expect(Object.keys(schemas.CreateTimer.properties)).toEqual(
+      expect.arrayContaining(['cron', 'at', 'startAt', 'endAt', 'maxRuns', 'overlapPolicy', 'notify']),
+    );
+    expect(schemas.CreateTimer.properties.overlapPolicy.enum).toEqual(['allow', 'skip', 'buffer_one']);
     expect(schemas.CreateTimer.properties.misfirePolicy.enum).toEqual(['fire_once', 'fire_all', 'skip']);
     expect(schemas.Timer).toBeDefined();
     expect(schemas.Error.properties.error).toBeDefined();

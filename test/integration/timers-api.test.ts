@@ -18,6 +18,8 @@ let app: App;
 const FIXED_NOW = Date.UTC(2030, 0, 1, 10, 17, 30);
 let fixedCore: Core;
 let fixedApp: App;
+/** The same stores an hour and a half later (12:00Z), when the fixed clock's planned runs are history. */
+let laterApp: App;
 
 beforeAll(async () => {
   stores = await createTestStores('timersapi');
@@ -25,6 +27,7 @@ beforeAll(async () => {
   app = createTestApp(core);
   fixedCore = createTestCore(stores, () => FIXED_NOW);
   fixedApp = createTestApp(fixedCore);
+  laterApp = createTestApp(createTestCore(stores, () => Date.UTC(2030, 0, 1, 12)));
 });
 afterAll(async () => {
   await stores.cleanup();
@@ -117,6 +120,14 @@ describe('POST /api/v1/timers', () => {
       retry: { maxAttempts: 3, backoffMs: 1000 },
       misfirePolicy: 'fire_once',
       misfireThresholdMs: 60_000,
+      at: null,
+      startAt: null,
+      endAt: null,
+      maxRuns: null,
+      overlapPolicy: 'allow',
+      notify: null,
+      labels: {},
+      description: null,
       status: 'inactive',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -140,6 +151,14 @@ describe('POST /api/v1/timers', () => {
       retry: { maxAttempts: 7, backoffMs: 250 },
       misfirePolicy: 'skip',
       misfireThresholdMs: 5000,
+      at: null,
+      startAt: '2031-01-01T00:00:00.000Z',
+      endAt: '2032-06-30T12:00:00.000Z',
+      maxRuns: 12,
+      overlapPolicy: 'buffer_one',
+      notify: { url: 'https://alerts.example.test/xtimer', on: ['failed'] },
+      labels: { team: 'payments', 'k8s.io/zone': 'eu-1' },
+      description: 'Every field, as sent.',
     });
     const res = await call(app, 'POST', '/api/v1/timers', body);
     expect(res.status).toBe(201);
@@ -341,11 +360,11 @@ describe('PATCH /api/v1/timers/:id', () => {
 
     const res = await call(fixedApp, 'PATCH', `/api/v1/timers/${t.id}`, { cron: '0 0,30 * * * *' });
     expect(res.status).toBe(200);
-    const { items } = await allTasks(t.id, 'status=pending', 500, fixedApp);
+    const { items } = await allTasks(t.id, 'upcoming=true', 500, fixedApp);
     expect(items.map((x: any) => x.runAt)).toEqual([
-      '2030-01-01T11:30:00.000Z',
-      '2030-01-01T11:00:00.000Z',
       '2030-01-01T10:30:00.000Z',
+      '2030-01-01T11:00:00.000Z',
+      '2030-01-01T11:30:00.000Z',
     ]);
     const dropped = Date.UTC(2030, 0, 1, 10, 18);
     expect(await inSlice(fixedCore, t.id, dropped)).toBe(false);
@@ -418,7 +437,7 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
     const enabledAt = Date.now();
     expect((await call(app, 'POST', `/api/v1/timers/${t.id}/enable`)).status).toBe(200);
 
-    const { items } = await allTasks(t.id, 'status=pending');
+    const { items } = await allTasks(t.id, 'upcoming=true');
     // The near term: the rest of this minute and the next two (the migrator's top-up plans the rest).
     expect(items.length).toBeGreaterThanOrEqual(2);
     for (const task of items) {
@@ -431,7 +450,7 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
 
     const disabledAt = Date.now();
     expect((await call(app, 'POST', `/api/v1/timers/${t.id}/disable`)).status).toBe(200);
-    const after = await allTasks(t.id, 'status=pending');
+    const after = await allTasks(t.id, 'upcoming=true');
     // Runs already due when it was disabled are not the API's to cancel; none in the future is left.
     expect(after.items.filter((x: any) => Date.parse(x.runAt) >= disabledAt)).toEqual([]);
     expect(await inSlice(core, t.id, Date.parse(items[0].runAt))).toBe(false);
@@ -440,15 +459,15 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
   it('plans exactly the runs of the near term: to the end of the minute after next', async () => {
     const t = await create({ app: 'toggling', cron: '*/20 * * * * *', timezone: 'UTC' }, fixedApp);
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/enable`);
-    const { items } = await allTasks(t.id, 'status=pending', 500, fixedApp);
+    const { items } = await allTasks(t.id, 'upcoming=true', 500, fixedApp);
     expect(items.map((x: any) => x.runAt)).toEqual([
-      '2030-01-01T10:19:40.000Z',
-      '2030-01-01T10:19:20.000Z',
-      '2030-01-01T10:19:00.000Z',
-      '2030-01-01T10:18:40.000Z',
-      '2030-01-01T10:18:20.000Z',
-      '2030-01-01T10:18:00.000Z',
       '2030-01-01T10:17:40.000Z',
+      '2030-01-01T10:18:00.000Z',
+      '2030-01-01T10:18:20.000Z',
+      '2030-01-01T10:18:40.000Z',
+      '2030-01-01T10:19:00.000Z',
+      '2030-01-01T10:19:20.000Z',
+      '2030-01-01T10:19:40.000Z',
     ]);
     await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/disable`);
     expect(await pendingRowCount(t.id)).toBe(0);
@@ -488,22 +507,30 @@ describe('GET /api/v1/timers/:id/tasks', () => {
     expect(bad.body.error.code).toBe('INVALID_CURSOR');
   });
 
-  it('lists runs newest first, paged without loss or repetition, and filters by time and status', async () => {
+  it('lists history by default (runs at or before now, newest first), paged without loss or repetition, and filters by time and status', async () => {
     const t = await create({ app: 'tasks', cron: EVERY_MINUTE, timezone: 'UTC', status: 'active' }, fixedApp);
     // The migrator plans the rest of the window: 10:18 … 11:59.
     await createMigrationRunner(fixedCore, createLogger('silent')).topUp();
-    const everything = await allTasks(t.id, '', 500, fixedApp);
+    // At 10:17:30 all 102 planned runs are ahead: no history yet.
+    expect((await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks`)).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
+
+    // At 12:00 they are all history.
+    const everything = await allTasks(t.id, '', 500, laterApp);
     expect(everything.items).toHaveLength(102);
-    const paged = await allTasks(t.id, '', 25, fixedApp);
+    const paged = await allTasks(t.id, '', 25, laterApp);
     expect(paged.pages).toBe(5);
     expect(paged.items).toEqual(everything.items);
     const times = paged.items.map((x: any) => Date.parse(x.runAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(new Set(times).size).toBe(102);
+    expect(paged.items.every((x: any) => x.trigger === 'schedule')).toBe(true);
 
     // [from, to): half-open.
     const window = await call(
-      fixedApp,
+      laterApp,
       'GET',
       `/api/v1/timers/${t.id}/tasks?from=2030-01-01T11:00:00Z&to=${Date.UTC(2030, 0, 1, 11, 3)}`,
     );
@@ -513,8 +540,29 @@ describe('GET /api/v1/timers/:id/tasks', () => {
       '2030-01-01T11:00:00.000Z',
     ]);
 
-    const done = await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks?status=succeeded,failed`);
+    const done = await call(laterApp, 'GET', `/api/v1/timers/${t.id}/tasks?status=succeeded,failed`);
     expect(done.body).toEqual({ items: [], nextCursor: null });
+  });
+
+  it('lists the pending future runs soonest first with ?upcoming=true, paged', async () => {
+    const t = await create(
+      { app: 'upcoming', cron: '*/10 * * * * *', timezone: 'UTC', status: 'active' },
+      fixedApp,
+    );
+    const upcoming = await allTasks(t.id, 'upcoming=true', 4, fixedApp);
+    const times = upcoming.items.map((x: any) => Date.parse(x.runAt));
+    // The near term planned at creation: 10:17:40 to the end of the minute after next.
+    expect(times).toHaveLength(14);
+    expect(upcoming.pages).toBe(4);
+    expect(times[0]).toBe(Date.UTC(2030, 0, 1, 10, 17, 40));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it('answers 400 for an unknown query parameter', async () => {
+    const t = await create({ app: 'tasks' });
+    const res = await call(app, 'GET', `/api/v1/timers/${t.id}/tasks?stauts=failed`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('stauts');
   });
 });
 
@@ -563,9 +611,9 @@ describe('GET /api/v1/timers/:id/preview', () => {
     ]);
   });
 
-  it('rejects count over 100 or under 1 with 400', async () => {
+  it('rejects count over 1000 or under 1 with 400', async () => {
     const t = await create({ app: 'preview' });
-    for (const count of ['101', '0', 'many']) {
+    for (const count of ['1001', '0', 'many']) {
       const res = await call(app, 'GET', `/api/v1/timers/${t.id}/preview?count=${count}`);
       expect(res.status, count).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');

@@ -20,11 +20,31 @@ describe('isValidTimeZone', () => {
     'America/New_York',
     'Europe/Berlin',
     'Asia/Kathmandu',
+    // Links of the tz database, deprecated names included.
+    'US/Eastern',
+    'Asia/Calcutta',
+    'Europe/Kiev',
+    'EST5EDT',
+    'GB',
   ])('knows %s', (zone) => {
     expect(isValidTimeZone(zone)).toBe(true);
   });
 
-  it.each(['', 'Mars/Olympus_Mons', 'Asia/Shanghai ', 'Not A Zone', 'x'.repeat(65)])('rejects %j', (zone) => {
+  it.each([
+    '',
+    'Mars/Olympus_Mons',
+    'Asia/Shanghai ',
+    'Not A Zone',
+    'x'.repeat(65),
+    // Intl takes these, the tz database has none of them.
+    'us/eastern',
+    'america/new_york',
+    'PST',
+    'AET',
+    'SystemV/EST5',
+    'Factory',
+    '+05:00',
+  ])('rejects %j', (zone) => {
     expect(isValidTimeZone(zone)).toBe(false);
   });
 });
@@ -45,6 +65,32 @@ describe('offsetAt', () => {
     // Berlin falls back at 2026-10-25 01:00Z (03:00 CEST).
     expect(offsetAt('Europe/Berlin', at('2026-10-25T00:59:59Z'))).toBe(2 * HOUR);
     expect(offsetAt('Europe/Berlin', at('2026-10-25T01:00:00Z'))).toBe(1 * HOUR);
+  });
+
+  it('agrees with Intl every 3 hours of 2026-2030, and a second either side of each change', () => {
+    for (const zone of ['America/New_York', 'Australia/Lord_Howe', 'Africa/Casablanca', 'Asia/Shanghai']) {
+      const f = new Intl.DateTimeFormat('sv-SE', { timeZone: zone, dateStyle: 'short', timeStyle: 'medium' });
+      const intl = (t: number) =>
+        Date.parse(`${f.format(t).replace(' ', 'T')}Z`) - Math.floor(t / 1000) * 1000;
+      const changes: number[] = [];
+      for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2031, 0, 1); t += 3 * HOUR) {
+        expect(offsetAt(zone, t)).toBe(intl(t));
+        // Where the offset changed since the last reading, find the second it did by the table.
+        if (offsetAt(zone, t) !== offsetAt(zone, t - 3 * HOUR)) {
+          let lo = t - 3 * HOUR;
+          let hi = t;
+          while (hi - lo > 1000) {
+            const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+            if (offsetAt(zone, mid) === offsetAt(zone, lo)) lo = mid;
+            else hi = mid;
+          }
+          changes.push(hi);
+          for (const probe of [hi - 1000, hi - 1, hi, hi + 1000])
+            expect(offsetAt(zone, probe)).toBe(intl(probe));
+        }
+      }
+      expect(changes.length > 0).toBe(zone !== 'Asia/Shanghai');
+    }
   });
 });
 

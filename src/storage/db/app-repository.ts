@@ -65,6 +65,7 @@ export class AppRepository {
         | 'signingSecret'
         | 'prevSigningSecret'
         | 'prevSigningSecretUntil'
+        | 'notify'
       >
     >,
   ): Promise<void> {

@@ -57,6 +57,10 @@ export const timers = mysqlTable(
     overlapPolicy: varchar('overlap_policy', { length: 16 }).notNull().default('allow'),
     /** JSON {url, on: [outcomes]}: where a failed or missed run is reported; null: the app's default. */
     notify: text('notify'),
+    /** JSON object of label key → value (at most 20); null: none. Filtered with JSON_CONTAINS. */
+    labels: text('labels'),
+    /** Free text for people (at most 1 KiB); null: none. */
+    description: text('description'),
     /**
      * The cron as a Go xTimer client wrote it (cronexpr syntax; `cron` holds the native
      * form). Shown only by the compatible routes; null when set natively.
@@ -114,7 +118,10 @@ function runColumns() {
     httpStatus: smallint('http_status'),
     output: text('output'),
     error: varchar('error', { length: 1024 }),
+    /** When the latest attempt was sent. */
     firedAt: datetime('fired_at', { mode: 'date', fsp: 3 }),
+    /** When the first attempt was sent: the run's lateness is measured from it. */
+    firstFiredAt: datetime('first_fired_at', { mode: 'date', fsp: 3 }),
     durationMs: int('duration_ms'),
     /** While `running`: when the claim lapses and the compensator may re-enqueue the run. */
     leaseUntil: datetime('lease_until', { mode: 'date', fsp: 3 }),
@@ -124,7 +131,7 @@ function runColumns() {
 }
 
 /**
- * One row per scheduled run. RANGE-partitioned by day on `run_at` (migration 0008; the
+ * One row per scheduled run. RANGE-partitioned by day on `run_at` (migration 0009; the
  * partitioning itself is not drizzle's to express): every unique key includes `run_at`,
  * and history is purged by dropping a day's partition (src/storage/db/task-partitions.ts).
  */
@@ -187,6 +194,34 @@ export const apps = mysqlTable(
   ],
 );
 
+/**
+ * The audit log: one row per change made through the API or the dashboard, with who
+ * made it (`admin`, `open`, or an app key's id), the fields it changed before and after
+ * (JSON, credentials masked), and the batch it belongs to (an apply's id), if any.
+ */
+export const auditLog = mysqlTable(
+  'audit_log',
+  {
+    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
+    at: datetime('at', { mode: 'date', fsp: 3 }).notNull().default(sql`CURRENT_TIMESTAMP(3)`),
+    actor: varchar('actor', { length: 128 }).notNull(),
+    action: varchar('action', { length: 32 }).notNull(),
+    app: exactVarchar(64)('app').notNull(),
+    /** The timer changed; null for changes to an app (key rotations). Kept after the timer is deleted. */
+    timerId: bigint('timer_id', { mode: 'number', unsigned: true }),
+    /** Correlates the entries of one batch of changes (an apply); null for a single change. */
+    batchId: varchar('batch_id', { length: 64 }),
+    before: mediumtext('before_json'),
+    after: mediumtext('after_json'),
+  },
+  (t) => [
+    index('audit_app_id_idx').on(t.app, t.id),
+    index('audit_timer_id_idx').on(t.timerId, t.id),
+    index('audit_batch_id_idx').on(t.batchId, t.id),
+  ],
+);
+
 export type TimerRow = typeof timers.$inferSelect;
+export type AuditRow = typeof auditLog.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;

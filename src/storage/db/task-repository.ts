@@ -1,4 +1,4 @@
-import { and, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/task-key.js';
@@ -22,6 +22,7 @@ function toTask(row: TaskRow): Task {
     output: row.output,
     error: row.error,
     firedAt: row.firedAt ? row.firedAt.getTime() : null,
+    firstFiredAt: row.firstFiredAt ? row.firstFiredAt.getTime() : null,
     durationMs: row.durationMs,
   };
 }
@@ -58,7 +59,7 @@ const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
 
 /** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
-export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger'> {
+export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt'> {
   leaseUntil: number | null;
 }
 
@@ -134,6 +135,47 @@ export class TaskRepository {
       .orderBy(q.ascending ? sql`run_at asc` : sql`run_at desc`)
       .limit(q.limit)
       .offset(q.offset ?? 0);
+    return rows.map(toTask);
+  }
+
+  /**
+   * Runs of every timer in one status, newest first, optionally of one app: the index on
+   * (status, run_at) gives them in order. Keyset-paginated on (run_at, id). Failed and
+   * missed runs kept past TASK_RETENTION_DAYS are read too (see listForTimer).
+   */
+  async listByStatus(q: {
+    status: TaskStatus;
+    app?: string | undefined;
+    before?: { runAt: number; id: number } | undefined;
+    limit: number;
+  }): Promise<Task[]> {
+    const where = (t: RunTable) =>
+      and(
+        eq(t.status, q.status),
+        q.app === undefined ? undefined : eq(t.app, q.app),
+        q.before === undefined
+          ? undefined
+          : or(
+              lt(t.runAt, new Date(q.before.runAt)),
+              and(eq(t.runAt, new Date(q.before.runAt)), lt(t.id, q.before.id)),
+            ),
+      );
+    const rows = await union(
+      this.db
+        .select()
+        .from(tasks)
+        .where(where(tasks))
+        .orderBy(desc(tasks.runAt), desc(tasks.id))
+        .limit(q.limit),
+      this.db
+        .select()
+        .from(taskFailures)
+        .where(where(taskFailures))
+        .orderBy(desc(taskFailures.runAt), desc(taskFailures.id))
+        .limit(q.limit),
+    )
+      .orderBy(sql`run_at desc, id desc`)
+      .limit(q.limit);
     return rows.map(toTask);
   }
 
@@ -266,6 +308,7 @@ export class TaskRepository {
              t.output = COALESCE(v.output, t.output),
              t.error = v.error,
              t.fired_at = COALESCE(v.fired_at, t.fired_at),
+             t.first_fired_at = COALESCE(t.first_fired_at, v.fired_at),
              t.duration_ms = COALESCE(v.duration_ms, t.duration_ms),
              t.lease_until = v.lease_until,
              t.updated_at = CURRENT_TIMESTAMP(3)

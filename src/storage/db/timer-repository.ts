@@ -1,13 +1,14 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { escape as escapeSql } from 'mysql2';
-import type {
-  HttpMethod,
-  MisfirePolicy,
-  Notify,
-  OverlapPolicy,
-  Timer,
-  TimerDraft,
-  TimerStatus,
+import {
+  type HttpMethod,
+  type Labels,
+  type MisfirePolicy,
+  type OverlapPolicy,
+  parseNotify,
+  type Timer,
+  type TimerDraft,
+  type TimerStatus,
 } from '../../domain/timer.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
@@ -42,7 +43,9 @@ function toTimer(row: TimerRow): Timer {
     endAt: ms(row.endAt),
     maxRuns: row.maxRuns,
     overlapPolicy: row.overlapPolicy as OverlapPolicy,
-    notify: row.notify === null ? null : (JSON.parse(row.notify) as Notify),
+    notify: parseNotify(row.notify),
+    labels: row.labels === null ? {} : (JSON.parse(row.labels) as Labels),
+    description: row.description,
     status: row.status as TimerStatus,
     version: row.version,
     plannedFrom: ms(row.plannedFrom),
@@ -75,6 +78,8 @@ function toColumns(t: TimerDraft) {
     maxRuns: t.maxRuns,
     overlapPolicy: t.overlapPolicy,
     notify: t.notify === null ? null : JSON.stringify(t.notify),
+    labels: Object.keys(t.labels).length === 0 ? null : JSON.stringify(t.labels),
+    description: t.description,
     status: t.status,
   };
 }
@@ -126,6 +131,8 @@ export interface TimerListQuery {
   name?: string;
   /** Names holding this text, case-insensitively (the Go xTimer's fuzzyName). */
   nameContains?: string;
+  /** Timers carrying every one of these labels. */
+  labels?: Labels;
   afterId?: number;
   limit: number;
   offset?: number;
@@ -148,6 +155,10 @@ function whereOf(q: Omit<TimerListQuery, 'limit'>) {
     q.nameContains === undefined
       ? undefined
       : sql`${timers.name} COLLATE utf8mb4_general_ci LIKE ${`%${likeLiteral(q.nameContains)}%`} ESCAPE '!'`,
+    // JSON_OBJECT from parameters: no key or value is ever spliced into a JSON path.
+    ...Object.entries(q.labels ?? {}).map(
+      ([key, value]) => sql`JSON_CONTAINS(${timers.labels}, JSON_OBJECT(${key}, ${value}))`,
+    ),
     q.afterId === undefined ? undefined : gt(timers.id, q.afterId),
   );
 }

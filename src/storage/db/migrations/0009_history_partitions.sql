@@ -11,6 +11,7 @@ CREATE TABLE `task_failures` (
 	`output` text,
 	`error` varchar(1024),
 	`fired_at` datetime(3),
+	`first_fired_at` datetime(3),
 	`duration_ms` int,
 	`lease_until` datetime(3),
 	`created_at` datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
@@ -33,5 +34,4 @@ SET @partition_tasks = CONCAT(
 PREPARE partition_tasks FROM @partition_tasks;--> statement-breakpoint
 EXECUTE partition_tasks;--> statement-breakpoint
 DEALLOCATE PREPARE partition_tasks;--> statement-breakpoint
-CREATE INDEX `task_failures_run_idx` ON `task_failures` (`run_at`);--> statement-breakpoint
-CREATE INDEX `timers_status_planned_idx` ON `timers` (`status`,`planned_until`);
+CREATE INDEX `task_failures_run_idx` ON `task_failures` (`run_at`);

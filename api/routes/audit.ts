@@ -1,0 +1,35 @@
+import { createRoute, type z } from '@hono/zod-openapi';
+import type { AuditService } from '../../src/services/audit-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { presentAuditEntry } from '../presenters.js';
+import { newRouter } from '../router.js';
+import { AuditPageSchema, AuditQuerySchema } from '../schemas/audit-schemas.js';
+import { ErrorSchema } from '../schemas/timer-schemas.js';
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/audit',
+  tags: ['audit'],
+  ...secured,
+  summary: 'The audit log, newest first: who changed what, by app, timer or batch',
+  request: { query: AuditQuerySchema },
+  responses: {
+    200: json(AuditPageSchema, 'A page of entries'),
+    400: json(ErrorSchema, 'Invalid input'),
+    401: json(ErrorSchema, 'No valid bearer token'),
+    403: json(ErrorSchema, 'Another app named'),
+  },
+});
+
+/** The audit log (README "Audit log"); an app key reads its own app's entries. */
+export function auditRoutes(audit: AuditService) {
+  return newRouter<ApiEnv>().openapi(list, async (c) => {
+    const result = await audit.list(c.var.actor, c.req.valid('query'));
+    return c.json({ items: result.items.map(presentAuditEntry), nextCursor: result.nextCursor }, 200);
+  });
+}

@@ -1,0 +1,31 @@
+import { Hono } from 'hono';
+import { fromZodError } from '../api/errors.js';
+import { AuditQuerySchema } from '../api/schemas/audit-schemas.js';
+import type { AuditService } from '../src/services/audit-service.js';
+import { auditPage } from './audit-views.js';
+import type { DashboardEnv, DashboardPaths } from './layout.js';
+
+const ENTRIES_PER_PAGE = 50;
+
+/** The audit log (/dashboard/audit?app=&timerId=): every change, by app or timer. Its filters are the API's. */
+export function auditPageRoutes({ audit, paths }: { audit: AuditService; paths: DashboardPaths }) {
+  return new Hono<DashboardEnv>().get('/', async (c) => {
+    const parsed = AuditQuerySchema.safeParse({
+      app: c.req.query('app')?.trim() || undefined,
+      timerId: c.req.query('timerId')?.trim() || undefined,
+      limit: String(ENTRIES_PER_PAGE),
+      cursor: c.req.query('cursor') || undefined,
+    });
+    if (!parsed.success) throw fromZodError(parsed.error, 'query');
+    const page = await audit.list(c.var.actor, parsed.data);
+    return c.html(
+      auditPage({
+        paths,
+        csrf: c.var.csrf,
+        entries: page.items,
+        filter: { app: parsed.data.app, timerId: parsed.data.timerId },
+        nextCursor: page.nextCursor,
+      }),
+    );
+  });
+}

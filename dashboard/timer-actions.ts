@@ -1,0 +1,167 @@
+import { type Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { draftFrom } from '../api/timer-draft.js';
+import type { Timer } from '../src/domain/timer.js';
+import { ErrorCode, XtimerError } from '../src/errors.js';
+import type { TimerService } from '../src/services/timer-service.js';
+import type { DashboardEnv, DashboardPaths, PageContext } from './layout.js';
+import {
+  blankValues,
+  createBody,
+  type FormErrors,
+  type FormValues,
+  formProblem,
+  parseCreate,
+  parsePatch,
+  patchBody,
+  timerFormPage,
+  valuesFrom,
+  valuesOf,
+} from './timer-form.js';
+import { deleteConfirmPage } from './timer-views.js';
+
+export interface TimerActionsDeps {
+  timers: TimerService;
+  paths: DashboardPaths;
+  /** CALLBACK_TIMEOUT_MS, for a created timer that sets none. */
+  callbackTimeoutMs: number;
+}
+
+export function timerId(text: string): number {
+  if (!/^\d{1,15}$/.test(text))
+    throw new XtimerError(ErrorCode.TIMER_NOT_FOUND, `timer ${text} does not exist`);
+  return Number(text);
+}
+
+/**
+ * Where a form comes back to: only a page of the timers or of the failed runs (no open
+ * redirect). A line break would split the Location header: refused (400), not thrown by
+ * the header (500).
+ */
+function backTo(value: unknown, fallback: string, paths: DashboardPaths): string {
+  if (typeof value !== 'string') return fallback;
+  if (/\p{Cc}/u.test(value)) {
+    throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'back must not contain control characters');
+  }
+  const ours = [paths.timers, paths.runs].some(
+    (page) => value === page || value.startsWith(`${page}/`) || value.startsWith(`${page}?`),
+  );
+  return ours && !value.includes('//') && !value.includes('\\') ? value : fallback;
+}
+
+/** `url` with `done` (and the run it concerns) in its query, for the page to confirm the action. */
+function withDone(url: string, done: string, task?: string): string {
+  const u = new URL(url, 'http://dashboard.invalid');
+  u.searchParams.set('done', done);
+  if (task === undefined) u.searchParams.delete('task');
+  else u.searchParams.set('task', task);
+  return `${u.pathname}${u.search}${u.hash}`;
+}
+
+async function formOf(c: Context) {
+  return c.req.parseBody({ all: true }).catch(() => {
+    // A malformed multipart or urlencoded body is the sender's fault, not a 500.
+    throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'the form body cannot be read');
+  });
+}
+
+/**
+ * The timers page's actions, each a form post through the same services, checks and
+ * audit log as the REST routes (`TimerService.as(actor)`, the API's schemas): run now,
+ * retry, enable, disable, create, edit and delete (with a confirm step). Each answers
+ * with a redirect to a page that says what was done (`?done=`); bad input re-renders
+ * the form with the API's message beside the field, nothing saved.
+ */
+export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsDeps) {
+  const app = new Hono<DashboardEnv>();
+  const ctxOf = (c: Context<DashboardEnv>): PageContext => ({ paths, csrf: c.var.csrf });
+  const as = (c: Context<DashboardEnv>) => timers.as(c.var.actor);
+
+  const formPage = async (
+    c: Context<DashboardEnv>,
+    values: FormValues,
+    problem: { errors: FormErrors; status: ContentfulStatusCode },
+    timer?: Timer,
+  ) => {
+    const { errors, status } = problem;
+    // The edit form's live preview starts from the stored schedule; the create form's from the first typing.
+    const preview =
+      timer === undefined
+        ? { runs: [], timezone: 'UTC' }
+        : { runs: (await as(c).preview(timer.id, 5)).runs, timezone: timer.timezone };
+    return c.html(
+      timerFormPage({ ...ctxOf(c), mode: timer ? 'edit' : 'create', timer, values, errors, preview }),
+      status,
+    );
+  };
+
+  const fresh = { errors: {}, status: 200 } as const;
+
+  app.get('/new', (c) => formPage(c, { ...blankValues(), app: c.req.query('app')?.trim() ?? '' }, fresh));
+
+  app.post('/new', async (c) => {
+    const values = valuesFrom(await formOf(c));
+    try {
+      const draft = draftFrom(parseCreate(createBody(values)), callbackTimeoutMs);
+      const created = await as(c).create(draft);
+      return c.redirect(withDone(`${paths.timers}/${created.id}`, 'created'), 303);
+    } catch (err) {
+      return formPage(c, values, formProblem(err));
+    }
+  });
+
+  app.get('/:id/edit', async (c) => {
+    const timer = await as(c).get(timerId(c.req.param('id')));
+    return formPage(c, valuesOf(timer), fresh, timer);
+  });
+
+  app.post('/:id/edit', async (c) => {
+    const id = timerId(c.req.param('id'));
+    const timer = await as(c).get(id);
+    const values = valuesFrom(await formOf(c));
+    try {
+      const patch = parsePatch(patchBody(values, timer));
+      if (Object.keys(patch).length > 0) await as(c).update(id, patch);
+      return c.redirect(withDone(`${paths.timers}/${id}`, 'updated'), 303);
+    } catch (err) {
+      return formPage(c, values, formProblem(err), timer);
+    }
+  });
+
+  app.get('/:id/delete', async (c) => {
+    const timer = await as(c).get(timerId(c.req.param('id')));
+    return c.html(deleteConfirmPage(ctxOf(c), timer));
+  });
+
+  app.post('/:id/delete', async (c) => {
+    const id = timerId(c.req.param('id'));
+    await formOf(c);
+    await as(c).delete(id);
+    return c.redirect(withDone(paths.timers, 'deleted'), 303);
+  });
+
+  for (const action of ['enable', 'disable'] as const) {
+    app.post(`/:id/${action}`, async (c) => {
+      const id = timerId(c.req.param('id'));
+      const back = backTo((await formOf(c)).back, `${paths.timers}/${id}`, paths);
+      await (action === 'enable' ? as(c).enable(id) : as(c).disable(id));
+      return c.redirect(withDone(back, `${action}d`), 303);
+    });
+  }
+
+  app.post('/:id/trigger', async (c) => {
+    const id = timerId(c.req.param('id'));
+    const back = backTo((await formOf(c)).back, `${paths.timers}/${id}`, paths);
+    const run = await as(c).trigger(id);
+    return c.redirect(withDone(back, 'triggered', run.id), 303);
+  });
+
+  app.post('/:id/runs/:taskId/retry', async (c) => {
+    const id = timerId(c.req.param('id'));
+    const back = backTo((await formOf(c)).back, `${paths.timers}/${id}`, paths);
+    const run = await as(c).retryRun(id, c.req.param('taskId'));
+    return c.redirect(withDone(back, 'retried', run.id), 303);
+  });
+
+  return app;
+}

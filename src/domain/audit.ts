@@ -1,0 +1,168 @@
+import type { Timer } from './timer.js';
+
+/** What an audit entry records: a change to a timer, or to an app's credentials. */
+export const AUDIT_ACTIONS = [
+  'create',
+  'update',
+  'enable',
+  'disable',
+  'delete',
+  'trigger',
+  'retry',
+  'app_create',
+  'app_update',
+  'key_rotate',
+  'secret_rotate',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Field name → value, as an entry shows a timer's fields (or an app's) before and after a change. */
+export type AuditFields = Record<string, unknown>;
+
+export interface AuditEntry {
+  id: number;
+  at: number;
+  /** `admin`, `open` (no admin token configured), or the id of the app key that made the change. */
+  actor: string;
+  action: AuditAction;
+  app: string;
+  timerId: number | null;
+  /** Ties together the entries of one batch of changes (an apply); null for a single change. */
+  batchId: string | null;
+  before: AuditFields | null;
+  after: AuditFields | null;
+}
+
+export type AuditDraft = Omit<AuditEntry, 'id' | 'at'>;
+
+/** Who made a change, as the services pass it down to the audit log. */
+export interface ChangeAuthor {
+  actor: string;
+  batchId?: string | null | undefined;
+}
+
+/** Names that say a value is a credential: its value is never written to the audit log. */
+const CREDENTIAL_NAME =
+  /auth|token|secret|passw|pwd|api[-_]?key|access[-_]?key|private|cookie|session|signature|credential/i;
+
+export const MASK = '***';
+
+export function isCredentialName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name);
+}
+
+/** Headers with the values of credential-like names (Authorization, X-Api-Key, Cookie, …) masked. */
+export function maskHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, isCredentialName(name) ? MASK : value]),
+  );
+}
+
+/** A URL with the values of credential-like query parameters (`?token=…`) masked. */
+export function maskUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  let masked = false;
+  for (const name of [...u.searchParams.keys()]) {
+    if (isCredentialName(name)) {
+      u.searchParams.set(name, MASK);
+      masked = true;
+    }
+  }
+  return masked ? u.toString() : url;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * A timer's user-set fields as the audit log shows them, flat (`callback.url`), so an
+ * update records exactly the fields it changed. Unmasked: mask with `maskFields`.
+ */
+export function timerFields(t: Timer): AuditFields {
+  return {
+    name: t.name,
+    cron: t.cron,
+    at: iso(t.at),
+    timezone: t.timezone,
+    'callback.url': t.callback.url,
+    'callback.method': t.callback.method,
+    'callback.headers': t.callback.headers,
+    'callback.body': t.callback.body,
+    'callback.timeoutMs': t.callback.timeoutMs,
+    'retry.maxAttempts': t.retry.maxAttempts,
+    'retry.backoffMs': t.retry.backoffMs,
+    misfirePolicy: t.misfirePolicy,
+    misfireThresholdMs: t.misfireThresholdMs,
+    startAt: iso(t.startAt),
+    endAt: iso(t.endAt),
+    maxRuns: t.maxRuns,
+    overlapPolicy: t.overlapPolicy,
+    notify: t.notify,
+    labels: t.labels,
+    description: t.description,
+    status: t.status,
+  };
+}
+
+/** Fields with credentials masked: header values and URL query parameters named like credentials. */
+export function maskFields(fields: AuditFields): AuditFields {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => {
+      if (name === 'callback.headers') return [name, maskHeaders(value as Record<string, string>)];
+      if (name === 'callback.url' && typeof value === 'string') return [name, maskUrl(value)];
+      if (name === 'notify' && value !== null && typeof value === 'object') {
+        const notify = value as { url: string };
+        return [name, { ...notify, url: maskUrl(notify.url) }];
+      }
+      return [name, value];
+    }),
+  );
+}
+
+/**
+ * The fields that differ between two states, each side masked. Compared before masking,
+ * so a changed secret header shows as changed (`***` → `***`) without showing either value.
+ */
+export function changedFields(
+  before: AuditFields,
+  after: AuditFields,
+): { before: AuditFields; after: AuditFields } {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]),
+  );
+  const pick = (fields: AuditFields) =>
+    maskFields(Object.fromEntries(names.map((name) => [name, fields[name] ?? null])));
+  return { before: pick(before), after: pick(after) };
+}
+
+/** `author`'s entry for a change to `app`, and to its timer `timerId` if there is one. */
+export function auditEntry(
+  author: ChangeAuthor,
+  action: AuditAction,
+  where: { app: string; timerId: number | null },
+  before: AuditFields | null,
+  after: AuditFields | null,
+): AuditDraft {
+  return { actor: author.actor, batchId: author.batchId ?? null, action, ...where, before, after };
+}
+
+/** The entry for a change of `timer` from `before` to `after` (null: created or deleted). */
+export function timerChange(
+  author: ChangeAuthor,
+  action: AuditAction,
+  timer: Pick<Timer, 'id' | 'app'>,
+  before: Timer | null,
+  after: Timer | null,
+): AuditDraft {
+  const where = { app: timer.app, timerId: timer.id };
+  if (before !== null && after !== null) {
+    const changed = changedFields(timerFields(before), timerFields(after));
+    return auditEntry(author, action, where, changed.before, changed.after);
+  }
+  const whole = (t: Timer | null) => (t === null ? null : maskFields(timerFields(t)));
+  return auditEntry(author, action, where, whole(before), whole(after));
+}

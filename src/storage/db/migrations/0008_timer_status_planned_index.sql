@@ -1,0 +1,1 @@
+CREATE INDEX `timers_status_planned_idx` ON `timers` (`status`,`planned_until`);
