@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import { createDashboard, DASHBOARD_PATH, type DashboardDeps } from '../dashboard/dashboard.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
@@ -13,13 +12,24 @@ import { openModeGuard } from './open-mode-guard.js';
 import { newRouter } from './router.js';
 import { appRoutes } from './routes/apps.js';
 import { auditRoutes } from './routes/audit.js';
-import { compatRoutes, respondErrorByPath } from './routes/compat-xtimer.js';
+import { compatRoutes } from './routes/compat-xtimer.js';
+import { respondErrorByPath } from './compat-envelope.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { timerRoutes } from './routes/timers.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * An application this one hands whole requests to under a path prefix (the dashboard): it
+ * answers the prefix itself and every path below it. Built by the composition root, so
+ * that the API does not import its sibling.
+ */
+export interface MountedApp {
+  path: string;
+  fetch(request: Request, env: unknown): Response | Promise<Response>;
+}
 
 export interface AppDeps {
   timers: TimerService;
@@ -30,8 +40,8 @@ export interface AppDeps {
   readiness: Record<string, ReadinessCheck>;
   callbackTimeoutMs: number;
   logger: Logger;
-  /** The queues board and timers page at /dashboard; left out when absent. */
-  dashboard?: Pick<DashboardDeps, 'queues' | 'auth'> | undefined;
+  /** The dashboard (queues board, timers pages), served under its path; left out when absent. */
+  dashboard?: MountedApp | undefined;
   /** This process's metrics at /metrics; left out when absent. */
   metrics?: Metrics | undefined;
   /** PUBLIC_HOSTS: Host names an open-mode API answers to besides loopback (default none). */
@@ -118,18 +128,11 @@ export function createApp(deps: AppDeps) {
   app.route('/', docsRoutes());
   if (deps.metrics) app.route('/', metricsRoutes(deps.metrics));
   if (deps.dashboard) {
-    const dashboard = createDashboard({
-      ...deps.dashboard,
-      timers: deps.timers,
-      audit: deps.audit,
-      callbackTimeoutMs: deps.callbackTimeoutMs,
-      logger: deps.logger,
-      isAdminToken: deps.apps.adminTokenCheck,
-    });
+    const dashboard = deps.dashboard;
     // Whole requests, not merged routes: the dashboard matches paths its own (non-strict) way.
     const toDashboard = (c: Context) => dashboard.fetch(c.req.raw, c.env);
-    app.all(DASHBOARD_PATH, toDashboard);
-    app.all(`${DASHBOARD_PATH}/*`, toDashboard);
+    app.all(dashboard.path, toDashboard);
+    app.all(`${dashboard.path}/*`, toDashboard);
   }
   app.notFound((c) =>
     respondErrorByPath(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),

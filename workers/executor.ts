@@ -28,10 +28,7 @@ import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startNotifier } from './notifier.js';
-
-export interface Role {
-  close(): Promise<void>;
-}
+import type { RunningRole } from './running-role.js';
 
 /**
  * The executor role: BullMQ workers on `execute`, wired to a RunExecutor. Queue
@@ -39,7 +36,7 @@ export interface Role {
  * or a batch of runs) from the claim, through the wait for the due millisecond, to the
  * outcome; runs waiting for their app's slot or backing off before a retry hold none.
  */
-export async function startExecutor(core: Core): Promise<Role> {
+export async function startExecutor(core: Core): Promise<RunningRole> {
   const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'executor' });
   // Claims and bloom checks of runs arriving together go out in one pipeline.

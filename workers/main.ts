@@ -5,6 +5,7 @@
  */
 import { createApp } from '../api/app.js';
 import { listen, metricsOnlyApp } from '../api/server.js';
+import { mountDashboard } from '../dashboard/dashboard.js';
 import {
   type Config,
   ConfigError,
@@ -63,19 +64,25 @@ export async function main(config: Config): Promise<Shutdown> {
           : 'the API is open to the network: no XTIMER_ADMIN_TOKEN is set and XTIMER_INSECURE=1 allows it',
       );
     }
+    const apiLogger = logger.child({ component: 'api' });
     const app = createApp({
       timers: core.timers,
       apps: core.apps,
       audit: core.audit,
       callbackTimeoutMs: config.callbackTimeoutMs,
-      logger: logger.child({ component: 'api' }),
-      dashboard: {
+      logger: apiLogger,
+      dashboard: mountDashboard({
         queues: core.queues,
         auth:
           config.dashboardUser && config.dashboardPassword
             ? { username: config.dashboardUser, password: config.dashboardPassword }
             : null,
-      },
+        timers: core.timers,
+        audit: core.audit,
+        callbackTimeoutMs: config.callbackTimeoutMs,
+        logger: apiLogger,
+        isAdminToken: core.apps.adminTokenCheck,
+      }),
       readiness: {
         redis: async () => {
           await redis.ping();

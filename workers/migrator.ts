@@ -15,7 +15,7 @@ import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
-import type { Role } from './executor.js';
+import type { RunningRole } from './running-role.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
 
@@ -72,7 +72,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
  * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
  * partitions every 10 minutes.
  */
-export async function startMigrator(core: Core): Promise<Role> {
+export async function startMigrator(core: Core): Promise<RunningRole> {
   const logger = core.logger.child({ component: 'migrator' });
   const runner = createMigrationRunner(core, logger);
   const { config } = core;

@@ -13,7 +13,7 @@ import {
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
-import type { Role } from './executor.js';
+import type { RunningRole } from './running-role.js';
 
 /** Lock time of a completed slice (SPEC §4): past the scheduler's previous-minute pass. */
 export const SLICE_ACK_TTL_MS = 130_000;
@@ -25,7 +25,7 @@ const FAN_OUT_CHUNK = 200;
  * slice job's minute and fans its runs into `execute` (a lone run as its own job, several
  * as one batch job).
  */
-export async function startTrigger(core: Core): Promise<Role> {
+export async function startTrigger(core: Core): Promise<RunningRole> {
   const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'trigger' });
   const lock = new RedisLock(core.redis);

@@ -10,8 +10,8 @@ import {
   IssuedAppSchema,
   RotateSchema,
   UpdateAppSchema,
-} from '../schemas/app-schemas.js';
-import { ErrorSchema } from '../schemas/timer-schemas.js';
+} from '../../http/schemas/app-schemas.js';
+import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },

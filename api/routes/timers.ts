@@ -1,7 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
-import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
+import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../../http/presenters.js';
 import { newRouter } from '../router.js';
 import {
   CreateTimerBatchSchema,
@@ -20,8 +20,8 @@ import {
   TimerBatchSchema,
   TimerSchema,
   UpdateTimerSchema,
-} from '../schemas/timer-schemas.js';
-import { draftFrom } from '../timer-draft.js';
+} from '../../http/schemas/timer-schemas.js';
+import { draftFrom } from '../../http/timer-draft.js';
 
 export interface TimerRoutesDeps {
   timers: TimerService;

@@ -11,8 +11,25 @@ import type {
   QueuedRunView,
   TaskQuery,
   TimerQuery,
-  TimerService,
-} from './timer-service.js';
+} from './timer-queries.js';
+
+/** The timer use cases ScopedTimers wraps (TimerService's), each change made as `by`. */
+export interface TimerUseCases {
+  create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer>;
+  createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]>;
+  get(id: number): Promise<Timer>;
+  list(q: TimerQuery): Promise<Page<Timer>>;
+  listNumbered(q: NumberedTimerQuery): Promise<Numbered<Timer>>;
+  listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>>;
+  listTasksNumbered(q: NumberedTaskQuery): Promise<Numbered<Task>>;
+  preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }>;
+  update(id: number, patch: TimerPatch, by?: ChangeAuthor): Promise<Timer>;
+  delete(id: number, by?: ChangeAuthor): Promise<void>;
+  enable(id: number, by?: ChangeAuthor): Promise<Timer>;
+  disable(id: number, by?: ChangeAuthor): Promise<Timer>;
+  trigger(id: number, by?: ChangeAuthor): Promise<QueuedRunView>;
+  retryRun(timerId: number, taskId: string, by?: ChangeAuthor): Promise<QueuedRunView>;
+}
 
 /**
  * The timer use cases as one actor may use them (TimerService.as(actor)); what the
@@ -23,7 +40,7 @@ import type {
  */
 export class ScopedTimers {
   constructor(
-    private readonly timers: TimerService,
+    private readonly timers: TimerUseCases,
     readonly actor: Actor,
     private readonly author: ChangeAuthor,
     private readonly limiter: RateLimiter | undefined,

@@ -7,13 +7,11 @@ import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
   callbackProblem,
   changesSchedule,
-  type Labels,
   type Task,
   type TaskStatus,
   type Timer,
   type TimerDraft,
   type TimerPatch,
-  type TimerStatus,
 } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
@@ -30,6 +28,14 @@ import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
+import type {
+  Numbered,
+  NumberedTaskQuery,
+  NumberedTimerQuery,
+  QueuedRunView,
+  TaskQuery,
+  TimerQuery,
+} from './timer-queries.js';
 
 /** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
 const APP_LOCK_TTL_MS = 3000;
@@ -61,57 +67,6 @@ export interface TimerPolicy {
   guard?: TargetGuard | undefined;
   /** APP_RATE_LIMIT_PER_MINUTE over mutating calls made with an app key; absent = no limit. */
   limiter?: RateLimiter | undefined;
-}
-
-export interface TimerQuery {
-  app?: string | undefined;
-  status?: TimerStatus | undefined;
-  /** Timers carrying every one of these labels. */
-  labels?: Labels | undefined;
-  /** Names holding this text, case-insensitively. */
-  nameContains?: string | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
-
-/** An offset page and the number of all matches (the xtimer-compatible API's paging). */
-export interface Numbered<T> {
-  items: T[];
-  total: number;
-}
-
-export interface NumberedTimerQuery {
-  app: string;
-  name?: string | undefined;
-  nameContains?: string | undefined;
-  offset: number;
-  limit: number;
-}
-
-export interface NumberedTaskQuery {
-  timerId: number;
-  statuses: readonly TaskStatus[];
-  offset: number;
-  limit: number;
-}
-
-export interface TaskQuery {
-  statuses?: TaskStatus[] | undefined;
-  fromMs?: number | undefined;
-  toMs?: number | undefined;
-  /** The pending runs still to come, soonest first (otherwise: history, runs at or before now, newest first). */
-  upcoming?: boolean | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
-
-/** A run made on demand (run now, retry), as the API answers it. */
-export interface QueuedRunView {
-  id: string;
-  timerId: number;
-  runAt: number;
-  status: 'pending';
-  trigger: 'manual' | 'retry';
 }
 
 /** Most creates stored together, and how many such batches may be under way at once. */

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../src/domain/audit.js';
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
-import type { QueuedRunView } from '../src/services/timer-service.js';
+import type { QueuedRunView } from '../src/services/timer-queries.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
 export function presentTimer(t: Timer) {
