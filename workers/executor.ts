@@ -31,6 +31,16 @@ import { startNotifier } from './notifier.js';
 import type { RunningRole } from './running-role.js';
 
 /**
+ * A dead executor's jobs come back within ~15 s (BullMQ's stalled check every 5 s past a
+ * 15 s job lock); their runs' leases have lapsed by then, so the next executor claims
+ * them as the next attempt.
+ */
+const EXECUTE_JOB_LOCK_MS = 15_000;
+const STALLED_CHECK_EVERY_MS = 5_000;
+/** A job found stalled this many times fails instead of coming back (its runs are then the compensator's). */
+const MAX_STALLED_COUNT = 10;
+
+/**
  * The executor role: BullMQ workers on `execute`, wired to a RunExecutor. Queue
  * concurrency stands in for the original's goroutine pool: a slot holds one job (a run
  * or a batch of runs) from the claim, through the wait for the due millisecond, to the
@@ -139,11 +149,9 @@ export async function startExecutor(core: Core): Promise<RunningRole> {
         connection: bullConnection,
         prefix: keys.bullPrefix(),
         concurrency: Math.ceil(config.executorConcurrency / config.executorWorkers),
-        // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
-        // have lapsed by then, so the next executor claims them as the next attempt.
-        lockDuration: 15_000,
-        stalledInterval: 5_000,
-        maxStalledCount: 10,
+        lockDuration: EXECUTE_JOB_LOCK_MS,
+        stalledInterval: STALLED_CHECK_EVERY_MS,
+        maxStalledCount: MAX_STALLED_COUNT,
         // One stalled-job check per process is enough: it scans every active job.
         skipStalledCheck: i > 0,
         removeOnComplete: KEEP_COMPLETED,

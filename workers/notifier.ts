@@ -6,6 +6,9 @@ import { NotificationFailed, type NotificationSender } from '../src/services/not
 import { KEEP_COMPLETED, KEEP_FAILED, NOTIFY_QUEUE } from '../src/storage/redis/queues.js';
 import type { RunningRole } from './running-role.js';
 
+/** Notifications sent at once: each is one HTTP call to an app's notify URL, mostly waiting. */
+const NOTIFY_CONCURRENCY = 50;
+
 /**
  * Part of the executor role: a BullMQ worker on `notify` sending failure notifications;
  * the queue retries each with exponential backoff (NOTIFY_ATTEMPTS tries).
@@ -26,7 +29,7 @@ export function startNotifier(core: Core, sender: NotificationSender, connection
     {
       connection,
       prefix: core.keys.bullPrefix(),
-      concurrency: 50,
+      concurrency: NOTIFY_CONCURRENCY,
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
     },
