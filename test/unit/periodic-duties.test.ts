@@ -73,7 +73,14 @@ describe('PeriodicDuties', () => {
     const { timers, armed } = manualTimers();
     const duties = new PeriodicDuties({ logger: createLogger('silent'), now: () => 0, timers });
     let finish: () => void = () => undefined;
-    duties.every('slow', { periodMs: 10 }, () => new Promise<void>((r) => (finish = r)));
+    duties.every(
+      'slow',
+      { periodMs: 10 },
+      () =>
+        new Promise<void>((r) => {
+          finish = r;
+        }),
+    );
     await settle();
     expect(armed.size).toBe(0);
     finish();
@@ -105,7 +112,9 @@ describe('PeriodicDuties', () => {
     let finish: () => void = () => undefined;
     let finished = false;
     duties.every('slow', { periodMs: 1000 }, () =>
-      new Promise<void>((r) => (finish = r)).then(() => {
+      new Promise<void>((r) => {
+        finish = r;
+      }).then(() => {
         finished = true;
       }),
     );
