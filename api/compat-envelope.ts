@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { errorHeaders, respondError, statusOf, toXtimerError } from '../http/errors.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
-import { errorHeaders, respondError, statusOf, toXtimerError } from '../http/errors.js';
 
 /**
  * The Go xTimer's `{code, msg, err}` envelope (README "Migrating from the Go xTimer"):

@@ -30,7 +30,16 @@ const lockDir = join(root, '.build-lock');
 const LOCK_STALE_MS = 10 * 60_000;
 
 /** What the build reads: a change to any of these makes dist stale. */
-const SOURCES = ['src', 'http', 'api', 'workers', 'dashboard', 'scripts', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = [
+  'src',
+  'http',
+  'api',
+  'workers',
+  'dashboard',
+  'scripts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 
 /** Folders copied whole into dist, and the file names taken from each (null = every file). */
 const ASSETS = [

@@ -48,9 +48,21 @@ export const RULES: readonly ImportRule[] = [
     from: ['src/callback/', 'src/observability/', 'src/security/'],
     to: ['src/services/', 'src/storage/'],
   },
-  { name: 'the shared HTTP edge sits below both faces', from: ['http/'], to: ['api/', 'dashboard/', 'workers/'] },
-  { name: 'the API does not know the dashboard or the workers', from: ['api/'], to: ['dashboard/', 'workers/'] },
-  { name: 'the dashboard does not know the API or the workers', from: ['dashboard/'], to: ['api/', 'workers/'] },
+  {
+    name: 'the shared HTTP edge sits below both faces',
+    from: ['http/'],
+    to: ['api/', 'dashboard/', 'workers/'],
+  },
+  {
+    name: 'the API does not know the dashboard or the workers',
+    from: ['api/'],
+    to: ['dashboard/', 'workers/'],
+  },
+  {
+    name: 'the dashboard does not know the API or the workers',
+    from: ['dashboard/'],
+    to: ['api/', 'workers/'],
+  },
   {
     name: 'roles do not reach into the HTTP faces (only the composition root mounts them)',
     from: ['workers/'],
@@ -79,9 +91,19 @@ export function specifiersOf(source: string): string[] {
 }
 
 /** The repo-relative file a relative specifier names (`./x.js` is the source `./x.ts`). */
-export function resolveSpecifier(fromFile: string, spec: string, exists: (path: string) => boolean): string | null {
+export function resolveSpecifier(
+  fromFile: string,
+  spec: string,
+  exists: (path: string) => boolean,
+): string | null {
   const base = join(dirname(fromFile), spec).split(sep).join('/');
-  const candidates = [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), base, `${base}.ts`, `${base}/index.ts`];
+  const candidates = [
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.mjs$/, '.mts'),
+    base,
+    `${base}.ts`,
+    `${base}/index.ts`,
+  ];
   return candidates.find(exists) ?? null;
 }
 

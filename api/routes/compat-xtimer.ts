@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
+import { fromZodError } from '../../http/errors.js';
+import { draftFrom } from '../../http/timer-draft.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -7,8 +9,6 @@ import type { ScopedTimers } from '../../src/services/scoped-timers.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import type { ApiEnv } from '../auth.js';
 import { BindError, ok, respondCompatError } from '../compat-envelope.js';
-import { fromZodError } from '../../http/errors.js';
-import { draftFrom } from '../../http/timer-draft.js';
 import {
   CompatCreateSchema,
   CompatUpdateSchema,

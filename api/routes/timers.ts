@@ -1,8 +1,5 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { TimerService } from '../../src/services/timer-service.js';
-import { type ApiEnv, secured } from '../auth.js';
 import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../../http/presenters.js';
-import { newRouter } from '../router.js';
 import {
   CreateTimerBatchSchema,
   CreateTimerSchema,
@@ -22,6 +19,9 @@ import {
   UpdateTimerSchema,
 } from '../../http/schemas/timer-schemas.js';
 import { draftFrom } from '../../http/timer-draft.js';
+import type { TimerService } from '../../src/services/timer-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { newRouter } from '../router.js';
 
 export interface TimerRoutesDeps {
   timers: TimerService;

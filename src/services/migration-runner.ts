@@ -157,7 +157,10 @@ export class MigrationRunner {
   /** Adds the coming days' history partitions and drops expired ones, unless another migrator just did. */
   async retainHistory(): Promise<void> {
     const { d } = this;
-    const token = await d.lock.acquire(d.keys.migratorLock('history'), RETAIN_HISTORY_EVERY_MS - LOCK_EARLY_LAPSE_MS);
+    const token = await d.lock.acquire(
+      d.keys.migratorLock('history'),
+      RETAIN_HISTORY_EVERY_MS - LOCK_EARLY_LAPSE_MS,
+    );
     if (!token) return;
     const report = await d.history.run(d.now());
     d.metrics.historyPartitions.inc({ action: 'added' }, report.added);

@@ -46,7 +46,15 @@ describe('reading imports from source', () => {
       "const h = await import('./h.js');",
       "import { Hono } from 'hono';",
     ].join('\n');
-    expect(specifiersOf(source)).toEqual(['./a.js', '../b.js', './c.js', './e.js', './f.js', './g.js', './h.js']);
+    expect(specifiersOf(source)).toEqual([
+      './a.js',
+      '../b.js',
+      './c.js',
+      './e.js',
+      './f.js',
+      './g.js',
+      './h.js',
+    ]);
   });
 });
 
@@ -117,13 +125,11 @@ describe('the repository', () => {
     expect(run.stderr).toContain('import cycle: src/services/a.ts <-> src/services/b.ts');
   });
 
-  it('passes the lint step on a tree without cycles or forbidden arrows', () => {
+  it('finds nothing wrong in a tree whose arrows all point down', () => {
     const repo = repoWith({
       'src/services/a.ts': 'export const a = 1;\n',
       'api/app.ts': "import { a } from '../src/services/a.js';\n",
     });
-    const run = spawnSync(tsx, [script, repo], { encoding: 'utf8' });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
+    expect(checkImports(repo)).toEqual([]);
   });
 });

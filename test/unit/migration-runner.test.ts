@@ -3,8 +3,8 @@ import { MINUTE } from '../../src/domain/slice.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import type { CompensationReport } from '../../src/services/compensator.js';
-import { MigrationRunner, migrationLockTimes } from '../../src/services/migration-runner.js';
 import type { MigrationResult } from '../../src/services/migration.js';
+import { MigrationRunner, migrationLockTimes } from '../../src/services/migration-runner.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 
 const HOUR = 60 * MINUTE;
@@ -97,7 +97,11 @@ function runner(options: { intact?: boolean; failMigration?: boolean } = {}) {
 
 describe('migration lock times', () => {
   it('are 20 min working and 120 min done for hour windows (SPEC §4)', () => {
-    expect(migrationLockTimes(60)).toEqual({ workingMs: 20 * MINUTE, doneMs: 120 * MINUTE, checkEveryMs: MINUTE });
+    expect(migrationLockTimes(60)).toEqual({
+      workingMs: 20 * MINUTE,
+      doneMs: 120 * MINUTE,
+      checkEveryMs: MINUTE,
+    });
   });
 
   it('scale down with shorter windows, so a dead migrator is replaced before the next window', () => {
