@@ -24,9 +24,10 @@ export class AppRepository {
     }
   }
 
-  async find(name: string, forUpdate = false): Promise<AppRow | null> {
+  /** The app's row; `forUpdate` locks it until the transaction ends. */
+  async find(name: string, options: { forUpdate?: boolean } = {}): Promise<AppRow | null> {
     const q = this.db.select().from(apps).where(eq(apps.name, name));
-    const rows = forUpdate ? await q.for('update') : await q;
+    const rows = options.forUpdate ? await q.for('update') : await q;
     return rows[0] ?? null;
   }
 
