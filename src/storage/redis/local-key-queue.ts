@@ -12,19 +12,20 @@ export class LocalKeyQueue {
    * given up as soon as it is reached, so those behind never wait for a caller gone).
    */
   async enter(keys: readonly string[], deadline: number): Promise<(() => void) | null> {
-    const leaves: Array<() => void> = [];
-    const leaveAll = () => {
-      for (const leave of leaves) leave();
+    const held: Array<() => void> = [];
+    const leaveHeld = () => {
+      for (const leave of held) leave();
     };
     for (const key of [...new Set(keys)].sort()) {
       const { turn, leave } = this.join(key);
-      leaves.push(leave);
       if (!(await beforeDeadline(turn, deadline))) {
-        void turn.then(leaveAll);
+        leaveHeld();
+        void turn.then(leave);
         return null;
       }
+      held.push(leave);
     }
-    return leaveAll;
+    return leaveHeld;
   }
 
   private join(key: string): { turn: Promise<void>; leave: () => void } {
