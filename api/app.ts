@@ -85,10 +85,18 @@ export function createApp(deps: AppDeps) {
     bodyLimit({
       maxSize,
       onError: (c) =>
-        respondErrorByPath(c, new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, `request body is larger than ${what}`)),
+        respondErrorByPath(
+          c,
+          new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, `request body is larger than ${what}`),
+        ),
     });
-  const bodyLimits = { usual: limitOf(MAX_BODY_BYTES, '1 MiB'), apply: limitOf(MAX_APPLY_BODY_BYTES, '16 MiB') };
-  app.use('/api/*', (c, next) => (APPLY_PATH.test(c.req.path) ? bodyLimits.apply : bodyLimits.usual)(c, next));
+  const bodyLimits = {
+    usual: limitOf(MAX_BODY_BYTES, '1 MiB'),
+    apply: limitOf(MAX_APPLY_BODY_BYTES, '16 MiB'),
+  };
+  app.use('/api/*', (c, next) =>
+    (APPLY_PATH.test(c.req.path) ? bodyLimits.apply : bodyLimits.usual)(c, next),
+  );
   app.route('/', healthRoutes(deps.readiness));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', appRoutes(deps.apps));

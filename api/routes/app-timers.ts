@@ -30,7 +30,9 @@ const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
 });
-const etag = { ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } } };
+const etag = {
+  ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } },
+};
 const denied = {
   401: json(ErrorSchema, 'No valid bearer token'),
   403: json(ErrorSchema, "Another app's timers"),

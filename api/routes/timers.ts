@@ -51,7 +51,9 @@ const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
 /** A single timer's answer: the timer, with its version as ETag. */
 const timerJson = (description: string) => ({
   ...json(TimerSchema, description),
-  headers: { ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } } },
+  headers: {
+    ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } },
+  },
 });
 const conflict = { 412: json(ErrorSchema, 'If-Match names another version (VERSION_CONFLICT)') };
 

@@ -386,10 +386,7 @@ export const ApplySchema = z
       .array(ApplyTimerSchema)
       .max(MAX_APPLY_TIMERS, `must hold at most ${MAX_APPLY_TIMERS} timers`)
       .openapi({ description: "The app's whole set of timers, each name once." }),
-    prune: z
-      .boolean()
-      .default(false)
-      .openapi({ description: "Delete the app's timers the set leaves out." }),
+    prune: z.boolean().default(false).openapi({ description: "Delete the app's timers the set leaves out." }),
     dryRun: z.boolean().default(false).openapi({ description: 'Only plan: change nothing.' }),
   })
   .openapi('Apply');
@@ -545,15 +542,11 @@ export const AppPathSchema = z.object({
 
 /** The If-Match request header of PATCH, PUT and DELETE. */
 export const IfMatchHeaderSchema = z.object({
-  'if-match': z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: 'If-Match', in: 'header' },
-      example: '"3"',
-      description:
-        "The timer's ETag as last read: the change is made only if the timer is still at that version (412 VERSION_CONFLICT otherwise). `*`: only if it exists.",
-    }),
+  'if-match': z.string().optional().openapi({
+    example: '"3"',
+    description:
+      "The timer's ETag as last read: the change is made only if the timer is still at that version (412 VERSION_CONFLICT otherwise). `*`: only if it exists.",
+  }),
 });
 
 export const TaskIdParamSchema = IdParamSchema.extend({

@@ -1,5 +1,5 @@
-import { type DefinitionDiff, diffDefinition, type FieldChanges } from './timer-definition.js';
 import type { Timer, TimerDraft } from './timer.js';
+import { type DefinitionDiff, diffDefinition, type FieldChanges } from './timer-definition.js';
 
 /** The most timers one apply may hold. */
 export const MAX_APPLY_TIMERS = 5000;
@@ -51,7 +51,8 @@ export function planApply(
   });
   if (prune) {
     const wanted = new Set(desired.map((d) => d.name));
-    for (const t of stored) if (!wanted.has(t.name)) steps.push({ action: 'delete', name: t.name, current: t });
+    for (const t of stored)
+      if (!wanted.has(t.name)) steps.push({ action: 'delete', name: t.name, current: t });
   }
   return steps;
 }

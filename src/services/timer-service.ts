@@ -452,7 +452,10 @@ export class TimerService {
       } catch (err) {
         const index = (err as { details?: { index?: number } }).details?.index;
         if (index === undefined) throw err;
-        throw atIndex(new XtimerError((err as XtimerError).code, (err as Error).message), creates[index]!.index);
+        throw atIndex(
+          new XtimerError((err as XtimerError).code, (err as Error).message),
+          creates[index]!.index,
+        );
       }
     }
     for (const step of steps) {
@@ -881,7 +884,8 @@ export class TimerService {
   private async lockedTimer(tx: Transaction, id: number, ifMatch?: VersionMatch): Promise<Timer> {
     const timer = await this.timersIn(tx).findById(id, { forUpdate: true });
     if (!timer) throw timerNotFound(id);
-    if (ifMatch && !matchesVersion(ifMatch, timer.version)) throw versionConflict(`timer ${id}`, timer.version);
+    if (ifMatch && !matchesVersion(ifMatch, timer.version))
+      throw versionConflict(`timer ${id}`, timer.version);
     return timer;
   }
 

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const timer = (name: string, overrides: Record<string, unknown> = {}) => ({
   name,
-  cron: '0 */5 * * * *',
+  cron: '0 * * * * *',
   status: 'active',
   callback: { url: 'http://127.0.0.1:9/hooks/run' },
   ...overrides,
@@ -55,7 +55,11 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     await call(app, 'PUT', '/api/v1/apps/shop/timers/changes', timer('changes'));
     await call(app, 'PUT', '/api/v1/apps/shop/timers/left-out', timer('left-out'));
     const before = await stateOf('shop');
-    const set = [timer('stays'), timer('changes', { cron: '0 */10 * * * *', description: 'slower' }), timer('new')];
+    const set = [
+      timer('stays'),
+      timer('changes', { cron: '30 * * * * *', description: 'slower' }),
+      timer('new'),
+    ];
 
     const dry = await apply('shop', { timers: set, prune: false, dryRun: true });
     expect(dry.status, JSON.stringify(dry.body)).toBe(200);
@@ -67,7 +71,7 @@ describe('POST /api/v1/apps/{app}/apply', () => {
           name: 'changes',
           action: 'update',
           changes: {
-            cron: { before: '0 */5 * * * *', after: '0 */10 * * * *' },
+            cron: { before: '0 * * * * *', after: '30 * * * * *' },
             description: { before: null, after: 'slower' },
           },
         },
@@ -82,7 +86,7 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     const after = await stateOf('shop');
     const byName = Object.fromEntries((after.timers as any[]).map((t) => [t.name, t]));
     expect(Object.keys(byName).sort()).toEqual(['changes', 'left-out', 'new', 'stays']);
-    expect(byName.changes).toMatchObject({ cron: '0 */10 * * * *', version: 2 });
+    expect(byName.changes).toMatchObject({ cron: '30 * * * * *', version: 2 });
     expect(byName.stays.version).toBe(1);
     expect(await count('tasks WHERE timer_id = ?', [byName.new.id])).toBeGreaterThan(0);
 
@@ -124,7 +128,9 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     ]);
     expect(await count("timers WHERE app = 'pruned'")).toBe(4);
     // Without prune, the timers left out stay.
-    expect((await apply('pruned', { timers: [set[0]] })).body.plan).toEqual([{ name: 'a', action: 'unchanged' }]);
+    expect((await apply('pruned', { timers: [set[0]] })).body.plan).toEqual([
+      { name: 'a', action: 'unchanged' },
+    ]);
     expect(await count("timers WHERE app = 'pruned'")).toBe(4);
 
     const real = await apply('pruned', { timers: [set[0], set[2]], prune: true });
@@ -169,7 +175,10 @@ describe('POST /api/v1/apps/{app}/apply', () => {
   });
 
   it('refuses more than 5,000 timers, and an app in a timer', async () => {
-    const many = await apply('huge', { timers: Array.from({ length: 5001 }, (_, i) => timer(`n${i}`)), dryRun: true });
+    const many = await apply('huge', {
+      timers: Array.from({ length: 5001 }, (_, i) => timer(`n${i}`)),
+      dryRun: true,
+    });
     expect(many.status).toBe(400);
     expect(many.body.error.message).toMatch(/^timers: /);
     const withApp = await apply('huge', { timers: [{ ...timer('x'), app: 'huge' }] });

@@ -28,7 +28,10 @@ const definition = (overrides: Record<string, unknown> = {}) => ({
   cron: '0 * * * * *',
   timezone: 'UTC',
   status: 'active',
-  callback: { url: 'http://127.0.0.1:9/hooks/run', headers: { 'content-type': 'application/json', 'x-b': '2' } },
+  callback: {
+    url: 'http://127.0.0.1:9/hooks/run',
+    headers: { 'content-type': 'application/json', 'x-b': '2' },
+  },
   labels: { team: 'ops' },
   ...overrides,
 });
@@ -56,7 +59,12 @@ describe('PUT /api/v1/apps/{app}/timers/{name}', () => {
   it('creates, then leaves an identical definition alone, then replaces a changed one and re-plans it', async () => {
     const created = await put('sync', definition());
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ app: 'billing', name: 'sync', cron: '0 * * * * *', status: 'active' });
+    expect(created.body).toMatchObject({
+      app: 'billing',
+      name: 'sync',
+      cron: '0 * * * * *',
+      status: 'active',
+    });
     expect(created.headers.get('etag')).toBe('"1"');
     expect(created.headers.get('location')).toBe(`/api/v1/timers/${created.body.id}`);
     const id = created.body.id as number;
@@ -69,7 +77,12 @@ describe('PUT /api/v1/apps/{app}/timers/{name}', () => {
     // The same definition, its header map in another order: a no-op.
     const same = await put(
       'sync',
-      definition({ callback: { url: 'http://127.0.0.1:9/hooks/run', headers: { 'x-b': '2', 'content-type': 'application/json' } } }),
+      definition({
+        callback: {
+          url: 'http://127.0.0.1:9/hooks/run',
+          headers: { 'x-b': '2', 'content-type': 'application/json' },
+        },
+      }),
     );
     expect(same.status).toBe(200);
     expect(same.headers.get('etag')).toBe('"1"');
@@ -97,13 +110,20 @@ describe('PUT /api/v1/apps/{app}/timers/{name}', () => {
   });
 
   it('replaces the whole definition: a field left out takes its default, and no status means inactive', async () => {
-    const first = await put('whole', definition({ description: 'kept?', retry: { maxAttempts: 5, backoffMs: 10 } }));
+    const first = await put(
+      'whole',
+      definition({ description: 'kept?', retry: { maxAttempts: 5, backoffMs: 10 } }),
+    );
     expect(first.status).toBe(201);
     expect(await runsOf(first.body.id)).not.toEqual([]);
     const { status: _status, ...rest } = definition();
     const second = await put('whole', rest);
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ description: null, retry: { maxAttempts: 3, backoffMs: 1000 }, status: 'inactive' });
+    expect(second.body).toMatchObject({
+      description: null,
+      retry: { maxAttempts: 3, backoffMs: 1000 },
+      status: 'inactive',
+    });
     expect(await runsOf(first.body.id)).toEqual([]);
   });
 
@@ -125,14 +145,24 @@ describe('PUT /api/v1/apps/{app}/timers/{name}', () => {
 
 describe('ETag and If-Match', () => {
   it('carries the version as ETag on every single-timer answer', async () => {
-    const created = await call(app, 'POST', '/api/v1/timers', { app: 'billing', name: 'tagged', ...definition() });
+    const created = await call(app, 'POST', '/api/v1/timers', {
+      app: 'billing',
+      name: 'tagged',
+      ...definition(),
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"1"');
     const id = created.body.id;
     expect((await call(app, 'GET', `/api/v1/timers/${id}`)).headers.get('etag')).toBe('"1"');
     expect((await call(app, 'POST', `/api/v1/timers/${id}/disable`)).headers.get('etag')).toBe('"2"');
     expect((await call(app, 'POST', `/api/v1/timers/${id}/enable`)).headers.get('etag')).toBe('"3"');
-    const patched = await call(app, 'PATCH', `/api/v1/timers/${id}`, { description: 'x' }, { 'if-match': '"3"' });
+    const patched = await call(
+      app,
+      'PATCH',
+      `/api/v1/timers/${id}`,
+      { description: 'x' },
+      { 'if-match': '"3"' },
+    );
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"4"');
   });
@@ -164,8 +194,20 @@ describe('ETag and If-Match', () => {
     expect(await auditCount(id)).toBe(audited + 1);
 
     // The current ETag (or any of a list holding it, or *) goes through.
-    expect((await call(app, 'PATCH', `/api/v1/timers/${id}`, { description: 'mine' }, { 'if-match': 'W/"7", "2"' })).status).toBe(200);
-    expect((await call(app, 'DELETE', `/api/v1/timers/${id}`, undefined, { 'if-match': '*' })).status).toBe(204);
+    expect(
+      (
+        await call(
+          app,
+          'PATCH',
+          `/api/v1/timers/${id}`,
+          { description: 'mine' },
+          { 'if-match': 'W/"7", "2"' },
+        )
+      ).status,
+    ).toBe(200);
+    expect((await call(app, 'DELETE', `/api/v1/timers/${id}`, undefined, { 'if-match': '*' })).status).toBe(
+      204,
+    );
   });
 
   it('refuses If-Match on a PUT of a timer that does not exist, creating nothing', async () => {
