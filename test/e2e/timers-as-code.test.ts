@@ -40,7 +40,7 @@ beforeAll(async () => {
   sink = await new Sink().start();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port) });
+  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
   await proc.started();
   dir = mkdtempSync(join(tmpdir(), 'xtimer-as-code-'));
   const app = await fetch(`${base}/api/v1/apps`, {
@@ -275,7 +275,8 @@ describe('the xtimer CLI', () => {
       '2',
     ]);
     expect(preview.code, preview.stderr).toBe(0);
-    expect(preview.stdout).toBe('2030-01-01T02:30:00.000+08:00\n2030-01-02T02:30:00.000+08:00\n');
+    // 2030-01-01T00:00Z is 08:00 in Shanghai: the next 02:30 there is the next day's.
+    expect(preview.stdout).toBe('2030-01-02T02:30:00.000+08:00\n2030-01-03T02:30:00.000+08:00\n');
     const created = await xtimer([
       'timers',
       'create',
@@ -383,6 +384,7 @@ export async function use(id: string): Promise<string> {
         process.execPath,
         [
           join(ROOT, 'node_modules/typescript/bin/tsc'),
+          '--ignoreConfig',
           '--noEmit',
           '--strict',
           '--exactOptionalPropertyTypes',
@@ -397,7 +399,7 @@ export async function use(id: string): Promise<string> {
           'node',
           join(check, 'usage.ts'),
         ],
-        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+        { cwd: check, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let output = '';
       tsc.stdout.on('data', (b: Buffer) => (output += b));
