@@ -64,11 +64,8 @@ export function createProgram(term: Terminal): Command {
       'Manage xtimer timers: list, change, follow their runs, and apply a timers file (timers as code).',
     )
     .option('--url <url>', 'xtimer base URL (env XTIMER_URL)', term.env.XTIMER_URL || DEFAULT_URL)
-    .option(
-      '--token <token>',
-      'admin token or app API key (env XTIMER_TOKEN)',
-      term.env.XTIMER_TOKEN || undefined,
-    )
+    // The token's default (XTIMER_TOKEN) is read when used: help must not print a secret.
+    .option('--token <token>', 'admin token or app API key (env XTIMER_TOKEN)')
     .option('--json', 'print JSON for scripts instead of tables')
     .showHelpAfterError()
     .exitOverride()
@@ -76,7 +73,8 @@ export function createProgram(term: Terminal): Command {
 
   const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals<GlobalOptions>();
   const clientOf = (cmd: Command): XtimerClient => {
-    const { url, token } = globals(cmd);
+    const { url } = globals(cmd);
+    const token = globals(cmd).token ?? (term.env.XTIMER_TOKEN || undefined);
     try {
       new URL(url);
     } catch {

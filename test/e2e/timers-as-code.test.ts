@@ -260,6 +260,7 @@ describe('the xtimer CLI', () => {
       const help = await xtimer([...command, '--help']);
       expect(help.code, command.join(' ')).toBe(0);
       expect(help.stdout).toMatch(/^Usage: xtimer/);
+      expect(help.stdout).not.toContain(ADMIN_TOKEN);
     }
   });
 
