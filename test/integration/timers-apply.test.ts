@@ -174,6 +174,22 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     expect(await count("timers WHERE app = 'big'")).toBe(1000);
   });
 
+  it('takes a body over 1 MiB, up to 16 MiB', async () => {
+    const description = 'd'.repeat(600);
+    const set = Array.from({ length: 3000 }, (_, i) => timer(`big-${i}`, { description }));
+    const res = await apply('roomy', { timers: set, dryRun: true });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
+    expect(res.body.plan).toHaveLength(3000);
+    const huge = await call(
+      app,
+      'POST',
+      '/api/v1/apps/roomy/apply',
+      `{"timers":[],"x":"${'y'.repeat(17 * 1024 * 1024)}"}`,
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('refuses more than 5,000 timers, and an app in a timer', async () => {
     const many = await apply('huge', {
       timers: Array.from({ length: 5001 }, (_, i) => timer(`n${i}`)),
