@@ -6,7 +6,13 @@ import {
   planApply,
   presentablePlan,
 } from '../domain/apply-plan.js';
-import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
+import {
+  type AuditAction,
+  type AuditDraft,
+  auditEntry,
+  type ChangeAuthor,
+  timerChange,
+} from '../domain/audit.js';
 import { CronSyntaxError, parseCron } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
 import { shortestGapMs } from '../domain/run-interval.js';
@@ -402,7 +408,7 @@ export class TimerService {
       if (options.dryRun) return { plan, applied: false };
       if (steps.every((s) => s.action === 'unchanged')) return { plan, applied: true };
       // A big apply holds the mutex longer than a single change.
-      const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 20);
+      const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 40);
       const done = await this.underAppLocks([app], lockMs, async () => {
         const result = await this.deps.database.transaction(async (tx) => {
           const current = await this.timersIn(tx).listByApp(app, { forUpdate: true });
@@ -458,10 +464,19 @@ export class TimerService {
         );
       }
     }
+    const entries: AuditDraft[] = [];
     for (const step of steps) {
       if (step.action !== 'update') continue;
       try {
-        const change = await this.replaceIn(tx, step.current, step.desired, step.diff, by, this.deps.now());
+        const change = await this.replaceIn(
+          tx,
+          step.current,
+          step.desired,
+          step.diff,
+          by,
+          this.deps.now(),
+          entries,
+        );
         planned.push(...change.planned);
         cancelled.push(...change.cancelled);
         changed.push(step.current.id);
@@ -469,6 +484,7 @@ export class TimerService {
         throw atIndex(err, step.index);
       }
     }
+    await this.deps.audit.record(entries, tx);
     return { change: { planned, cancelled }, changed, deleted };
   }
 
@@ -484,6 +500,8 @@ export class TimerService {
     diff: DefinitionDiff,
     by: ChangeAuthor | undefined,
     now: number,
+    /** Where an apply gathers its audit entries, written together; absent: written here. */
+    entries?: AuditDraft[],
   ): Promise<PlanChange> {
     const id = current.id;
     const merged = applyPatch(current, diff.patch);
@@ -495,8 +513,13 @@ export class TimerService {
       status = hasRunsLeft({ ...merged, status: 'active' }, now) ? 'active' : 'completed';
     }
     await this.timersIn(tx).update({ ...merged, status });
-    const updated = await this.lockedTimer(tx, id);
-    await this.audit(tx, by, 'update', current, current, updated);
+    // As stored: the row is locked, and the update changed exactly these (an apply saves the re-read).
+    const updated: Timer = { ...merged, status, version: current.version + 1, updatedAt: new Date() };
+    if (by) {
+      const entry = timerChange(by, 'update', current, current, updated);
+      if (entries) entries.push(entry);
+      else await this.deps.audit.record(entry, tx);
+    }
     const wasActive = current.status === 'active';
     if (wasActive && status !== 'active') {
       const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
