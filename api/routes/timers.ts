@@ -1,6 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
+import { ifMatchOf, timerHeaders } from '../etag.js';
 import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
 import { newRouter } from '../router.js';
 import {
@@ -8,6 +9,7 @@ import {
   CreateTimerSchema,
   ErrorSchema,
   IdParamSchema,
+  IfMatchHeaderSchema,
   ListTasksQuerySchema,
   ListTimersQuerySchema,
   PreviewQuerySchema,
@@ -46,6 +48,15 @@ const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
 });
 
+/** A single timer's answer: the timer, with its version as ETag. */
+const timerJson = (description: string) => ({
+  ...json(TimerSchema, description),
+  headers: {
+    ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } },
+  },
+});
+const conflict = { 412: json(ErrorSchema, 'If-Match names another version (VERSION_CONFLICT)') };
+
 const TimerPage = page(TimerSchema, 'TimerPage');
 const TaskPage = page(TaskSchema, 'TaskPage');
 
@@ -58,7 +69,7 @@ const routes = {
     summary: 'Create a timer',
     request: jsonBody(CreateTimerSchema),
     responses: {
-      201: json(TimerSchema, 'Created'),
+      201: timerJson('Created'),
       400: errors[400],
       ...denied,
       409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
@@ -105,7 +116,7 @@ const routes = {
     ...secured,
     summary: 'Get a timer',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The timer'), ...errors },
+    responses: { 200: timerJson('The timer'), ...errors },
   }),
   update: createRoute({
     method: 'patch',
@@ -113,11 +124,12 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Change a timer (a new cron or timezone re-plans its future runs)',
-    request: { params: IdParamSchema, ...jsonBody(UpdateTimerSchema) },
+    request: { params: IdParamSchema, headers: IfMatchHeaderSchema, ...jsonBody(UpdateTimerSchema) },
     responses: {
-      200: json(TimerSchema, 'The changed timer'),
+      200: timerJson('The changed timer'),
       ...errors,
       409: json(ErrorSchema, 'Name taken'),
+      ...conflict,
       ...limited,
     },
   }),
@@ -127,8 +139,8 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Delete a timer and cancel its pending runs',
-    request: { params: IdParamSchema },
-    responses: { 204: { description: 'Deleted' }, ...errors, ...limited },
+    request: { params: IdParamSchema, headers: IfMatchHeaderSchema },
+    responses: { 204: { description: 'Deleted' }, ...errors, ...conflict, ...limited },
   }),
   enable: createRoute({
     method: 'post',
@@ -137,7 +149,7 @@ const routes = {
     ...secured,
     summary: 'Activate a timer; its runs are planned at once',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The active timer'), ...errors, ...limited },
+    responses: { 200: timerJson('The active timer'), ...errors, ...limited },
   }),
   disable: createRoute({
     method: 'post',
@@ -146,7 +158,7 @@ const routes = {
     ...secured,
     summary: 'Deactivate a timer; nothing due after this fires',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors, ...limited },
+    responses: { 200: timerJson('The inactive timer'), ...errors, ...limited },
   }),
   tasks: createRoute({
     method: 'get',
@@ -211,8 +223,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
   const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) => {
-      const draft = draftFrom(c.req.valid('json'), callbackTimeoutMs);
-      return c.json(presentTimer(await timersOf(c).create(draft)), 201);
+      const timer = await timersOf(c).create(draftFrom(c.req.valid('json'), callbackTimeoutMs));
+      return c.json(presentTimer(timer), 201, timerHeaders(timer));
     })
     .openapi(routes.createBatch, async (c) => {
       const drafts = c.req.valid('json').timers.map((t) => draftFrom(t, callbackTimeoutMs));
@@ -223,24 +235,29 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       const result = await timersOf(c).list({ ...q, labels: label, nameContains });
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
-    .openapi(routes.get, async (c) =>
-      c.json(presentTimer(await timersOf(c).get(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.get, async (c) => {
+      const timer = await timersOf(c).get(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
     .openapi(routes.update, async (c) => {
       const { id } = c.req.valid('param');
-      const timer = await timersOf(c).update(id, c.req.valid('json'));
-      return c.json(presentTimer(timer), 200);
+      const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
+      const timer = await timersOf(c).update(id, c.req.valid('json'), ifMatch);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.remove, async (c) => {
-      await timersOf(c).delete(c.req.valid('param').id);
+      const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
+      await timersOf(c).delete(c.req.valid('param').id, ifMatch);
       return c.body(null, 204);
     })
-    .openapi(routes.enable, async (c) =>
-      c.json(presentTimer(await timersOf(c).enable(c.req.valid('param').id)), 200),
-    )
-    .openapi(routes.disable, async (c) =>
-      c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.enable, async (c) => {
+      const timer = await timersOf(c).enable(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
+    .openapi(routes.disable, async (c) => {
+      const timer = await timersOf(c).disable(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
     .openapi(routes.tasks, async (c) => {
       const { id } = c.req.valid('param');
       const q = c.req.valid('query');

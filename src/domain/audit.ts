@@ -1,4 +1,4 @@
-import type { Timer } from './timer.js';
+import type { Timer, TimerDraft } from './timer.js';
 
 /** What an audit entry records: a change to a timer, or to an app's credentials. */
 export const AUDIT_ACTIONS = [
@@ -82,7 +82,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * A timer's user-set fields as the audit log shows them, flat (`callback.url`), so an
  * update records exactly the fields it changed. Unmasked: mask with `maskFields`.
  */
-export function timerFields(t: Timer): AuditFields {
+export function timerFields(t: TimerDraft): AuditFields {
   return {
     name: t.name,
     cron: t.cron,
