@@ -56,7 +56,9 @@ export const NameSchema = z
 export const CronSchema = z
   .string()
   .superRefine((value, ctx) => {
-    const problem = findCronProblem(value);
+    // 7 fields (a trailing year) too: the form a compatible timer's cron is shown in, so a
+    // native GET's cron can be sent back as it reads.
+    const problem = findCronProblem(value, { allowYear: true });
     if (problem) {
       ctx.addIssue({
         code: 'custom',
