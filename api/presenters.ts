@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../src/domain/audit.js';
+import { formatDuration } from '../src/domain/duration.js';
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
@@ -12,6 +13,8 @@ export function presentTimer(t: Timer) {
     name: t.name,
     cron: t.cron,
     at: iso(t.at),
+    every: t.everyMs === null ? null : formatDuration(t.everyMs),
+    offset: t.everyMs === null ? null : formatDuration(t.offsetMs),
     timezone: t.timezone,
     callback: { ...t.callback },
     retry: { ...t.retry },

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { AuditEntry } from '../src/domain/audit.js';
+import { formatDuration } from '../src/domain/duration.js';
 import { taskKey } from '../src/domain/task-key.js';
 import {
   latenessOf,
@@ -60,6 +61,10 @@ function labelChips(timer: Timer): Markup {
 /** A timer's schedule in words: its cron, or its one time. */
 function schedule(timer: Timer): Markup {
   if (timer.cron !== null) return html`<span class="mono">${timer.cron}</span>`;
+  if (timer.everyMs !== null) {
+    const offset = timer.offsetMs === 0 ? '' : ` + ${formatDuration(timer.offsetMs)}`;
+    return html`<span class="mono">every ${formatDuration(timer.everyMs)}${offset}</span>`;
+  }
   return timer.at === null ? html`—` : html`once at ${when(timer.at, timer.timezone)}`;
 }
 

@@ -21,7 +21,7 @@ import {
   TimerSchema,
   UpdateTimerSchema,
 } from '../schemas/timer-schemas.js';
-import { draftFrom } from '../timer-draft.js';
+import { draftFrom, patchFrom } from '../timer-draft.js';
 
 export interface TimerRoutesDeps {
   timers: TimerService;
@@ -197,7 +197,7 @@ const routes = {
     path: '/preview',
     tags: ['timers'],
     ...secured,
-    summary: 'The next fire times of a cron and time zone not saved yet (checked as on create)',
+    summary: 'The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create)',
     request: { query: SchedulePreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),
@@ -228,7 +228,7 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     )
     .openapi(routes.update, async (c) => {
       const { id } = c.req.valid('param');
-      const timer = await timersOf(c).update(id, c.req.valid('json'));
+      const timer = await timersOf(c).update(id, patchFrom(c.req.valid('json')));
       return c.json(presentTimer(timer), 200);
     })
     .openapi(routes.remove, async (c) => {
@@ -267,7 +267,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentPreview(timer, runs), 200);
     })
     .openapi(routes.previewSchedule, (c) => {
-      const { cron, timezone, count, from } = c.req.valid('query');
-      return c.json(presentPreview({ timezone }, service.previewSchedule(cron, timezone, count, from)), 200);
+      const { cron, every, offset, timezone, count, from } = c.req.valid('query');
+      const schedule = { cron: cron ?? null, everyMs: every ?? null, offsetMs: offset ?? 0, timezone };
+      return c.json(presentPreview({ timezone }, service.previewSchedule(schedule, count, from)), 200);
     });
 }

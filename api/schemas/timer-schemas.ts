@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { findCronProblem } from '../../src/domain/cron-schedule.js';
+import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
 import { isValidTimeZone } from '../../src/domain/time-zone.js';
 import {
   callbackProblem,
@@ -242,6 +243,42 @@ export const IsoInstantSchema = z
   })
   .openapi({ type: 'string', example: '2026-12-01T09:00:00Z' });
 
+/** A duration as written (`90m`, `1h30m`, `PT90M`), read as ms. */
+const durationSchema = (what: string, min: number, max: number) =>
+  z
+    .string()
+    .max(64)
+    .transform((v, ctx) => {
+      let ms: number;
+      try {
+        ms = parseDuration(v);
+      } catch (err) {
+        if (!(err instanceof DurationSyntaxError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+        return z.NEVER;
+      }
+      if (ms < min || ms > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${what} must be between ${formatDuration(min)} and ${formatDuration(max)}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .openapi({ type: 'string' });
+
+export const EverySchema = durationSchema('every', LIMITS.everyMs.min, LIMITS.everyMs.max).openapi({
+  example: '90m',
+  description:
+    'Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s.',
+});
+
+export const OffsetSchema = durationSchema('offset', 0, LIMITS.everyMs.max).openapi({
+  example: '15m',
+  description: "With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).",
+});
+
 export const OverlapPolicySchema = z
   .enum(OVERLAP_POLICIES, { error: `must be one of ${OVERLAP_POLICIES.join(', ')}` })
   .openapi({
@@ -302,20 +339,33 @@ export const DescriptionSchema = z
   })
   .openapi({ example: 'Bills every customer at 02:30 Shanghai time.', description: 'At most 1 KiB.' });
 
-/** A timer fires by its cron or once, `at` a time: one of the two. */
+const SCHEDULE_KINDS = ['cron', 'every', 'at'] as const;
+
+/** A timer fires by its cron, by its interval (`every`) or once, `at` a time: exactly one of the three. */
 function oneScheduleKind(
-  t: { cron?: string | null | undefined; at?: number | null | undefined },
+  t: {
+    cron?: string | null | undefined;
+    every?: number | null | undefined;
+    at?: number | null | undefined;
+    offset?: number | null | undefined;
+  },
   ctx: z.RefinementCtx,
 ): void {
-  if ((t.cron == null) === (t.at == null)) {
-    const neither = t.cron == null;
+  const given = SCHEDULE_KINDS.filter((k) => t[k] != null);
+  if (given.length !== 1) {
+    const neither = given.length === 0;
     ctx.addIssue({
       code: 'custom',
-      path: [neither ? 'cron' : 'at'],
-      message: 'give exactly one of cron (a schedule) and at (a one-shot time)',
-      // Without either, the cron is what is missing (as before one-shots existed).
-      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
+      path: [neither ? 'cron' : given[1]!],
+      message: neither
+        ? 'give exactly one of cron (a schedule), every (an interval) and at (a one-shot time)'
+        : `${given.join(' and ')} are mutually exclusive: give exactly one of cron (a schedule), every (an interval) and at (a one-shot time)`,
+      // Without any, the cron is what is missing (as before one-shots existed).
+      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED, fields: given },
     });
+  }
+  if (t.offset != null && t.every == null) {
+    ctx.addIssue({ code: 'custom', path: ['offset'], message: 'is only for an interval timer: give every too' });
   }
 }
 
@@ -330,6 +380,8 @@ export const CreateTimerFields = z.strictObject({
   at: IsoInstantSchema.nullable().optional().openapi({
     description: 'Instead of cron: a one-shot timer firing once, at this time; then it is completed.',
   }),
+  every: EverySchema.nullable().optional(),
+  offset: OffsetSchema.nullable().optional(),
   timezone: TimezoneSchema.default('UTC'),
   callback: CallbackSchema,
   retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
@@ -388,6 +440,8 @@ export const UpdateTimerFields = z.strictObject({
   misfirePolicy: MisfirePolicySchema.optional(),
   misfireThresholdMs: MisfireThresholdSchema.optional(),
   at: IsoInstantSchema.optional(),
+  every: EverySchema.optional(),
+  offset: OffsetSchema.optional(),
   startAt: IsoInstantSchema.nullable().optional(),
   endAt: IsoInstantSchema.nullable().optional(),
   maxRuns: MaxRunsSchema.nullable().optional(),
@@ -398,10 +452,10 @@ export const UpdateTimerFields = z.strictObject({
 });
 
 export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
-  if (p.cron !== undefined && p.at !== undefined) oneScheduleKind({}, ctx);
+  if (SCHEDULE_KINDS.filter((k) => p[k] !== undefined).length > 1) oneScheduleKind(p, ctx);
 }).openapi('UpdateTimer', {
   description:
-    'Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns, notify and description.',
+    'Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron, every or at turns the timer into that kind (the other two are cleared); offset alone moves an interval timer; null clears startAt, endAt, maxRuns, notify and description.',
 });
 
 export const TimerSchema = z
@@ -416,7 +470,15 @@ export const TimerSchema = z
     at: z
       .string()
       .nullable()
-      .openapi({ description: "A one-shot timer's time (ISO-8601); null for a cron timer." }),
+      .openapi({ description: "A one-shot timer's time (ISO-8601); null for a cron or interval timer." }),
+    every: z
+      .string()
+      .nullable()
+      .openapi({ example: '90m', description: "An interval timer's period; null for a cron or one-shot timer." }),
+    offset: z
+      .string()
+      .nullable()
+      .openapi({ example: '0s', description: "An interval timer's offset from the epoch; null for other timers." }),
     timezone: z.string().openapi({ example: 'Asia/Shanghai' }),
     callback: z.object({
       url: z.string(),
@@ -619,8 +681,22 @@ export const PreviewQuerySchema = z.object({
 
 /** A preview of a schedule not saved yet: what a form shows as a cron is typed. */
 export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
-  cron: CronSchema,
+  cron: CronSchema.optional(),
+  every: EverySchema.optional(),
+  offset: OffsetSchema.optional(),
   timezone: TimezoneSchema.default('UTC'),
+}).superRefine((q, ctx) => {
+  if ((q.cron === undefined) === (q.every === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [q.cron === undefined ? 'cron' : 'every'],
+      message: 'give exactly one of cron and every',
+      params: { code: q.cron === undefined ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
+    });
+  }
+  if (q.offset !== undefined && (q.every === undefined || q.offset >= q.every)) {
+    ctx.addIssue({ code: 'custom', path: ['offset'], message: 'needs every, and must be shorter than it' });
+  }
 });
 
 export const PreviewSchema = z

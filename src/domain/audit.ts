@@ -87,6 +87,8 @@ export function timerFields(t: Timer): AuditFields {
     name: t.name,
     cron: t.cron,
     at: iso(t.at),
+    everyMs: t.everyMs,
+    offsetMs: t.everyMs === null ? null : t.offsetMs,
     timezone: t.timezone,
     'callback.url': t.callback.url,
     'callback.method': t.callback.method,

@@ -56,6 +56,8 @@ export const LIMITS = {
   labelKeyPattern: /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/,
   labelValueMaxChars: 255,
   descriptionMaxBytes: 1024,
+  /** An interval timer's `every`: at least a second, at most a year. */
+  everyMs: { min: 1000, max: 366 * 86_400_000 },
 } as const;
 
 /** Labels a timer carries for people to find it by (`label=key:value` filters). */
@@ -78,10 +80,14 @@ export interface Timer {
   id: number;
   app: string;
   name: string;
-  /** Null for a one-shot timer, which has `at` instead. */
+  /** Null for a one-shot timer (`at`) or an interval timer (`everyMs`). */
   cron: string | null;
   /** A one-shot timer's only instant (ms). */
   at: number | null;
+  /** An interval timer's period (ms): runs at epoch + offsetMs + k·everyMs, in real time. */
+  everyMs: number | null;
+  /** An interval timer's offset from the epoch (ms), in [0, everyMs); 0 for other timers. */
+  offsetMs: number;
   timezone: string;
   callback: Callback;
   retry: RetryPolicy;
@@ -134,6 +140,9 @@ export interface TimerPatch {
   misfirePolicy?: MisfirePolicy | undefined;
   misfireThresholdMs?: number | undefined;
   at?: number | undefined;
+  /** Makes the timer an interval timer (clears cron and at). */
+  everyMs?: number | undefined;
+  offsetMs?: number | undefined;
   startAt?: number | null | undefined;
   endAt?: number | null | undefined;
   maxRuns?: number | null | undefined;
@@ -183,6 +192,8 @@ export function changesSchedule(patch: TimerPatch): boolean {
     patch.cron !== undefined ||
     patch.timezone !== undefined ||
     patch.at !== undefined ||
+    patch.everyMs !== undefined ||
+    patch.offsetMs !== undefined ||
     patch.startAt !== undefined ||
     patch.endAt !== undefined ||
     patch.maxRuns !== undefined

@@ -1,8 +1,7 @@
 import type { TargetGuard } from '../callback/target-guard.js';
 import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
-import { CronSyntaxError, parseCron } from '../domain/cron-schedule.js';
+import { CronSyntaxError } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
-import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
   callbackProblem,
@@ -193,7 +192,7 @@ export class TimerService {
     const checks = await Promise.allSettled(
       drafts.map(async (draft) => {
         checkWindow(draft, now);
-        const alike = `${draft.cron}\0${draft.timezone}\0${draft.callback.url}`;
+        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}`;
         if (checked.has(alike)) return;
         checked.add(alike);
         await this.checkPolicy(draft, now);
@@ -412,8 +411,12 @@ export class TimerService {
   }
 
   /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
-  previewSchedule(cron: string, timezone: string, count: number, fromMs?: number): number[] {
-    const schedule = scheduleOf({ cron, at: null, timezone, startAt: null, endAt: null });
+  previewSchedule(
+    fields: Pick<Timer, 'cron' | 'timezone'> & Partial<Pick<Timer, 'everyMs' | 'offsetMs'>>,
+    count: number,
+    fromMs?: number,
+  ): number[] {
+    const schedule = scheduleOf({ ...fields, at: null, startAt: null, endAt: null });
     return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
 
@@ -614,12 +617,12 @@ export class TimerService {
   private async checkPolicy(timer: TimerDraft, now: number, patch?: TimerPatch): Promise<void> {
     const policy = this.deps.policy;
     if (!policy) return;
-    if (policy.minRunIntervalMs > 0 && timer.cron !== null && (!patch || changesSchedule(patch))) {
-      const gap = shortestGapMs(parseCron(timer.cron, { allowYear: true }), timer.timezone, now);
+    if (policy.minRunIntervalMs > 0 && timer.at === null && (!patch || changesSchedule(patch))) {
+      const gap = scheduleOf(timer).shortestGap(now);
       if (gap !== null && gap < policy.minRunIntervalMs) {
         throw new XtimerError(
           ErrorCode.CRON_TOO_FREQUENT,
-          `cron: runs ${gap} ms apart; the minimum interval between runs is ${policy.minRunIntervalMs} ms (MIN_RUN_INTERVAL_MS)`,
+          `${timer.everyMs === null ? 'cron' : 'every'}: runs ${gap} ms apart; the minimum interval between runs is ${policy.minRunIntervalMs} ms (MIN_RUN_INTERVAL_MS)`,
         );
       }
     }
@@ -693,10 +696,13 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },
   };
-  // A timer has a cron or an `at`: setting one clears the other. A cron set natively replaces
-  // the one a Go client wrote; the compatible routes then show the native one.
-  if (p.at !== undefined) return { ...merged, cron: null, compatCron: null };
-  if (p.cron !== undefined) return { ...merged, at: null, compatCron: p.compatCron ?? null };
+  // A timer has a cron, an interval or an `at`: setting one clears the others. A cron set
+  // natively replaces the one a Go client wrote; the compatible routes then show the native one.
+  const notInterval = { everyMs: null, offsetMs: 0 };
+  if (p.at !== undefined) return { ...merged, ...notInterval, cron: null, compatCron: null };
+  if (p.cron !== undefined)
+    return { ...merged, ...notInterval, at: null, compatCron: p.compatCron ?? null };
+  if (p.everyMs !== undefined) return { ...merged, cron: null, at: null, compatCron: null };
   return merged;
 }
 
@@ -718,5 +724,9 @@ function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
   }
   if (t.startAt !== null && t.endAt !== null && t.endAt <= t.startAt) {
     throw problem('endAt', 'must be after startAt');
+  }
+  if (t.everyMs === null && t.offsetMs !== 0) throw problem('offset', 'is only for an interval timer (every)');
+  if (t.everyMs !== null && t.offsetMs >= t.everyMs) {
+    throw problem('offset', `must be shorter than every (${t.everyMs} ms)`);
   }
 }

@@ -45,6 +45,10 @@ export const timers = mysqlTable(
     cron: varchar('cron', { length: 128 }),
     /** A one-shot timer's only instant (instead of a cron). */
     at: datetime('at', { mode: 'date', fsp: 3 }),
+    /** An interval timer's period in ms (instead of a cron): runs at epoch + offset_ms + k·every_ms. */
+    everyMs: bigint('every_ms', { mode: 'number' }),
+    /** An interval timer's offset from the epoch in ms, in [0, every_ms); 0 for other timers. */
+    offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
     /** The validity window: no run before `start_at` or at/after `end_at`; at most `max_runs` scheduled runs. */
     startAt: datetime('start_at', { mode: 'date', fsp: 3 }),
     endAt: datetime('end_at', { mode: 'date', fsp: 3 }),

@@ -27,6 +27,8 @@ function toTimer(row: TimerRow): Timer {
     name: row.name,
     cron: row.cron,
     at: ms(row.at),
+    everyMs: row.everyMs,
+    offsetMs: row.offsetMs,
     compatCron: row.compatCron,
     timezone: row.timezone,
     callback: {
@@ -62,6 +64,8 @@ function toColumns(t: TimerDraft) {
     name: t.name,
     cron: t.cron,
     at: date(t.at),
+    everyMs: t.everyMs,
+    offsetMs: t.offsetMs,
     compatCron: t.compatCron ?? null,
     timezone: t.timezone,
     callbackUrl: t.callback.url,
