@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../src/domain/audit.js';
 import { formatDuration } from '../src/domain/duration.js';
+import { scheduleOf } from '../src/domain/timer-schedule.js';
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
@@ -12,9 +13,11 @@ export function presentTimer(t: Timer) {
     app: t.app,
     name: t.name,
     cron: t.cron,
+    resolvedCron: scheduleOf(t).resolvedCron,
     at: iso(t.at),
     every: t.everyMs === null ? null : formatDuration(t.everyMs),
     offset: t.everyMs === null ? null : formatDuration(t.offsetMs),
+    jitterMs: t.jitterMs,
     timezone: t.timezone,
     callback: { ...t.callback },
     retry: { ...t.retry },

@@ -15,6 +15,7 @@ export function draftFrom(
     at: input.at ?? null,
     everyMs: every ?? null,
     offsetMs: every == null ? 0 : (offset ?? 0),
+    jitterMs: rest.jitterMs ?? 0,
     startAt: input.startAt ?? null,
     endAt: input.endAt ?? null,
     maxRuns: input.maxRuns ?? null,

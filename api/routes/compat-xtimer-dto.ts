@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
 import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
 import { formatDuration } from '../../src/domain/duration.js';
+import { scheduleOf } from '../../src/domain/timer-schedule.js';
 import type { Task, TaskStatus, Timer, TimerStatus } from '../../src/domain/timer.js';
 import { ErrorCode } from '../../src/errors.js';
 import { CreateTimerFields, UpdateTimerFields } from '../schemas/timer-schemas.js';
@@ -175,7 +176,7 @@ export function goTimer(t: Timer) {
     cron:
       t.compatCron ??
       (t.cron !== null
-        ? cronexprFromNative(t.cron)
+        ? cronexprFromNative(scheduleOf(t).resolvedCron ?? t.cron)
         : t.everyMs !== null
           ? `@every ${formatDuration(t.everyMs)}`
           : cronexprAt(t.at ?? 0)),

@@ -267,8 +267,15 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentPreview(timer, runs), 200);
     })
     .openapi(routes.previewSchedule, (c) => {
-      const { cron, every, offset, timezone, count, from } = c.req.valid('query');
-      const schedule = { cron: cron ?? null, everyMs: every ?? null, offsetMs: offset ?? 0, timezone };
+      const { cron, every, offset, timezone, count, from, app, name } = c.req.valid('query');
+      const schedule = {
+        cron: cron ?? null,
+        everyMs: every ?? null,
+        offsetMs: offset ?? 0,
+        timezone,
+        ...(app === undefined ? {} : { app }),
+        ...(name === undefined ? {} : { name }),
+      };
       return c.json(presentPreview({ timezone }, service.previewSchedule(schedule, count, from)), 200);
     });
 }

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { findCronProblem } from '../../src/domain/cron-schedule.js';
 import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
+import { findHashedCronProblem } from '../../src/domain/hashed-cron.js';
+import { MAX_JITTER_MS } from '../../src/domain/jitter.js';
 import { isValidTimeZone } from '../../src/domain/time-zone.js';
 import {
   callbackProblem,
@@ -56,7 +57,7 @@ export const NameSchema = z
 export const CronSchema = z
   .string()
   .superRefine((value, ctx) => {
-    const problem = findCronProblem(value);
+    const problem = findHashedCronProblem(value);
     if (problem) {
       ctx.addIssue({
         code: 'custom',
@@ -69,7 +70,7 @@ export const CronSchema = z
   .openapi({
     example: '0 30 2 * * *',
     description:
-      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.',
+      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).',
   });
 
 export const TimezoneSchema = z
@@ -279,6 +280,12 @@ export const OffsetSchema = durationSchema('offset', 0, LIMITS.everyMs.max).open
   description: "With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).",
 });
 
+export const JitterSchema = int(0, MAX_JITTER_MS, 'jitterMs').openapi({
+  example: 59_000,
+  description:
+    "Shifts each run by a stable offset in [0, jitterMs) from its nominal instant, derived from the timer id and that instant (0 = none; at most 1 h and the schedule's shortest gap). X-Xtimer-Scheduled-At carries the shifted instant, X-Xtimer-Nominal-At the nominal one.",
+});
+
 export const OverlapPolicySchema = z
   .enum(OVERLAP_POLICIES, { error: `must be one of ${OVERLAP_POLICIES.join(', ')}` })
   .openapi({
@@ -382,6 +389,7 @@ export const CreateTimerFields = z.strictObject({
   }),
   every: EverySchema.nullable().optional(),
   offset: OffsetSchema.nullable().optional(),
+  jitterMs: JitterSchema.optional(),
   timezone: TimezoneSchema.default('UTC'),
   callback: CallbackSchema,
   retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
@@ -442,6 +450,7 @@ export const UpdateTimerFields = z.strictObject({
   at: IsoInstantSchema.optional(),
   every: EverySchema.optional(),
   offset: OffsetSchema.optional(),
+  jitterMs: JitterSchema.optional(),
   startAt: IsoInstantSchema.nullable().optional(),
   endAt: IsoInstantSchema.nullable().optional(),
   maxRuns: MaxRunsSchema.nullable().optional(),
@@ -479,6 +488,11 @@ export const TimerSchema = z
       .string()
       .nullable()
       .openapi({ example: '0s', description: "An interval timer's offset from the epoch; null for other timers." }),
+    resolvedCron: z.string().nullable().openapi({
+      example: '0 17 * * * *',
+      description: 'The cron with its H values resolved for this timer (the same on every node); null without a cron.',
+    }),
+    jitterMs: z.number().int(),
     timezone: z.string().openapi({ example: 'Asia/Shanghai' }),
     callback: z.object({
       url: z.string(),
@@ -685,6 +699,8 @@ export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
   every: EverySchema.optional(),
   offset: OffsetSchema.optional(),
   timezone: TimezoneSchema.default('UTC'),
+  app: AppSchema.optional().openapi({ description: "With name: the timer H in the cron is resolved for (default: none)." }),
+  name: NameSchema.optional(),
 }).superRefine((q, ctx) => {
   if ((q.cron === undefined) === (q.every === undefined)) {
     ctx.addIssue({

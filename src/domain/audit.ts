@@ -89,6 +89,7 @@ export function timerFields(t: Timer): AuditFields {
     at: iso(t.at),
     everyMs: t.everyMs,
     offsetMs: t.everyMs === null ? null : t.offsetMs,
+    jitterMs: t.jitterMs,
     timezone: t.timezone,
     'callback.url': t.callback.url,
     'callback.method': t.callback.method,

@@ -1,4 +1,11 @@
-import { CRON_FIELDS_5, CRON_FIELDS_6, CRON_FIELDS_7, CronSyntaxError } from './cron-schedule.js';
+import {
+  CRON_FIELDS_5,
+  CRON_FIELDS_6,
+  CRON_FIELDS_7,
+  type CronProblem,
+  CronSyntaxError,
+  findCronProblem,
+} from './cron-schedule.js';
 import { stablePick } from './stable-hash.js';
 
 /**
@@ -75,4 +82,19 @@ function resolveItem(item: string, field: string, seed: string): string {
   const step = Number(m[3]);
   if (step < 1) fail('needs a step of at least 1');
   return `${lo + stablePick(seed, Math.min(step, size))}-${hi}/${step}`;
+}
+
+/**
+ * Explains why a cron as written (H included) is not valid, or null if it is. Whether H
+ * resolves is the same for every seed, so any seed checks it.
+ */
+export function findHashedCronProblem(expression: string): CronProblem | null {
+  let resolved: string;
+  try {
+    resolved = resolveHashedCron(expression, '');
+  } catch (err) {
+    if (err instanceof CronSyntaxError) return err.problem;
+    throw err;
+  }
+  return findCronProblem(resolved, { allowYear: false });
 }

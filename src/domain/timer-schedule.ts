@@ -1,47 +1,63 @@
 import { type CronSchedule, expandRuns, nextRuns, parseCron } from './cron-schedule.js';
+import { hashSeed, resolveHashedCron } from './hashed-cron.js';
 import { type IntervalSpec, intervalNext, intervalRuns } from './interval-schedule.js';
+import { jitterOffset } from './jitter.js';
 import { shortestGapMs } from './run-interval.js';
 import type { Timer } from './timer.js';
 
-/** The fields that decide when a timer fires (an interval's absent: not an interval timer). */
+/**
+ * The fields that decide when a timer fires. The optional ones: an interval (absent: not
+ * an interval timer), the app and name that seed `H` in a cron, the id and jitter that
+ * shift each run (absent: no shift).
+ */
 export type ScheduleFields = Pick<Timer, 'cron' | 'at' | 'timezone' | 'startAt' | 'endAt'> &
-  Partial<Pick<Timer, 'everyMs' | 'offsetMs'>>;
+  Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'jitterMs' | 'id' | 'app' | 'name'>>;
 
 /**
- * When a timer fires: its cron in its zone, its interval (`every`, `offset`) in real
- * time, or its one `at`, within its validity window [startAt, endAt). The one place
- * planners, preview, misfire and the executor's checks read a timer's instants from.
- * (maxRuns caps a plan by count: the planners apply it.)
+ * When a timer fires: its cron in its zone (`H` resolved for the timer), its interval
+ * (`every`, `offset`) in real time, or its one `at`, within its validity window
+ * [startAt, endAt); each nominal instant of a cron or an interval then shifted by the
+ * timer's jitter. The one place planners, preview, misfire and the executor's checks
+ * read a timer's instants from. (maxRuns caps a plan by count: the planners apply it.)
+ *
+ * The window bounds the nominal instants. A shift is below the schedule's shortest gap,
+ * so shifted runs keep their order and each has exactly one nominal instant.
  */
 export class TimerSchedule {
   private readonly cron: CronSchedule | null;
   private readonly interval: IntervalSpec | null;
+  /** The cron with its H values resolved (null: no cron). */
+  readonly resolvedCron: string | null;
+  private readonly jitterMs: number;
 
   constructor(private readonly t: ScheduleFields) {
     this.interval =
       t.everyMs === undefined || t.everyMs === null ? null : { everyMs: t.everyMs, offsetMs: t.offsetMs ?? 0 };
-    this.cron = t.cron === null || this.interval !== null ? null : parseCron(t.cron, { allowYear: true });
+    this.resolvedCron = t.cron === null || this.interval !== null ? null : resolveHashedCron(t.cron, hashSeed(t));
+    this.cron = this.resolvedCron === null ? null : parseCron(this.resolvedCron, { allowYear: true });
+    this.jitterMs = t.at === null && t.id !== undefined ? (t.jitterMs ?? 0) : 0;
   }
 
   /** Fire instants in [startMs, endMs), ascending. */
   runsBetween(startMs: number, endMs: number): number[] {
-    const from = Math.max(startMs, this.t.startAt ?? startMs);
-    const to = Math.min(endMs, this.t.endAt ?? endMs);
-    if (to <= from) return [];
-    if (this.t.at !== null) return this.t.at >= from && this.t.at < to ? [this.t.at] : [];
-    if (this.interval !== null) return intervalRuns(this.interval, from, to);
-    if (this.cron === null) return [];
-    return expandRuns(this.cron, this.t.timezone, from, to);
+    if (this.jitterMs === 0) return this.nominalBetween(startMs, endMs);
+    // A run shifted into the range may be nominally due up to jitterMs - 1 before it.
+    const out: number[] = [];
+    for (const n of this.nominalBetween(startMs - this.jitterMs + 1, endMs)) {
+      const t = this.shift(n);
+      if (t >= startMs && t < endMs) out.push(t);
+    }
+    return out;
   }
 
   /** The next `count` instants strictly after `afterMs`. */
   next(afterMs: number, count: number): number[] {
-    if (this.t.at !== null) return this.runsBetween(afterMs + 1, this.t.at + 1).slice(0, count);
-    const from = Math.max(afterMs, (this.t.startAt ?? afterMs + 1) - 1);
-    if (this.interval !== null) return intervalNext(this.interval, from, count, this.t.endAt ?? Infinity);
-    if (this.cron === null) return [];
-    const runs = nextRuns(this.cron, this.t.timezone, from, count);
-    return this.t.endAt === null ? runs : runs.filter((r) => r < (this.t.endAt as number));
+    if (this.jitterMs === 0) return this.nominalNext(afterMs, count);
+    // At most one nominal instant in (afterMs - jitter, afterMs] is shifted to afterMs or before.
+    return this.nominalNext(afterMs - this.jitterMs, count + 1)
+      .map((n) => this.shift(n))
+      .filter((t) => t > afterMs)
+      .slice(0, count);
   }
 
   /** Does the schedule fire at exactly this instant? */
@@ -50,8 +66,18 @@ export class TimerSchedule {
   }
 
   /**
-   * The shortest time between two consecutive runs from `fromMs` on (null: fewer than
-   * two runs): an interval's `every`, a sample of a cron's next runs.
+   * The unshifted instant of the run the schedule makes at `ms` (ms itself without
+   * jitter, or when the schedule makes no run there: a run now, a retry of an old plan).
+   */
+  nominalOf(ms: number): number {
+    if (this.jitterMs === 0) return ms;
+    for (const n of this.nominalBetween(ms - this.jitterMs + 1, ms + 1)) if (this.shift(n) === ms) return n;
+    return ms;
+  }
+
+  /**
+   * The shortest time between two consecutive nominal runs from `fromMs` on (null:
+   * fewer than two runs): an interval's `every`, a sample of a cron's next runs.
    */
   shortestGap(fromMs: number): number | null {
     if (this.interval !== null) return this.interval.everyMs;
@@ -67,10 +93,35 @@ export class TimerSchedule {
     return this.t.at ?? this.t.startAt;
   }
 
-  /** After this nothing fires again (a one-shot's instant, a window's end); null: never ends. */
+  /** After this nothing fires again (a one-shot's instant, a window's end, its last shift); null: never ends. */
   get lastPossible(): number | null {
     if (this.t.at !== null) return this.t.at;
-    return this.t.endAt === null ? null : this.t.endAt - 1;
+    return this.t.endAt === null ? null : this.t.endAt - 1 + Math.max(0, this.jitterMs - 1);
+  }
+
+  private shift(nominal: number): number {
+    return nominal + jitterOffset(this.t.id as number, nominal, this.jitterMs);
+  }
+
+  /** Nominal instants in [startMs, endMs), inside the window. */
+  private nominalBetween(startMs: number, endMs: number): number[] {
+    const from = Math.max(startMs, this.t.startAt ?? startMs);
+    const to = Math.min(endMs, this.t.endAt ?? endMs);
+    if (to <= from) return [];
+    if (this.t.at !== null) return this.t.at >= from && this.t.at < to ? [this.t.at] : [];
+    if (this.interval !== null) return intervalRuns(this.interval, from, to);
+    if (this.cron === null) return [];
+    return expandRuns(this.cron, this.t.timezone, from, to);
+  }
+
+  /** The next `count` nominal instants strictly after `afterMs`, inside the window. */
+  private nominalNext(afterMs: number, count: number): number[] {
+    if (this.t.at !== null) return this.nominalBetween(afterMs + 1, this.t.at + 1).slice(0, count);
+    const from = Math.max(afterMs, (this.t.startAt ?? afterMs + 1) - 1);
+    if (this.interval !== null) return intervalNext(this.interval, from, count, this.t.endAt ?? Infinity);
+    if (this.cron === null) return [];
+    const runs = nextRuns(this.cron, this.t.timezone, from, count);
+    return this.t.endAt === null ? runs : runs.filter((r) => r < (this.t.endAt as number));
   }
 }
 

@@ -88,6 +88,11 @@ export interface Timer {
   everyMs: number | null;
   /** An interval timer's offset from the epoch (ms), in [0, everyMs); 0 for other timers. */
   offsetMs: number;
+  /**
+   * Each run of a cron or interval timer is shifted by a stable offset in [0, jitterMs)
+   * from its nominal instant (0: none). At most an hour and the schedule's shortest gap.
+   */
+  jitterMs: number;
   timezone: string;
   callback: Callback;
   retry: RetryPolicy;
@@ -143,6 +148,7 @@ export interface TimerPatch {
   /** Makes the timer an interval timer (clears cron and at). */
   everyMs?: number | undefined;
   offsetMs?: number | undefined;
+  jitterMs?: number | undefined;
   startAt?: number | null | undefined;
   endAt?: number | null | undefined;
   maxRuns?: number | null | undefined;
@@ -194,6 +200,7 @@ export function changesSchedule(patch: TimerPatch): boolean {
     patch.at !== undefined ||
     patch.everyMs !== undefined ||
     patch.offsetMs !== undefined ||
+    patch.jitterMs !== undefined ||
     patch.startAt !== undefined ||
     patch.endAt !== undefined ||
     patch.maxRuns !== undefined

@@ -270,6 +270,13 @@ export class TimerService {
               },
         );
         const created = await this.timersIn(tx).insertMany(rows, new Date());
+        // A jittered run's instant depends on the timer's id: plan those once it has one.
+        for (const [i, timer] of created.entries()) {
+          if (timer.jitterMs === 0 || timer.status !== 'active') continue;
+          const plan = this.deps.planner.firstPlan(timer, now);
+          rows[i]!.plan = plan;
+          await this.timersIn(tx).startPlan(timer.id, now, plan);
+        }
         const entries = created.flatMap((t, i) => {
           const author = authorOf(i);
           return author ? [timerChange(author, 'create', t, null, t)] : [];
@@ -412,7 +419,7 @@ export class TimerService {
 
   /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
   previewSchedule(
-    fields: Pick<Timer, 'cron' | 'timezone'> & Partial<Pick<Timer, 'everyMs' | 'offsetMs'>>,
+    fields: Pick<Timer, 'cron' | 'timezone'> & Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'app' | 'name'>>,
     count: number,
     fromMs?: number,
   ): number[] {
@@ -699,7 +706,8 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
   // A timer has a cron, an interval or an `at`: setting one clears the others. A cron set
   // natively replaces the one a Go client wrote; the compatible routes then show the native one.
   const notInterval = { everyMs: null, offsetMs: 0 };
-  if (p.at !== undefined) return { ...merged, ...notInterval, cron: null, compatCron: null };
+  if (p.at !== undefined)
+    return { ...merged, ...notInterval, jitterMs: p.jitterMs ?? 0, cron: null, compatCron: null };
   if (p.cron !== undefined)
     return { ...merged, ...notInterval, at: null, compatCron: p.compatCron ?? null };
   if (p.everyMs !== undefined) return { ...merged, cron: null, at: null, compatCron: null };
@@ -728,5 +736,13 @@ function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
   if (t.everyMs === null && t.offsetMs !== 0) throw problem('offset', 'is only for an interval timer (every)');
   if (t.everyMs !== null && t.offsetMs >= t.everyMs) {
     throw problem('offset', `must be shorter than every (${t.everyMs} ms)`);
+  }
+  if (t.jitterMs > 0 && (!patch || changesSchedule(patch))) {
+    if (t.at !== null) throw problem('jitterMs', 'is for cron and interval timers, not a one-shot (at)');
+    // A shift below the shortest gap keeps the runs in order, each with one nominal instant.
+    const gap = scheduleOf(t).shortestGap(now);
+    if (gap !== null && t.jitterMs > gap) {
+      throw problem('jitterMs', `must be at most the schedule's shortest gap between runs (${gap} ms)`);
+    }
   }
 }

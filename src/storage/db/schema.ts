@@ -49,6 +49,8 @@ export const timers = mysqlTable(
     everyMs: bigint('every_ms', { mode: 'number' }),
     /** An interval timer's offset from the epoch in ms, in [0, every_ms); 0 for other timers. */
     offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
+    /** Each run shifted by a stable offset in [0, jitter_ms) from its nominal instant; 0: none. */
+    jitterMs: int('jitter_ms').notNull().default(0),
     /** The validity window: no run before `start_at` or at/after `end_at`; at most `max_runs` scheduled runs. */
     startAt: datetime('start_at', { mode: 'date', fsp: 3 }),
     endAt: datetime('end_at', { mode: 'date', fsp: 3 }),

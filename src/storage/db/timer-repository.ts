@@ -29,6 +29,7 @@ function toTimer(row: TimerRow): Timer {
     at: ms(row.at),
     everyMs: row.everyMs,
     offsetMs: row.offsetMs,
+    jitterMs: row.jitterMs,
     compatCron: row.compatCron,
     timezone: row.timezone,
     callback: {
@@ -66,6 +67,7 @@ function toColumns(t: TimerDraft) {
     at: date(t.at),
     everyMs: t.everyMs,
     offsetMs: t.offsetMs,
+    jitterMs: t.jitterMs,
     compatCron: t.compatCron ?? null,
     timezone: t.timezone,
     callbackUrl: t.callback.url,
