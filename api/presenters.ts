@@ -31,6 +31,10 @@ export function presentTimer(t: Timer) {
     labels: { ...t.labels },
     description: t.description,
     status: t.status,
+    pausedNote: t.pausedNote,
+    pausedAt: iso(t.pausedAt),
+    pausedUntil: iso(t.pausedUntil),
+    autoPause: t.autoPause === null ? null : { ...t.autoPause },
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -21,6 +21,7 @@ export function draftFrom(
     maxRuns: input.maxRuns ?? null,
     notify: input.notify ?? null,
     description: input.description ?? null,
+    autoPause: input.autoPause ?? null,
     callback: {
       url: input.callback.url,
       method: input.callback.method,

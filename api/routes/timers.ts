@@ -1,6 +1,8 @@
-import { createRoute, type z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
+import { fromZodError } from '../errors.js';
 import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
 import { newRouter } from '../router.js';
 import {
@@ -12,6 +14,7 @@ import {
   ListTimersQuerySchema,
   PreviewQuerySchema,
   PreviewSchema,
+  PauseSchema,
   page,
   QueuedRunSchema,
   SchedulePreviewQuerySchema,
@@ -21,6 +24,7 @@ import {
   TimerSchema,
   UpdateTimerSchema,
 } from '../schemas/timer-schemas.js';
+import { AppParamSchema } from '../schemas/app-schemas.js';
 import { draftFrom, patchFrom } from '../timer-draft.js';
 
 export interface TimerRoutesDeps {
@@ -47,6 +51,29 @@ const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
 });
 
 const TimerPage = page(TimerSchema, 'TimerPage');
+
+const AppTimersChangedSchema = z
+  .object({
+    app: z.string(),
+    changed: z.number().int().openapi({ description: 'How many timers this paused or resumed.' }),
+  })
+  .openapi('AppTimersChanged');
+
+/** An optional JSON body (a disable's pause): none, or an empty one, is `{}`. */
+async function optionalBody<T extends z.ZodTypeAny>(req: { text(): Promise<string> }, schema: T): Promise<z.output<T>> {
+  const text = await req.text();
+  let raw: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new XtimerError(ErrorCode.INVALID_JSON, 'request body is not valid JSON');
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw fromZodError(parsed.error, 'body');
+  return parsed.data;
+}
 const TaskPage = page(TaskSchema, 'TaskPage');
 
 const routes = {
@@ -145,8 +172,29 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Deactivate a timer; nothing due after this fires',
+    description:
+      'The body is optional: {"note": "why", "until": "2026-12-01T09:00:00Z"} (the Pause schema). The timer JSON then shows pausedNote, pausedAt and pausedUntil; at `until` the timer resumes by itself, once cluster-wide, audited as actor `system`.',
     request: { params: IdParamSchema },
     responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors, ...limited },
+  }),
+  pauseApp: createRoute({
+    method: 'post',
+    path: '/apps/{app}/pause',
+    tags: ['timers'],
+    ...secured,
+    summary: "Disable all of an app's active timers at once, with one note (and until)",
+    description: 'The body is optional, as for a disable: {"note", "until"} (the Pause schema).',
+    request: { params: AppParamSchema },
+    responses: { 200: json(AppTimersChangedSchema, 'How many were paused'), ...errors, ...limited },
+  }),
+  resumeApp: createRoute({
+    method: 'post',
+    path: '/apps/{app}/resume',
+    tags: ['timers'],
+    ...secured,
+    summary: "Enable all of an app's disabled timers at once",
+    request: { params: AppParamSchema },
+    responses: { 200: json(AppTimersChangedSchema, 'How many were resumed'), ...errors, ...limited },
   }),
   tasks: createRoute({
     method: 'get',
@@ -238,9 +286,19 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     .openapi(routes.enable, async (c) =>
       c.json(presentTimer(await timersOf(c).enable(c.req.valid('param').id)), 200),
     )
-    .openapi(routes.disable, async (c) =>
-      c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.disable, async (c) => {
+      const pause = await optionalBody(c.req, PauseSchema);
+      return c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id, pause)), 200);
+    })
+    .openapi(routes.pauseApp, async (c) => {
+      const { app } = c.req.valid('param');
+      const pause = await optionalBody(c.req, PauseSchema);
+      return c.json({ app, changed: await timersOf(c).pauseApp(app, pause) }, 200);
+    })
+    .openapi(routes.resumeApp, async (c) => {
+      const { app } = c.req.valid('param');
+      return c.json({ app, changed: await timersOf(c).resumeApp(app) }, 200);
+    })
     .openapi(routes.tasks, async (c) => {
       const { id } = c.req.valid('param');
       const q = c.req.valid('query');

@@ -310,6 +310,31 @@ export const NotifySchema = z
 
 const MaxRunsSchema = int(1, 1_000_000_000, 'maxRuns');
 
+export const AutoPauseSchema = z
+  .strictObject({ afterConsecutiveFailures: int(1, 1000, 'afterConsecutiveFailures') })
+  .openapi('AutoPause', {
+    description:
+      'Disable the timer after this many scheduled runs in a row end failed, with the note "auto-paused after N consecutive failures" and a timer.paused notification.',
+  });
+
+/** A pause's note: text for people, at most 1 KiB. */
+const PauseNoteSchema = z
+  .string()
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= 1024, { message: 'must be at most 1024 bytes' })
+  .refine((v) => NO_CONTROL.test(v.replace(/[\t\n\r]/g, '')), {
+    message: 'must not contain control characters (other than line breaks and tabs)',
+  });
+
+/** The optional body of a disable (and of an app's pause): why, and until when. */
+export const PauseSchema = z
+  .strictObject({
+    note: PauseNoteSchema.nullable().optional().openapi({ example: 'receiver migrating to the new cluster' }),
+    until: IsoInstantSchema.nullable().optional().openapi({
+      description: 'The timer resumes by itself at this time (once, cluster-wide); absent or null: until enabled.',
+    }),
+  })
+  .openapi('Pause');
+
 export const LabelsSchema = z
   .record(
     z.string(),
@@ -408,6 +433,7 @@ export const CreateTimerFields = z.strictObject({
   }),
   labels: LabelsSchema.default({}),
   description: DescriptionSchema.nullable().optional(),
+  autoPause: AutoPauseSchema.nullable().optional(),
   status: SettableStatusSchema.default('inactive'),
 });
 
@@ -458,6 +484,7 @@ export const UpdateTimerFields = z.strictObject({
   notify: NotifySchema.nullable().optional(),
   labels: LabelsSchema.optional().openapi({ description: 'Replaces the labels whole ({} removes them).' }),
   description: DescriptionSchema.nullable().optional(),
+  autoPause: AutoPauseSchema.nullable().optional(),
 });
 
 export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
@@ -514,6 +541,10 @@ export const TimerSchema = z
     status: TimerStatusSchema.openapi({
       description: 'completed: a one-shot that has fired, or a timer past its endAt or maxRuns.',
     }),
+    pausedNote: z.string().nullable().openapi({ description: 'Why it was disabled (the disable\'s note, or an auto-pause\'s).' }),
+    pausedAt: z.string().nullable().openapi({ description: 'When it was disabled; null while active.' }),
+    pausedUntil: z.string().nullable().openapi({ description: 'When it resumes by itself; null: until enabled.' }),
+    autoPause: z.object({ afterConsecutiveFailures: z.number().int() }).nullable(),
     createdAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
     updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
   })

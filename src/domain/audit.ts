@@ -107,7 +107,10 @@ export function timerFields(t: Timer): AuditFields {
     notify: t.notify,
     labels: t.labels,
     description: t.description,
+    autoPause: t.autoPause,
     status: t.status,
+    pausedNote: t.pausedNote,
+    pausedUntil: iso(t.pausedUntil),
   };
 }
 

@@ -60,6 +60,14 @@ export const LIMITS = {
   everyMs: { min: 1000, max: 366 * 86_400_000 },
 } as const;
 
+/** Disables a timer after this many runs in a row end `failed`. */
+export interface AutoPause {
+  afterConsecutiveFailures: number;
+}
+
+/** The note an auto-pause leaves (issue 21). */
+export const autoPauseNote = (n: number) => `auto-paused after ${n} consecutive failures`;
+
 /** Labels a timer carries for people to find it by (`label=key:value` filters). */
 export type Labels = Record<string, string>;
 
@@ -109,6 +117,16 @@ export interface Timer {
   /** Free text for people; null: none. */
   description: string | null;
   status: TimerStatus;
+  /** Why the timer was disabled (a note given with the disable, or an auto-pause's); null: none. */
+  pausedNote: string | null;
+  /** When it was disabled (ms); null while active. */
+  pausedAt: number | null;
+  /** When it resumes by itself (ms); null: it stays disabled until enabled. */
+  pausedUntil: number | null;
+  /** Disable the timer after this many failed runs in a row; null: never. */
+  autoPause: AutoPause | null;
+  /** Runs in a row that ended failed (kept only while autoPause is set). */
+  failureStreak: number;
   /**
    * The cron as a client of the Go xTimer wrote it (gorhill/cronexpr syntax), which only
    * the compatible routes show; `cron` holds the native form that fires the same way.
@@ -130,8 +148,25 @@ export interface Timer {
 /** What a caller supplies to create a timer (defaults already applied). */
 export type TimerDraft = Omit<
   Timer,
-  'id' | 'version' | 'plannedFrom' | 'runsPlanned' | 'finalRunAt' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'version'
+  | 'plannedFrom'
+  | 'runsPlanned'
+  | 'finalRunAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'pausedNote'
+  | 'pausedAt'
+  | 'pausedUntil'
+  | 'failureStreak'
 >;
+
+/** Why and until when a disable pauses the timer. */
+export interface PauseRequest {
+  note?: string | null | undefined;
+  /** ms; absent or null: until enabled. */
+  until?: number | null | undefined;
+}
 
 /** Fields a PATCH may change; callback and retry are merged field by field. */
 export interface TimerPatch {
@@ -154,6 +189,7 @@ export interface TimerPatch {
   maxRuns?: number | null | undefined;
   overlapPolicy?: OverlapPolicy | undefined;
   notify?: Notify | null | undefined;
+  autoPause?: AutoPause | null | undefined;
   /** Replaces the labels whole. */
   labels?: Labels | undefined;
   description?: string | null | undefined;

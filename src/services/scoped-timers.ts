@@ -1,5 +1,5 @@
 import type { ChangeAuthor } from '../domain/audit.js';
-import type { Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
+import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import { type Actor, assertCanUseApp } from './access.js';
@@ -95,10 +95,24 @@ export class ScopedTimers {
     return this.timers.enable(id, this.author);
   }
 
-  async disable(id: number): Promise<Timer> {
+  async disable(id: number, pause: PauseRequest = {}): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.disable(id, this.author);
+    return this.timers.disable(id, this.author, pause);
+  }
+
+  /** Disables all of the app's active timers, with one note. */
+  async pauseApp(app: string, pause: PauseRequest): Promise<number> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.pauseApp(app, pause, this.author);
+  }
+
+  /** Enables all of the app's disabled timers. */
+  async resumeApp(app: string): Promise<number> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.resumeApp(app, this.author);
   }
 
   async trigger(id: number): Promise<QueuedRunView> {

@@ -4,9 +4,11 @@ import { CronSyntaxError } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
+  autoPauseNote,
   callbackProblem,
   changesSchedule,
   type Labels,
+  type PauseRequest,
   type Task,
   type TaskStatus,
   type Timer,
@@ -119,6 +121,9 @@ const CREATES_IN_FLIGHT = 2;
 
 /** A timer whose final run was due this long ago and has settled is completed by the sweep. */
 const ENDED_GRACE_MS = 60_000;
+
+/** Who the audit log names for changes xtimer makes itself (a pause that ends, an auto-pause). */
+export const SYSTEM_AUTHOR: ChangeAuthor = Object.freeze({ actor: 'system', batchId: null });
 
 /** How many run-now instants past `now` are tried when another run holds the millisecond. */
 const MANUAL_RUN_TRIES = 1000;
@@ -401,9 +406,76 @@ export class TimerService {
     return this.setStatus(id, 'active', by);
   }
 
-  /** Deactivates the timer and cancels its runs not yet due. Idempotent. */
-  async disable(id: number, by?: ChangeAuthor): Promise<Timer> {
-    return this.setStatus(id, 'inactive', by);
+  /**
+   * Deactivates the timer and cancels its runs not yet due, with an optional note and an
+   * `until` at which it resumes by itself. Idempotent; on a disabled timer, a note or
+   * `until` replaces the pause's.
+   */
+  async disable(id: number, by?: ChangeAuthor, pause: PauseRequest = {}): Promise<Timer> {
+    if (pause.until != null && pause.until <= this.deps.now()) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'until: must be in the future', [
+        { path: 'until', message: 'must be in the future' },
+      ]);
+    }
+    return this.setStatus(id, 'inactive', by, pause);
+  }
+
+  /**
+   * Enables the disabled timers whose `until` has come (the migrator's pause sweep, every
+   * second on every node). Each resume is a conditional change under the timer's row lock,
+   * so it happens once in the cluster, also after a restart or Redis losing its data, and
+   * is audited as `system`.
+   */
+  async resumeEnded(now: number): Promise<number> {
+    let resumed = 0;
+    for (const id of await this.timers.pauseEndedIds(now)) {
+      const timer = await this.setStatus(id, 'active', SYSTEM_AUTHOR, {}, (t, at) =>
+        t.status === 'inactive' && t.pausedUntil !== null && t.pausedUntil <= at,
+      ).catch((err: unknown) => {
+        if (err instanceof XtimerError && err.code === ErrorCode.TIMER_NOT_FOUND) return null;
+        throw err;
+      });
+      if (timer?.status === 'active') resumed++;
+    }
+    return resumed;
+  }
+
+  /**
+   * Disables an active timer whose failure streak has reached its autoPause, with the
+   * note `auto-paused after N consecutive failures`, audited as `system`; true if this
+   * call paused it (one of several executors settling failures at once).
+   */
+  async autoPause(id: number): Promise<Timer | null> {
+    const n = (await this.get(id)).autoPause?.afterConsecutiveFailures;
+    if (n === undefined) return null;
+    let paused = false;
+    const timer = await this.setStatus(id, 'inactive', SYSTEM_AUTHOR, { note: autoPauseNote(n) }, (t) => {
+      paused = t.status === 'active' && t.failureStreak >= n;
+      return paused;
+    });
+    return paused ? timer : null;
+  }
+
+  /** Disables every active timer of `app` with one note (and `until`); returns how many. */
+  async pauseApp(app: string, pause: PauseRequest, by?: ChangeAuthor): Promise<number> {
+    let n = 0;
+    for (const id of await this.timers.idsOfApp(app, 'active')) {
+      if ((await this.disable(id, by, pause)).status === 'inactive') n++;
+    }
+    return n;
+  }
+
+  /** Enables every disabled timer of `app` that has runs left; returns how many. */
+  async resumeApp(app: string, by?: ChangeAuthor): Promise<number> {
+    let n = 0;
+    for (const id of await this.timers.idsOfApp(app, 'inactive')) {
+      const timer = await this.enable(id, by).catch((err: unknown) => {
+        if (err instanceof XtimerError && err.code === ErrorCode.TIMER_COMPLETED) return null;
+        throw err;
+      });
+      if (timer?.status === 'active') n++;
+    }
+    return n;
   }
 
   /** The timer's next `count` fire times: at or after `fromMs` if given, else after now. */
@@ -545,13 +617,35 @@ export class TimerService {
     return pageOf(items, q.limit, (t) => t.runAt);
   }
 
-  private async setStatus(id: number, status: 'active' | 'inactive', by?: ChangeAuthor): Promise<Timer> {
+  /**
+   * Sets the status under the app's mutex and the timer's row lock; `onlyIf` (checked
+   * under the lock) lets the system's own changes happen only while still due.
+   */
+  private async setStatus(
+    id: number,
+    status: 'active' | 'inactive',
+    by?: ChangeAuthor,
+    pause: PauseRequest = {},
+    onlyIf?: (current: Timer, now: number) => boolean,
+  ): Promise<Timer> {
     const existing = await this.get(id);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
         const now = this.deps.now();
         const current = await this.lockedTimer(tx, id);
-        if (current.status === status) return null;
+        if (onlyIf && !onlyIf(current, now)) return null;
+        const repausing = pause.note !== undefined || pause.until !== undefined;
+        if (current.status === status) {
+          if (status !== 'inactive' || !repausing) return null;
+          // A disabled timer gets a new note or `until`.
+          await this.timersIn(tx).setPause(id, {
+            note: pause.note === undefined ? current.pausedNote : pause.note,
+            at: current.pausedAt ?? now,
+            until: pause.until ?? null,
+          });
+          if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
+          return NO_CHANGE;
+        }
         if (status === 'inactive') {
           // A completed timer stays completed: there is nothing left to stop.
           if (current.status === 'completed') return null;
@@ -562,16 +656,23 @@ export class TimerService {
             runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
             finalRunAt: null,
           });
+          await this.timersIn(tx).setPause(id, { note: pause.note ?? null, at: now, until: pause.until ?? null });
           if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
           return { planned: [], cancelled };
         }
         if (!hasRunsLeft(current, now)) {
+          if (by === SYSTEM_AUTHOR) {
+            // A pause that ends on a timer with nothing left to run: it stays disabled, no longer due.
+            await this.timersIn(tx).setPause(id, { note: current.pausedNote, at: current.pausedAt ?? now, until: null });
+            return NO_CHANGE;
+          }
           throw new XtimerError(
             ErrorCode.TIMER_COMPLETED,
             `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
           );
         }
         await this.timersIn(tx).setStatus(id, status);
+        await this.timersIn(tx).setPause(id, null);
         const updated = await this.lockedTimer(tx, id);
         await this.audit(tx, by, 'enable', current, current, updated);
         return {

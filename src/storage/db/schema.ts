@@ -84,6 +84,15 @@ export const timers = mysqlTable(
     misfirePolicy: varchar('misfire_policy', { length: 16 }).notNull().default('fire_once'),
     misfireThresholdMs: int('misfire_threshold_ms').notNull().default(60_000),
     status: varchar('status', { length: 16 }).notNull().default('inactive'),
+    /** Why the timer was disabled (the disable's note, or an auto-pause's); null: none. */
+    pausedNote: varchar('paused_note', { length: 1024 }),
+    pausedAt: datetime('paused_at', { mode: 'date', fsp: 3 }),
+    /** When the disabled timer resumes by itself: the pause sweep's conditional UPDATE enables it once. */
+    pausedUntil: datetime('paused_until', { mode: 'date', fsp: 3 }),
+    /** Disable after this many failed runs in a row; null: never. */
+    autoPauseAfter: int('auto_pause_after'),
+    /** Failed runs in a row (counted only while auto_pause_after is set). */
+    failureStreak: int('failure_streak').notNull().default(0),
     /** Bumped on every change; caches and planners compare it. */
     version: int('version').notNull().default(1),
     /**
@@ -106,6 +115,8 @@ export const timers = mysqlTable(
     // The migrator's top-up finds, every minute, the few active timers whose runs stop
     // soon (migration 0008): a range on this index instead of a scan of all timers.
     index('timers_status_planned_idx').on(t.status, t.plannedUntil),
+    // The pause sweep finds, every second, the disabled timers whose pause has run out.
+    index('timers_status_paused_until_idx').on(t.status, t.pausedUntil),
   ],
 );
 
