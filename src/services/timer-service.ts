@@ -429,13 +429,15 @@ export class TimerService {
   async resumeEnded(now: number): Promise<number> {
     let resumed = 0;
     for (const id of await this.timers.pauseEndedIds(now)) {
-      const timer = await this.setStatus(id, 'active', SYSTEM_AUTHOR, {}, (t, at) =>
-        t.status === 'inactive' && t.pausedUntil !== null && t.pausedUntil <= at,
-      ).catch((err: unknown) => {
+      let due = false;
+      const timer = await this.setStatus(id, 'active', SYSTEM_AUTHOR, {}, (t, at) => {
+        due = t.status === 'inactive' && t.pausedUntil !== null && t.pausedUntil <= at;
+        return due;
+      }).catch((err: unknown) => {
         if (err instanceof XtimerError && err.code === ErrorCode.TIMER_NOT_FOUND) return null;
         throw err;
       });
-      if (timer?.status === 'active') resumed++;
+      if (due && timer?.status === 'active') resumed++;
     }
     return resumed;
   }
