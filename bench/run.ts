@@ -39,8 +39,8 @@ import { type NoisyNeighbourResult, noisyNeighbour } from './noisy-neighbour.js'
 import { type OneShotsResult, oneShotsBench } from './one-shots.js';
 import { type OverloadRecoveryResult, overloadRecovery } from './overload-recovery.js';
 import { slowReceivers } from './slow-receivers.js';
-import { type SpreadResult, spreadBench } from './spread.js';
 import { type SoakResult, soak } from './soak.js';
+import { type SpreadResult, spreadBench } from './spread.js';
 import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
 
 const args = process.argv.slice(2);

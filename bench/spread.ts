@@ -37,7 +37,9 @@ const VARIANTS = {
 /** `timers` of each variant, one variant at a time, each measured over `minutes` whole minutes. */
 export async function spreadBench(timers: number, minutes: number, sink: SinkRef): Promise<SpreadResult> {
   const out: Partial<SpreadResult> = {};
-  for (const [name, variant] of Object.entries(VARIANTS) as Array<[keyof SpreadResult, (typeof VARIANTS)[keyof typeof VARIANTS]]>) {
+  for (const [name, variant] of Object.entries(VARIANTS) as Array<
+    [keyof SpreadResult, (typeof VARIANTS)[keyof typeof VARIANTS]]
+  >) {
     out[name] = await measureVariant(name, variant.cron, variant.fields, timers, minutes, sink);
   }
   return out as SpreadResult;
@@ -54,10 +56,17 @@ async function measureVariant(
   await resetSink(sink.port);
   const target = await launchXtimer();
   try {
-    await createTimers(target.base, timers, cron, `http://127.0.0.1:${sink.port}/slow/${RECEIVER_MS}`, 'active', {
-      namePrefix: `spread-${name}-`,
-      fields,
-    });
+    await createTimers(
+      target.base,
+      timers,
+      cron,
+      `http://127.0.0.1:${sink.port}/slow/${RECEIVER_MS}`,
+      'active',
+      {
+        namePrefix: `spread-${name}-`,
+        fields,
+      },
+    );
     // Whole minutes, after the first plans have settled: each window holds every timer's run once a minute.
     const t0 = Math.ceil((Date.now() + SETTLE_MS) / MINUTE) * MINUTE;
     const t1 = t0 + minutes * MINUTE;
@@ -67,7 +76,9 @@ async function measureVariant(
     cpu.start();
     await sleep(t1 - Date.now());
     const cpuUse = cpu.stop();
-    const { peak } = (await (await fetch(`http://127.0.0.1:${sink.port}/_inflight`)).json()) as { peak: number };
+    const { peak } = (await (await fetch(`http://127.0.0.1:${sink.port}/_inflight`)).json()) as {
+      peak: number;
+    };
     await sleep(LATE_ARRIVALS_MS);
     const s = await sinkStats(sink.port, t0, t1);
     const expected = timers * minutes;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
 import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
 import { formatDuration } from '../../src/domain/duration.js';
-import { scheduleOf } from '../../src/domain/timer-schedule.js';
 import type { Task, TaskStatus, Timer, TimerStatus } from '../../src/domain/timer.js';
+import { scheduleOf } from '../../src/domain/timer-schedule.js';
 import { ErrorCode } from '../../src/errors.js';
 import { CreateTimerFields, UpdateTimerFields } from '../schemas/timer-schemas.js';
 

@@ -5,6 +5,7 @@ import { type ApiEnv, secured } from '../auth.js';
 import { fromZodError } from '../errors.js';
 import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
 import { newRouter } from '../router.js';
+import { AppParamSchema } from '../schemas/app-schemas.js';
 import {
   CreateTimerBatchSchema,
   CreateTimerSchema,
@@ -12,9 +13,9 @@ import {
   IdParamSchema,
   ListTasksQuerySchema,
   ListTimersQuerySchema,
+  PauseSchema,
   PreviewQuerySchema,
   PreviewSchema,
-  PauseSchema,
   page,
   QueuedRunSchema,
   SchedulePreviewQuerySchema,
@@ -24,7 +25,6 @@ import {
   TimerSchema,
   UpdateTimerSchema,
 } from '../schemas/timer-schemas.js';
-import { AppParamSchema } from '../schemas/app-schemas.js';
 import { draftFrom, patchFrom } from '../timer-draft.js';
 
 export interface TimerRoutesDeps {
@@ -60,7 +60,10 @@ const AppTimersChangedSchema = z
   .openapi('AppTimersChanged');
 
 /** An optional JSON body (a disable's pause): none, or an empty one, is `{}`. */
-async function optionalBody<T extends z.ZodTypeAny>(req: { text(): Promise<string> }, schema: T): Promise<z.output<T>> {
+async function optionalBody<T extends z.ZodTypeAny>(
+  req: { text(): Promise<string> },
+  schema: T,
+): Promise<z.output<T>> {
   const text = await req.text();
   let raw: unknown = {};
   if (text.trim() !== '') {
@@ -245,7 +248,8 @@ const routes = {
     path: '/preview',
     tags: ['timers'],
     ...secured,
-    summary: 'The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create)',
+    summary:
+      'The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create)',
     request: { query: SchedulePreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),

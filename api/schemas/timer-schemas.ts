@@ -277,7 +277,8 @@ export const EverySchema = durationSchema('every', LIMITS.everyMs.min, LIMITS.ev
 
 export const OffsetSchema = durationSchema('offset', 0, LIMITS.everyMs.max).openapi({
   example: '15m',
-  description: "With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).",
+  description:
+    'With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).',
 });
 
 export const JitterSchema = int(0, MAX_JITTER_MS, 'jitterMs').openapi({
@@ -330,7 +331,8 @@ export const PauseSchema = z
   .strictObject({
     note: PauseNoteSchema.nullable().optional().openapi({ example: 'receiver migrating to the new cluster' }),
     until: IsoInstantSchema.nullable().optional().openapi({
-      description: 'The timer resumes by itself at this time (once, cluster-wide); absent or null: until enabled.',
+      description:
+        'The timer resumes by itself at this time (once, cluster-wide); absent or null: until enabled.',
     }),
   })
   .openapi('Pause');
@@ -397,7 +399,11 @@ function oneScheduleKind(
     });
   }
   if (t.offset != null && t.every == null) {
-    ctx.addIssue({ code: 'custom', path: ['offset'], message: 'is only for an interval timer: give every too' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['offset'],
+      message: 'is only for an interval timer: give every too',
+    });
   }
 }
 
@@ -507,17 +513,18 @@ export const TimerSchema = z
       .string()
       .nullable()
       .openapi({ description: "A one-shot timer's time (ISO-8601); null for a cron or interval timer." }),
-    every: z
-      .string()
-      .nullable()
-      .openapi({ example: '90m', description: "An interval timer's period; null for a cron or one-shot timer." }),
-    offset: z
-      .string()
-      .nullable()
-      .openapi({ example: '0s', description: "An interval timer's offset from the epoch; null for other timers." }),
+    every: z.string().nullable().openapi({
+      example: '90m',
+      description: "An interval timer's period; null for a cron or one-shot timer.",
+    }),
+    offset: z.string().nullable().openapi({
+      example: '0s',
+      description: "An interval timer's offset from the epoch; null for other timers.",
+    }),
     resolvedCron: z.string().nullable().openapi({
       example: '0 17 * * * *',
-      description: 'The cron with its H values resolved for this timer (the same on every node); null without a cron.',
+      description:
+        'The cron with its H values resolved for this timer (the same on every node); null without a cron.',
     }),
     jitterMs: z.number().int(),
     timezone: z.string().openapi({ example: 'Asia/Shanghai' }),
@@ -541,9 +548,15 @@ export const TimerSchema = z
     status: TimerStatusSchema.openapi({
       description: 'completed: a one-shot that has fired, or a timer past its endAt or maxRuns.',
     }),
-    pausedNote: z.string().nullable().openapi({ description: 'Why it was disabled (the disable\'s note, or an auto-pause\'s).' }),
+    pausedNote: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why it was disabled (the disable's note, or an auto-pause's)." }),
     pausedAt: z.string().nullable().openapi({ description: 'When it was disabled; null while active.' }),
-    pausedUntil: z.string().nullable().openapi({ description: 'When it resumes by itself; null: until enabled.' }),
+    pausedUntil: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When it resumes by itself; null: until enabled.' }),
     autoPause: z.object({ afterConsecutiveFailures: z.number().int() }).nullable(),
     createdAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
     updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
@@ -730,7 +743,9 @@ export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
   every: EverySchema.optional(),
   offset: OffsetSchema.optional(),
   timezone: TimezoneSchema.default('UTC'),
-  app: AppSchema.optional().openapi({ description: "With name: the timer H in the cron is resolved for (default: none)." }),
+  app: AppSchema.optional().openapi({
+    description: 'With name: the timer H in the cron is resolved for (default: none).',
+  }),
   name: NameSchema.optional(),
 }).superRefine((q, ctx) => {
   if ((q.cron === undefined) === (q.every === undefined)) {

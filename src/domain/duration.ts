@@ -7,7 +7,8 @@
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 } as const;
 const SHORT = /^(?:\d{1,9}[dhms])+$/;
 const SHORT_PART = /(\d{1,9})([dhms])/g;
-const ISO = /^P(?:(\d{1,9})W)?(?:(\d{1,9})D)?(?:T(?:(\d{1,9})H)?(?:(\d{1,9})M)?(?:(\d{1,9})(?:\.(\d{1,3}))?S)?)?$/;
+const ISO =
+  /^P(?:(\d{1,9})W)?(?:(\d{1,9})D)?(?:T(?:(\d{1,9})H)?(?:(\d{1,9})M)?(?:(\d{1,9})(?:\.(\d{1,3}))?S)?)?$/;
 
 export class DurationSyntaxError extends Error {}
 

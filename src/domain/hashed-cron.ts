@@ -56,7 +56,9 @@ export function resolveHashedCron(expression: string, seed: string): string {
       const name: string = names[i] ?? `field ${i + 1}`;
       return field
         .split(',')
-        .map((item, j) => (STARTS_WITH_H.test(item) ? resolveItem(item, name, `${seed}\0${name}\0${j}`) : item))
+        .map((item, j) =>
+          STARTS_WITH_H.test(item) ? resolveItem(item, name, `${seed}\0${name}\0${j}`) : item,
+        )
         .join(',');
     })
     .join(' ');
@@ -67,7 +69,8 @@ function resolveItem(item: string, field: string, seed: string): string {
   const fail = (message: string): never => {
     throw new CronSyntaxError({ field, message: `"${item}" ${message}` });
   };
-  if (!range) return fail('is not allowed: H is for second, minute, hour, day of month, month and day of week');
+  if (!range)
+    return fail('is not allowed: H is for second, minute, hour, day of month, month and day of week');
   const m = HASH_ITEM.exec(item);
   if (!m) return fail('is not H, H(a-b), H/n or H(a-b)/n');
   let [lo, hi] = range;

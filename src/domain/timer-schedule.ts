@@ -32,8 +32,11 @@ export class TimerSchedule {
 
   constructor(private readonly t: ScheduleFields) {
     this.interval =
-      t.everyMs === undefined || t.everyMs === null ? null : { everyMs: t.everyMs, offsetMs: t.offsetMs ?? 0 };
-    this.resolvedCron = t.cron === null || this.interval !== null ? null : resolveHashedCron(t.cron, hashSeed(t));
+      t.everyMs === undefined || t.everyMs === null
+        ? null
+        : { everyMs: t.everyMs, offsetMs: t.offsetMs ?? 0 };
+    this.resolvedCron =
+      t.cron === null || this.interval !== null ? null : resolveHashedCron(t.cron, hashSeed(t));
     this.cron = this.resolvedCron === null ? null : parseCron(this.resolvedCron, { allowYear: true });
     this.jitterMs = t.at === null && t.id !== undefined ? (t.jitterMs ?? 0) : 0;
   }

@@ -658,14 +658,22 @@ export class TimerService {
             runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
             finalRunAt: null,
           });
-          await this.timersIn(tx).setPause(id, { note: pause.note ?? null, at: now, until: pause.until ?? null });
+          await this.timersIn(tx).setPause(id, {
+            note: pause.note ?? null,
+            at: now,
+            until: pause.until ?? null,
+          });
           if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
           return { planned: [], cancelled };
         }
         if (!hasRunsLeft(current, now)) {
           if (by === SYSTEM_AUTHOR) {
             // A pause that ends on a timer with nothing left to run: it stays disabled, no longer due.
-            await this.timersIn(tx).setPause(id, { note: current.pausedNote, at: current.pausedAt ?? now, until: null });
+            await this.timersIn(tx).setPause(id, {
+              note: current.pausedNote,
+              at: current.pausedAt ?? now,
+              until: null,
+            });
             return NO_CHANGE;
           }
           throw new XtimerError(
@@ -811,8 +819,7 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
   const notInterval = { everyMs: null, offsetMs: 0 };
   if (p.at !== undefined)
     return { ...merged, ...notInterval, jitterMs: p.jitterMs ?? 0, cron: null, compatCron: null };
-  if (p.cron !== undefined)
-    return { ...merged, ...notInterval, at: null, compatCron: p.compatCron ?? null };
+  if (p.cron !== undefined) return { ...merged, ...notInterval, at: null, compatCron: p.compatCron ?? null };
   if (p.everyMs !== undefined) return { ...merged, cron: null, at: null, compatCron: null };
   return merged;
 }
@@ -836,7 +843,8 @@ function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
   if (t.startAt !== null && t.endAt !== null && t.endAt <= t.startAt) {
     throw problem('endAt', 'must be after startAt');
   }
-  if (t.everyMs === null && t.offsetMs !== 0) throw problem('offset', 'is only for an interval timer (every)');
+  if (t.everyMs === null && t.offsetMs !== 0)
+    throw problem('offset', 'is only for an interval timer (every)');
   if (t.everyMs !== null && t.offsetMs >= t.everyMs) {
     throw problem('offset', `must be shorter than every (${t.everyMs} ms)`);
   }

@@ -41,7 +41,8 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
   await proc.started();
-  sink.respond = (d) => (d.path.startsWith('/fail') ? { status: 500, body: 'no' } : { status: 200, body: 'ok' });
+  sink.respond = (d) =>
+    d.path.startsWith('/fail') ? { status: 500, body: 'no' } : { status: 200, body: 'ok' };
 });
 
 afterAll(async () => {
@@ -68,7 +69,9 @@ describe('interval timers', () => {
 });
 
 describe('pause with a reason', () => {
-  it('shows the note, stops firing, and resumes by itself at until, once, as system', { timeout: 60_000 }, async () => {
+  it('shows the note, stops firing, and resumes by itself at until, once, as system', {
+    timeout: 60_000,
+  }, async () => {
     const timer = await createTimer({ cron: '* * * * * *' });
     await eventually(() => sink.forTimer(timer.id).length >= 1, 'a first delivery');
     const until = Math.ceil(Date.now() / 1000) * 1000 + 5000;
@@ -103,7 +106,9 @@ describe('pause with a reason', () => {
     );
     expect(after).toBe(true);
     // Nothing due inside the pause was called (a second of slack for the run in flight at the disable).
-    const during = sink.forTimer(timer.id).filter((d) => d.scheduledAt > pausedAt + 1000 && d.scheduledAt < until);
+    const during = sink
+      .forTimer(timer.id)
+      .filter((d) => d.scheduledAt > pausedAt + 1000 && d.scheduledAt < until);
     expect(during).toEqual([]);
 
     const audit = (await api('GET', `/api/v1/audit?timerId=${timer.id}`)).body.items as Array<any>;
@@ -112,7 +117,9 @@ describe('pause with a reason', () => {
     await api('DELETE', `/api/v1/timers/${timer.id}`);
   });
 
-  it('auto-pauses after 3 failures in a row, with the note and a timer.paused notification', { timeout: 60_000 }, async () => {
+  it('auto-pauses after 3 failures in a row, with the note and a timer.paused notification', {
+    timeout: 60_000,
+  }, async () => {
     const timer = await createTimer({
       cron: '* * * * * *',
       callback: { url: sink.url('/fail') },
@@ -159,10 +166,16 @@ describe('pause with a reason', () => {
     const pause = await api('POST', `/api/v1/apps/${app}/pause`, { note: 'maintenance' });
     expect(pause.body).toEqual({ app, changed: 2 });
     for (const t of [a, b]) {
-      expect((await api('GET', `/api/v1/timers/${t.id}`)).body).toMatchObject({ status: 'inactive', pausedNote: 'maintenance' });
+      expect((await api('GET', `/api/v1/timers/${t.id}`)).body).toMatchObject({
+        status: 'inactive',
+        pausedNote: 'maintenance',
+      });
     }
     const resume = await api('POST', `/api/v1/apps/${app}/resume`);
     expect(resume.body).toEqual({ app, changed: 2 });
-    expect((await api('GET', `/api/v1/timers/${a.id}`)).body).toMatchObject({ status: 'active', pausedNote: null });
+    expect((await api('GET', `/api/v1/timers/${a.id}`)).body).toMatchObject({
+      status: 'active',
+      pausedNote: null,
+    });
   });
 });

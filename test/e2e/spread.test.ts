@@ -28,7 +28,9 @@ afterAll(async () => {
 });
 
 describe('H and jitter across two nodes and a Redis flush', () => {
-  it('agree on every instant, fire each once, and keep them after FLUSHDB', { timeout: 150_000 }, async () => {
+  it('agree on every instant, fire each once, and keep them after FLUSHDB', {
+    timeout: 150_000,
+  }, async () => {
     const a = cluster.apiOf(0);
     const b = cluster.apiOf(1);
     const create = (name: string, fields: Record<string, unknown>) =>

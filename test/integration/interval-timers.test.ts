@@ -26,7 +26,13 @@ describe('interval timers', () => {
   it('shows every and offset in the timer JSON, and previews epoch + offset + k·every', async () => {
     const created = await call(app, 'POST', '/api/v1/timers', interval({ offset: 'PT15M' }));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ cron: null, at: null, every: '90m', offset: '15m', timezone: 'UTC' });
+    expect(created.body).toMatchObject({
+      cron: null,
+      at: null,
+      every: '90m',
+      offset: '15m',
+      timezone: 'UTC',
+    });
 
     const preview = await call(app, 'GET', `/api/v1/timers/${created.body.id}/preview?count=3`);
     const items = (preview.body.items as string[]).map((s) => Date.parse(s));
@@ -48,7 +54,12 @@ describe('interval timers', () => {
   });
 
   it('plans its runs when created active, on the computed instants', async () => {
-    const created = await call(app, 'POST', '/api/v1/timers', interval({ every: '10s', offset: '3s', status: 'active' }));
+    const created = await call(
+      app,
+      'POST',
+      '/api/v1/timers',
+      interval({ every: '10s', offset: '3s', status: 'active' }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const upcoming = await call(app, 'GET', `/api/v1/timers/${created.body.id}/tasks?upcoming=true&limit=5`);
     const runAts = (upcoming.body.items as Array<{ runAt: string }>).map((t) => Date.parse(t.runAt));
@@ -76,13 +87,21 @@ describe('interval timers', () => {
     const created = await call(app, 'POST', '/api/v1/timers', interval());
     const run = await call(app, 'POST', `/api/v1/timers/${created.body.id}/trigger`);
     expect(run.status).toBe(202);
-    expect(run.body).toMatchObject({ timerId: created.body.id, trigger: 'manual', runAt: new Date(NOW).toISOString() });
+    expect(run.body).toMatchObject({
+      timerId: created.body.id,
+      trigger: 'manual',
+      runAt: new Date(NOW).toISOString(),
+    });
   });
 
   it.each([
     ['cron and every', { cron: '* * * * *', every: '1m' }, ['cron', 'every']],
     ['every and at', { every: '1m', at: '2030-02-01T00:00:00Z' }, ['every', 'at']],
-    ['cron, every and at', { cron: '* * * * *', every: '1m', at: '2030-02-01T00:00:00Z' }, ['cron', 'every', 'at']],
+    [
+      'cron, every and at',
+      { cron: '* * * * *', every: '1m', at: '2030-02-01T00:00:00Z' },
+      ['cron', 'every', 'at'],
+    ],
   ])('refuses %s together, naming the fields', async (_, fields, named) => {
     const res = await call(app, 'POST', '/api/v1/timers', { ...interval(), ...fields });
     expect(res.status).toBe(400);
@@ -104,7 +123,10 @@ describe('interval timers', () => {
 
   it('refuses cron and every together in a PATCH', async () => {
     const created = await call(app, 'POST', '/api/v1/timers', interval());
-    const res = await call(app, 'PATCH', `/api/v1/timers/${created.body.id}`, { cron: '* * * * *', every: '1m' });
+    const res = await call(app, 'PATCH', `/api/v1/timers/${created.body.id}`, {
+      cron: '* * * * *',
+      every: '1m',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/cron and every/);
   });

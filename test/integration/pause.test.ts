@@ -26,7 +26,8 @@ const create = async (overrides: Record<string, unknown> = {}) => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 };
-const auditOf = async (id: number) => (await call(app, 'GET', `/api/v1/audit?timerId=${id}`)).body.items as any[];
+const auditOf = async (id: number) =>
+  (await call(app, 'GET', `/api/v1/audit?timerId=${id}`)).body.items as any[];
 
 describe('disable with a reason', () => {
   it('records the note, when, and until; enable clears them', async () => {
@@ -41,14 +42,21 @@ describe('disable with a reason', () => {
       pausedUntil: until,
     });
     const enabled = await call(app, 'POST', `/api/v1/timers/${t.id}/enable`);
-    expect(enabled.body).toMatchObject({ status: 'active', pausedNote: null, pausedAt: null, pausedUntil: null });
+    expect(enabled.body).toMatchObject({
+      status: 'active',
+      pausedNote: null,
+      pausedAt: null,
+      pausedUntil: null,
+    });
   });
 
   it('accepts no body, and refuses an until in the past, unknown fields and bad JSON', async () => {
     const t = await create();
     const bare = await call(app, 'POST', `/api/v1/timers/${t.id}/disable`);
     expect(bare.body).toMatchObject({ status: 'inactive', pausedNote: null, pausedUntil: null });
-    const past = await call(app, 'POST', `/api/v1/timers/${t.id}/disable`, { until: new Date(now - 1).toISOString() });
+    const past = await call(app, 'POST', `/api/v1/timers/${t.id}/disable`, {
+      until: new Date(now - 1).toISOString(),
+    });
     expect(past.status).toBe(400);
     expect(past.body.error.message).toContain('until');
     expect((await call(app, 'POST', `/api/v1/timers/${t.id}/disable`, { reason: 'x' })).status).toBe(400);
@@ -59,7 +67,7 @@ describe('disable with a reason', () => {
 
 describe('the pause sweep', () => {
   it('resumes a timer once its until has come, once however many sweeps run, as system', async () => {
-    const t = await create();
+    const t = await create({ cron: '* * * * * *' });
     await call(app, 'POST', `/api/v1/timers/${t.id}/disable`, {
       note: 'back in a minute',
       until: new Date(now + 60_000).toISOString(),
@@ -101,8 +109,13 @@ describe('autoPause', () => {
     const [first, second] = await Promise.all([core.timers.autoPause(t.id), core.timers.autoPause(t.id)]);
     expect([first, second].filter((x) => x !== null)).toHaveLength(1);
     const after = (await call(app, 'GET', `/api/v1/timers/${t.id}`)).body;
-    expect(after).toMatchObject({ status: 'inactive', pausedNote: 'auto-paused after 3 consecutive failures' });
-    expect((await auditOf(t.id)).filter((e) => e.action === 'disable').map((e) => e.actor)).toEqual(['system']);
+    expect(after).toMatchObject({
+      status: 'inactive',
+      pausedNote: 'auto-paused after 3 consecutive failures',
+    });
+    expect((await auditOf(t.id)).filter((e) => e.action === 'disable').map((e) => e.actor)).toEqual([
+      'system',
+    ]);
   });
 });
 
@@ -114,7 +127,10 @@ describe('app pause and resume', () => {
     const paused = await call(app, 'POST', '/api/v1/apps/pausing/pause', { note: 'freeze' });
     expect(paused.body).toEqual({ app: 'pausing', changed: 2 });
     for (const t of [a, b]) {
-      expect((await call(app, 'GET', `/api/v1/timers/${t.id}`)).body).toMatchObject({ status: 'inactive', pausedNote: 'freeze' });
+      expect((await call(app, 'GET', `/api/v1/timers/${t.id}`)).body).toMatchObject({
+        status: 'inactive',
+        pausedNote: 'freeze',
+      });
     }
     expect((await call(app, 'GET', `/api/v1/timers/${other.id}`)).body.status).toBe('active');
     const resumed = await call(app, 'POST', '/api/v1/apps/pausing/resume');

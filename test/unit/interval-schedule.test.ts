@@ -46,9 +46,12 @@ describe('durations', () => {
     expect(() => parseDuration('P1M')).toThrow(/years and months/);
   });
 
-  it.each([90 * MIN, 2 * H, 86_400_000, 45 * S, 1500, 0])('shows %d ms in a form that reads back the same', (ms) => {
-    expect(parseDuration(formatDuration(ms))).toBe(ms);
-  });
+  it.each([90 * MIN, 2 * H, 86_400_000, 45 * S, 1500, 0])(
+    'shows %d ms in a form that reads back the same',
+    (ms) => {
+      expect(parseDuration(formatDuration(ms))).toBe(ms);
+    },
+  );
 
   it('shows a duration in its largest whole unit', () => {
     expect([formatDuration(90 * MIN), formatDuration(2 * H), formatDuration(0)]).toEqual(['90m', '2h', '0s']);
@@ -99,7 +102,12 @@ describe('interval schedules', () => {
     const first = planWindow(fields, T0, T0 + 2 * MIN);
     expect(first).toMatchObject({ runAts: [T0, T0 + MIN], runsPlanned: 2, finalRunAt: null });
     const second = planWindow({ ...fields, runsPlanned: 2 }, T0 + 2 * MIN, T0 + 10 * MIN);
-    expect(second).toEqual({ runAts: [T0 + 2 * MIN], plannedUntil: NEVER, runsPlanned: 3, finalRunAt: T0 + 2 * MIN });
+    expect(second).toEqual({
+      runAts: [T0 + 2 * MIN],
+      plannedUntil: NEVER,
+      runsPlanned: 3,
+      finalRunAt: T0 + 2 * MIN,
+    });
   });
 
   it('decides misfires from its own successor', () => {

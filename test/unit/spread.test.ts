@@ -26,7 +26,8 @@ const timer = (fields: Partial<ScheduleFields> = {}): ScheduleFields => ({
 });
 
 /** The minute `H * * * *` gives a timer of this name. */
-const minuteOf = (name: string) => Number(resolveHashedCron('H * * * *', hashSeed({ app: 'app', name })).split(' ')[0]);
+const minuteOf = (name: string) =>
+  Number(resolveHashedCron('H * * * *', hashSeed({ app: 'app', name })).split(' ')[0]);
 
 /** Kolmogorov–Smirnov distance between the values' distribution and the uniform one over [0, n). */
 function ksDistance(values: number[], n: number): number {
@@ -90,11 +91,14 @@ describe('H in a cron', () => {
 
   it('is stable and uniform within 2% for any 10,000 names (property)', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 10_000, maxLength: 10_000 }), (names) => {
-        const minutes = names.map(minuteOf);
-        expect(names.map(minuteOf)).toEqual(minutes);
-        expect(ksDistance(minutes, 60)).toBeLessThan(0.02);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 10_000, maxLength: 10_000 }),
+        (names) => {
+          const minutes = names.map(minuteOf);
+          expect(names.map(minuteOf)).toEqual(minutes);
+          expect(ksDistance(minutes, 60)).toBeLessThan(0.02);
+        },
+      ),
       { seed: 21, numRuns: 5 },
     );
   });

@@ -324,7 +324,10 @@ export class TimerRepository {
   }
 
   /** Records why and until when a timer is paused (null: clears it, on enable), and restarts its failure streak. */
-  async setPause(id: number, pause: { note: string | null; at: number; until: number | null } | null): Promise<void> {
+  async setPause(
+    id: number,
+    pause: { note: string | null; at: number; until: number | null } | null,
+  ): Promise<void> {
     await this.db
       .update(timers)
       .set({
@@ -364,7 +367,10 @@ export class TimerRepository {
    */
   async countFailure(id: number, failed: boolean): Promise<number> {
     if (!failed) {
-      await this.db.update(timers).set({ failureStreak: 0, updatedAt: sql`${timers.updatedAt}` }).where(eq(timers.id, id));
+      await this.db
+        .update(timers)
+        .set({ failureStreak: 0, updatedAt: sql`${timers.updatedAt}` })
+        .where(eq(timers.id, id));
       return 0;
     }
     const [result] = await this.db.execute(
