@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../src/domain/audit.js';
+import type { Calendar } from '../src/domain/calendar.js';
 import { formatDuration } from '../src/domain/duration.js';
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
@@ -35,6 +36,7 @@ export function presentTimer(t: Timer) {
     pausedAt: iso(t.pausedAt),
     pausedUntil: iso(t.pausedUntil),
     autoPause: t.autoPause === null ? null : { ...t.autoPause },
+    skipCalendars: [...t.skipCalendars],
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };
@@ -77,6 +79,32 @@ export function presentPreview(timer: Pick<Timer, 'timezone'> & { id?: number },
     ...(timer.id === undefined ? {} : { timerId: timer.id }),
     timezone: timer.timezone,
     items: runs.map((ms) => formatInZone(ms, timer.timezone)),
+  };
+}
+
+/** An explained preview: every nominal instant, the ones a calendar skips named by it. */
+export function presentExplained(
+  timer: Pick<Timer, 'id' | 'timezone'>,
+  runs: ReadonlyArray<{ at: number; skippedBy: readonly string[] | null }>,
+) {
+  return {
+    timerId: timer.id,
+    timezone: timer.timezone,
+    items: runs.map((r) => ({
+      at: formatInZone(r.at, timer.timezone),
+      skippedBy: r.skippedBy === null ? null : [...r.skippedBy],
+    })),
+  };
+}
+
+export function presentCalendar(c: Calendar) {
+  return {
+    app: c.app,
+    name: c.name,
+    dates: [...c.dates],
+    description: c.description,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
   };
 }
 

@@ -22,6 +22,8 @@ export function draftFrom(
     notify: input.notify ?? null,
     description: input.description ?? null,
     autoPause: input.autoPause ?? null,
+    skipCalendars: input.skipCalendars ?? [],
+    skipDates: {},
     callback: {
       url: input.callback.url,
       method: input.callback.method,

@@ -3,25 +3,36 @@ import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { fromZodError } from '../errors.js';
-import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../presenters.js';
+import {
+  presentCalendar,
+  presentExplained,
+  presentPreview,
+  presentQueuedRun,
+  presentTask,
+  presentTimer,
+} from '../presenters.js';
 import { newRouter } from '../router.js';
 import { AppParamSchema } from '../schemas/app-schemas.js';
 import {
+  CalendarParamSchema,
+  CalendarSchema,
   CreateTimerBatchSchema,
   CreateTimerSchema,
   ErrorSchema,
+  ExplainedPreviewSchema,
   IdParamSchema,
   ListTasksQuerySchema,
   ListTimersQuerySchema,
   PauseSchema,
-  PreviewQuerySchema,
   PreviewSchema,
+  PutCalendarSchema,
   page,
   QueuedRunSchema,
   SchedulePreviewQuerySchema,
   TaskIdParamSchema,
   TaskSchema,
   TimerBatchSchema,
+  TimerPreviewQuerySchema,
   TimerSchema,
   UpdateTimerSchema,
 } from '../schemas/timer-schemas.js';
@@ -180,6 +191,48 @@ const routes = {
     request: { params: IdParamSchema },
     responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors, ...limited },
   }),
+  putCalendar: createRoute({
+    method: 'put',
+    path: '/apps/{app}/calendars/{name}',
+    tags: ['calendars'],
+    ...secured,
+    summary:
+      "Create or replace a calendar of dates the app's timers may skip; re-plans the future runs of every timer naming it",
+    request: { params: CalendarParamSchema, ...jsonBody(PutCalendarSchema) },
+    responses: {
+      200: json(CalendarSchema, 'The calendar, replaced'),
+      201: json(CalendarSchema, 'The calendar, created'),
+      ...errors,
+      ...limited,
+    },
+  }),
+  getCalendar: createRoute({
+    method: 'get',
+    path: '/apps/{app}/calendars/{name}',
+    tags: ['calendars'],
+    ...secured,
+    summary: 'A calendar',
+    request: { params: CalendarParamSchema },
+    responses: { 200: json(CalendarSchema, 'The calendar'), ...errors },
+  }),
+  listCalendars: createRoute({
+    method: 'get',
+    path: '/apps/{app}/calendars',
+    tags: ['calendars'],
+    ...secured,
+    summary: "The app's calendars, by name",
+    request: { params: AppParamSchema },
+    responses: { 200: json(z.object({ items: z.array(CalendarSchema) }), 'The calendars'), ...errors },
+  }),
+  deleteCalendar: createRoute({
+    method: 'delete',
+    path: '/apps/{app}/calendars/{name}',
+    tags: ['calendars'],
+    ...secured,
+    summary: 'Delete a calendar no timer names (409 CALENDAR_IN_USE naming the timers otherwise)',
+    request: { params: CalendarParamSchema },
+    responses: { 204: { description: 'Deleted' }, ...errors, 409: json(ErrorSchema, 'Timers name it') },
+  }),
   pauseApp: createRoute({
     method: 'post',
     path: '/apps/{app}/pause',
@@ -240,8 +293,14 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'The next fire times in the timer’s time zone (or of a cron and zone to try)',
-    request: { params: IdParamSchema, query: PreviewQuerySchema },
-    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+    request: { params: IdParamSchema, query: TimerPreviewQuerySchema },
+    responses: {
+      200: {
+        content: { 'application/json': { schema: z.union([PreviewSchema, ExplainedPreviewSchema]) } },
+        description: 'Upcoming fire times (with explain=true: each nominal instant, skipped ones named)',
+      },
+      ...errors,
+    },
   }),
   previewSchedule: createRoute({
     method: 'get',
@@ -294,6 +353,28 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       const pause = await optionalBody(c.req, PauseSchema);
       return c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id, pause)), 200);
     })
+    .openapi(routes.putCalendar, async (c) => {
+      const { app, name } = c.req.valid('param');
+      const { dates, description } = c.req.valid('json');
+      const { calendar, created } = await timersOf(c).putCalendar(app, name, {
+        dates,
+        description: description ?? null,
+      });
+      return c.json(presentCalendar(calendar), created ? 201 : 200);
+    })
+    .openapi(routes.getCalendar, async (c) => {
+      const { app, name } = c.req.valid('param');
+      return c.json(presentCalendar(await timersOf(c).getCalendar(app, name)), 200);
+    })
+    .openapi(routes.listCalendars, async (c) => {
+      const items = await timersOf(c).listCalendars(c.req.valid('param').app);
+      return c.json({ items: items.map(presentCalendar) }, 200);
+    })
+    .openapi(routes.deleteCalendar, async (c) => {
+      const { app, name } = c.req.valid('param');
+      await timersOf(c).deleteCalendar(app, name);
+      return c.body(null, 204);
+    })
     .openapi(routes.pauseApp, async (c) => {
       const { app } = c.req.valid('param');
       const pause = await optionalBody(c.req, PauseSchema);
@@ -324,8 +405,13 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
     })
     .openapi(routes.preview, async (c) => {
-      const { count, from } = c.req.valid('query');
-      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, count, from);
+      const { count, from, explain } = c.req.valid('query');
+      const id = c.req.valid('param').id;
+      if (explain) {
+        const { timer, runs } = await timersOf(c).explain(id, count, from);
+        return c.json(presentExplained(timer, runs), 200);
+      }
+      const { timer, runs } = await timersOf(c).preview(id, count, from);
       return c.json(presentPreview(timer, runs), 200);
     })
     .openapi(routes.previewSchedule, (c) => {

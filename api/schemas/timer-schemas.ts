@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CALENDAR_LIMITS, isCalendarDate } from '../../src/domain/calendar.js';
 import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
 import { findHashedCronProblem } from '../../src/domain/hashed-cron.js';
 import { MAX_JITTER_MS } from '../../src/domain/jitter.js';
@@ -318,6 +319,24 @@ export const AutoPauseSchema = z
       'Disable the timer after this many scheduled runs in a row end failed, with the note "auto-paused after N consecutive failures" and a timer.paused notification.',
   });
 
+export const CalendarNameSchema = z
+  .string()
+  .regex(
+    CALENDAR_LIMITS.namePattern,
+    'must be 1-64 letters, digits, dots, dashes or underscores, starting alphanumeric',
+  )
+  .openapi({ example: 'us-holidays' });
+
+const SkipCalendarsSchema = z
+  .array(CalendarNameSchema)
+  .max(CALENDAR_LIMITS.perTimer, `at most ${CALENDAR_LIMITS.perTimer} calendars`)
+  .transform((names) => [...new Set(names)])
+  .openapi({
+    example: ['us-holidays'],
+    description:
+      "The app's calendars whose dates the timer skips: no run is planned on a listed date, read in the timer's zone (an interval's: UTC unless it names one). A calendar the app lacks: 400 CALENDAR_NOT_FOUND.",
+  });
+
 /** A pause's note: text for people, at most 1 KiB. */
 const PauseNoteSchema = z
   .string()
@@ -440,6 +459,7 @@ export const CreateTimerFields = z.strictObject({
   labels: LabelsSchema.default({}),
   description: DescriptionSchema.nullable().optional(),
   autoPause: AutoPauseSchema.nullable().optional(),
+  skipCalendars: SkipCalendarsSchema.optional(),
   status: SettableStatusSchema.default('inactive'),
 });
 
@@ -491,6 +511,7 @@ export const UpdateTimerFields = z.strictObject({
   labels: LabelsSchema.optional().openapi({ description: 'Replaces the labels whole ({} removes them).' }),
   description: DescriptionSchema.nullable().optional(),
   autoPause: AutoPauseSchema.nullable().optional(),
+  skipCalendars: SkipCalendarsSchema.optional(),
 });
 
 export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
@@ -558,6 +579,7 @@ export const TimerSchema = z
       .nullable()
       .openapi({ description: 'When it resumes by itself; null: until enabled.' }),
     autoPause: z.object({ afterConsecutiveFailures: z.number().int() }).nullable(),
+    skipCalendars: z.array(z.string()),
     createdAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
     updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
   })
@@ -735,6 +757,57 @@ export const PreviewQuerySchema = z.object({
     .openapi({
       description: 'ISO-8601 time or epoch ms: the fire times at or after it (default: those after now).',
     }),
+});
+
+/** A saved timer's preview: with explain=true, each item says whether a calendar skips it. */
+export const TimerPreviewQuerySchema = PreviewQuerySchema.extend({
+  explain: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({
+      type: 'string',
+      description:
+        'true: items are {at, skippedBy}, the dates a calendar skips included, skippedBy naming the calendars (null for a run that fires).',
+    }),
+});
+
+export const ExplainedPreviewSchema = z
+  .object({
+    timerId: z.number().int(),
+    timezone: z.string(),
+    items: z.array(z.object({ at: z.string(), skippedBy: z.array(z.string()).nullable() })),
+  })
+  .openapi('ExplainedPreview');
+
+const CalendarDateSchema = z.string().refine(isCalendarDate, {
+  error: (i) => `${JSON.stringify(String(i.input).slice(0, 20))} is not a date YYYY-MM-DD`,
+});
+
+export const PutCalendarSchema = z
+  .strictObject({
+    dates: z
+      .array(CalendarDateSchema)
+      .max(CALENDAR_LIMITS.maxDates, `at most ${CALENDAR_LIMITS.maxDates} dates`)
+      .openapi({ example: ['2026-12-25', '2027-01-01'] }),
+    description: DescriptionSchema.nullable().optional(),
+  })
+  .openapi('PutCalendar');
+
+export const CalendarSchema = z
+  .object({
+    app: z.string(),
+    name: z.string(),
+    dates: z.array(z.string()),
+    description: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Calendar');
+
+export const CalendarParamSchema = z.object({
+  app: AppSchema.openapi({ param: { name: 'app', in: 'path' }, example: 'billing' }),
+  name: CalendarNameSchema.openapi({ param: { name: 'name', in: 'path' }, example: 'us-holidays' }),
 });
 
 /** A preview of a schedule not saved yet: what a form shows as a cron is typed. */

@@ -108,6 +108,7 @@ export function timerFields(t: Timer): AuditFields {
     labels: t.labels,
     description: t.description,
     autoPause: t.autoPause,
+    skipCalendars: t.skipCalendars,
     status: t.status,
     pausedNote: t.pausedNote,
     pausedUntil: iso(t.pausedUntil),

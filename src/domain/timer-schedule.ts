@@ -1,3 +1,4 @@
+import { localDate, type SkipDates } from './calendar.js';
 import { type CronSchedule, expandRuns, nextRuns, parseCron } from './cron-schedule.js';
 import { hashSeed, resolveHashedCron } from './hashed-cron.js';
 import { type IntervalSpec, intervalNext, intervalRuns } from './interval-schedule.js';
@@ -11,7 +12,16 @@ import type { Timer } from './timer.js';
  * shift each run (absent: no shift).
  */
 export type ScheduleFields = Pick<Timer, 'cron' | 'at' | 'timezone' | 'startAt' | 'endAt'> &
-  Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'jitterMs' | 'id' | 'app' | 'name'>>;
+  Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'jitterMs' | 'id' | 'app' | 'name' | 'skipDates'>>;
+
+/** A nominal instant as an explained preview shows it: where it fires, or which calendars skip it. */
+export interface ExplainedRun {
+  at: number;
+  skippedBy: readonly string[] | null;
+}
+
+/** How many rounds next() looks further for runs a calendar did not skip. */
+const SKIP_ROUNDS = 64;
 
 /**
  * When a timer fires: its cron in its zone (`H` resolved for the timer), its interval
@@ -29,6 +39,8 @@ export class TimerSchedule {
   /** The cron with its H values resolved (null: no cron). */
   readonly resolvedCron: string | null;
   private readonly jitterMs: number;
+  /** Dates no run of a cron or interval falls on (null: none). */
+  private readonly skip: SkipDates | null;
 
   constructor(private readonly t: ScheduleFields) {
     this.interval =
@@ -39,6 +51,24 @@ export class TimerSchedule {
       t.cron === null || this.interval !== null ? null : resolveHashedCron(t.cron, hashSeed(t));
     this.cron = this.resolvedCron === null ? null : parseCron(this.resolvedCron, { allowYear: true });
     this.jitterMs = t.at === null && t.id !== undefined ? (t.jitterMs ?? 0) : 0;
+    this.skip = t.at === null && t.skipDates && Object.keys(t.skipDates).length > 0 ? t.skipDates : null;
+  }
+
+  /** The calendars that skip the nominal instant `ms` (its date in the timer's zone); null: none. */
+  skippedBy(ms: number): readonly string[] | null {
+    if (this.skip === null) return null;
+    return this.skip[localDate(ms, this.t.timezone)] ?? null;
+  }
+
+  /** The next `count` nominal instants after `afterMs`, skipped ones included and named (preview ?explain=true). */
+  explain(afterMs: number, count: number): ExplainedRun[] {
+    return this.rawNext(afterMs - this.jitterMs, count + 1)
+      .map((n) => {
+        const skippedBy = this.skippedBy(n);
+        return { at: skippedBy === null ? this.shift(n) : n, skippedBy };
+      })
+      .filter((r) => r.at > afterMs)
+      .slice(0, count);
   }
 
   /** Fire instants in [startMs, endMs), ascending. */
@@ -74,7 +104,7 @@ export class TimerSchedule {
    */
   nominalOf(ms: number): number {
     if (this.jitterMs === 0) return ms;
-    for (const n of this.nominalBetween(ms - this.jitterMs + 1, ms + 1)) if (this.shift(n) === ms) return n;
+    for (const n of this.rawBetween(ms - this.jitterMs + 1, ms + 1)) if (this.shift(n) === ms) return n;
     return ms;
   }
 
@@ -106,8 +136,28 @@ export class TimerSchedule {
     return nominal + jitterOffset(this.t.id as number, nominal, this.jitterMs);
   }
 
-  /** Nominal instants in [startMs, endMs), inside the window. */
+  /** Nominal instants in [startMs, endMs), inside the window, none on a skipped date. */
   private nominalBetween(startMs: number, endMs: number): number[] {
+    const runs = this.rawBetween(startMs, endMs);
+    return this.skip === null ? runs : runs.filter((n) => this.skippedBy(n) === null);
+  }
+
+  /** The next `count` nominal instants strictly after `afterMs`, none on a skipped date. */
+  private nominalNext(afterMs: number, count: number): number[] {
+    if (this.skip === null) return this.rawNext(afterMs, count);
+    const out: number[] = [];
+    let from = afterMs;
+    for (let round = 0; round < SKIP_ROUNDS && out.length < count; round++) {
+      const batch = this.rawNext(from, Math.max(count, 100));
+      for (const n of batch) if (out.length < count && this.skippedBy(n) === null) out.push(n);
+      if (batch.length === 0) break;
+      from = batch[batch.length - 1] as number;
+    }
+    return out;
+  }
+
+  /** Nominal instants in [startMs, endMs), inside the window. */
+  private rawBetween(startMs: number, endMs: number): number[] {
     const from = Math.max(startMs, this.t.startAt ?? startMs);
     const to = Math.min(endMs, this.t.endAt ?? endMs);
     if (to <= from) return [];
@@ -118,8 +168,8 @@ export class TimerSchedule {
   }
 
   /** The next `count` nominal instants strictly after `afterMs`, inside the window. */
-  private nominalNext(afterMs: number, count: number): number[] {
-    if (this.t.at !== null) return this.nominalBetween(afterMs + 1, this.t.at + 1).slice(0, count);
+  private rawNext(afterMs: number, count: number): number[] {
+    if (this.t.at !== null) return this.rawBetween(afterMs + 1, this.t.at + 1).slice(0, count);
     const from = Math.max(afterMs, (this.t.startAt ?? afterMs + 1) - 1);
     if (this.interval !== null) return intervalNext(this.interval, from, count, this.t.endAt ?? Infinity);
     if (this.cron === null) return [];

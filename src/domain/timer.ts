@@ -1,5 +1,7 @@
 /** Timers and their runs as the rest of the code sees them (SPEC §3). */
 
+import type { SkipDates } from './calendar.js';
+
 export const TIMER_STATUSES = ['inactive', 'active', 'completed'] as const;
 export type TimerStatus = (typeof TIMER_STATUSES)[number];
 /** The statuses a user sets; `completed` is reached by a timer whose schedule has run out. */
@@ -127,6 +129,10 @@ export interface Timer {
   autoPause: AutoPause | null;
   /** Runs in a row that ended failed (kept only while autoPause is set). */
   failureStreak: number;
+  /** The app's calendars whose dates the timer skips (no run is planned on them). */
+  skipCalendars: string[];
+  /** Those calendars' dates, each with the calendars listing it (copied from them on every change). */
+  skipDates: SkipDates;
   /**
    * The cron as a client of the Go xTimer wrote it (gorhill/cronexpr syntax), which only
    * the compatible routes show; `cron` holds the native form that fires the same way.
@@ -190,6 +196,9 @@ export interface TimerPatch {
   overlapPolicy?: OverlapPolicy | undefined;
   notify?: Notify | null | undefined;
   autoPause?: AutoPause | null | undefined;
+  /** Replaces the list whole; the service fills skipDates from it. */
+  skipCalendars?: string[] | undefined;
+  skipDates?: SkipDates | undefined;
   /** Replaces the labels whole. */
   labels?: Labels | undefined;
   description?: string | null | undefined;
@@ -237,6 +246,8 @@ export function changesSchedule(patch: TimerPatch): boolean {
     patch.everyMs !== undefined ||
     patch.offsetMs !== undefined ||
     patch.jitterMs !== undefined ||
+    patch.skipCalendars !== undefined ||
+    patch.skipDates !== undefined ||
     patch.startAt !== undefined ||
     patch.endAt !== undefined ||
     patch.maxRuns !== undefined

@@ -1,4 +1,5 @@
 import type { ChangeAuthor } from '../domain/audit.js';
+import type { Calendar } from '../domain/calendar.js';
 import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
@@ -99,6 +100,37 @@ export class ScopedTimers {
     await this.owned(id);
     await this.spend();
     return this.timers.disable(id, this.author, pause);
+  }
+
+  async putCalendar(
+    app: string,
+    name: string,
+    body: { dates: readonly string[]; description: string | null },
+  ) {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.putCalendar(app, name, body);
+  }
+
+  async getCalendar(app: string, name: string): Promise<Calendar> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.getCalendar(app, name);
+  }
+
+  async listCalendars(app: string): Promise<Calendar[]> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.listCalendars(app);
+  }
+
+  async deleteCalendar(app: string, name: string): Promise<void> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    await this.timers.deleteCalendar(app, name);
+  }
+
+  async explain(id: number, count: number, fromMs?: number) {
+    await this.owned(id);
+    return this.timers.explain(id, count, fromMs);
   }
 
   /** Disables all of the app's active timers, with one note. */

@@ -1,5 +1,6 @@
 import type { TargetGuard } from '../callback/target-guard.js';
 import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
+import { type Calendar, skipDatesOf } from '../domain/calendar.js';
 import { CronSyntaxError } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
@@ -18,6 +19,7 @@ import {
 } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
+import { CalendarRepository } from '../storage/db/calendar-repository.js';
 import type { Database, Transaction } from '../storage/db/client.js';
 import { TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
@@ -141,6 +143,7 @@ function defined<T extends object>(
 export class TimerService {
   private readonly timers: TimerRepository;
   private readonly tasks: TaskRepository;
+  private readonly calendars: CalendarRepository;
 
   /** Concurrent creates stored together (one lock round, transaction and INSERT each batch). */
   private readonly creates = new GroupCommit<{ draft: TimerDraft; by: ChangeAuthor | undefined }, Timer>(
@@ -152,6 +155,7 @@ export class TimerService {
   constructor(private readonly deps: TimerServiceDeps) {
     this.timers = new TimerRepository(deps.database.db);
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
+    this.calendars = new CalendarRepository(deps.database.db);
   }
 
   /**
@@ -163,7 +167,8 @@ export class TimerService {
     return new ScopedTimers(this, actor, author, this.deps.policy?.limiter, this.deps.now);
   }
 
-  async create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
+  async create(given: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
+    const draft = await this.withSkipDates(given);
     const now = this.deps.now();
     checkWindow(draft, now);
     await this.checkPolicy(draft, now);
@@ -175,7 +180,10 @@ export class TimerService {
    * call fails naming its index (`timers.<i>`) and none is stored. One transaction, one
    * multi-row INSERT of the timers and one of their near-term runs.
    */
-  async createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
+  async createMany(given: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
+    const drafts = await Promise.all(
+      given.map((d, i) => this.withSkipDates(d).catch((err: unknown) => Promise.reject(atIndex(err, i)))),
+    );
     const now = this.deps.now();
     const first = new Map<string, number>();
     drafts.forEach((d, i) => {
@@ -336,8 +344,12 @@ export class TimerService {
   }
 
   /** Applies a PATCH; a changed schedule of an active timer re-plans its future runs. */
-  async update(id: number, patch: TimerPatch, by?: ChangeAuthor): Promise<Timer> {
+  async update(id: number, given: TimerPatch, by?: ChangeAuthor): Promise<Timer> {
     const existing = await this.get(id);
+    const patch =
+      given.skipCalendars === undefined
+        ? given
+        : { ...given, skipDates: await this.skipDatesFor(existing.app, given.skipCalendars) };
     const now = this.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
     await this.checkPolicy(applyPatch(existing, patch), now, patch);
@@ -478,6 +490,114 @@ export class TimerService {
       if (timer?.status === 'active') n++;
     }
     return n;
+  }
+
+  /** The draft with the dates its calendars list (CALENDAR_NOT_FOUND for one the app lacks). */
+  private async withSkipDates(draft: TimerDraft): Promise<TimerDraft> {
+    if (draft.skipCalendars.length === 0) return { ...draft, skipDates: {} };
+    return { ...draft, skipDates: await this.skipDatesFor(draft.app, draft.skipCalendars) };
+  }
+
+  private async skipDatesFor(app: string, names: readonly string[], calendars = this.calendars) {
+    const found = await calendars.findMany(app, names);
+    const missing = names.filter((n) => !found.some((c) => c.name === n));
+    if (missing.length > 0) {
+      throw new XtimerError(
+        ErrorCode.CALENDAR_NOT_FOUND,
+        `skipCalendars: app ${app} has no calendar ${missing.join(', ')}`,
+        [{ path: 'skipCalendars', message: `no calendar ${missing.join(', ')}` }],
+      );
+    }
+    return skipDatesOf(found);
+  }
+
+  async getCalendar(app: string, name: string): Promise<Calendar> {
+    const calendar = await this.calendars.find(app, name);
+    if (!calendar) throw new XtimerError(ErrorCode.NOT_FOUND, `app ${app} has no calendar ${name}`);
+    return calendar;
+  }
+
+  async listCalendars(app: string): Promise<Calendar[]> {
+    return this.calendars.list(app);
+  }
+
+  /**
+   * Creates or replaces a calendar, and re-plans the future runs of every active timer
+   * that names it: runs already planned on a newly listed date are recorded `skipped`
+   * (reason `calendar`) and never called, and the rest is planned again without them.
+   */
+  async putCalendar(
+    app: string,
+    name: string,
+    body: { dates: readonly string[]; description: string | null },
+  ): Promise<{ calendar: Calendar; created: boolean }> {
+    const dates = [...new Set(body.dates)].sort();
+    const { created, changes } = await this.underAppLock(app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const now = this.deps.now();
+        const calendars = this.calendars.withDb(tx.db);
+        const created = await calendars.put(app, name, dates, body.description);
+        const changes: Array<[number, PlanChange]> = [];
+        for (const timer of await this.timersIn(tx).usingCalendar(app, name)) {
+          const skipDates = await this.skipDatesFor(app, timer.skipCalendars, calendars);
+          await this.timersIn(tx).update({ ...timer, skipDates });
+          const updated = await this.lockedTimer(tx, timer.id);
+          if (updated.status !== 'active') {
+            changes.push([timer.id, NO_CHANGE]);
+            continue;
+          }
+          const schedule = scheduleOf(updated);
+          const skipped = await this.tasksIn(tx).skipPending(timer.id, now, (runAt) => {
+            const by = schedule.skippedBy(schedule.nominalOf(runAt)) ?? schedule.skippedBy(runAt);
+            return by === null ? null : `skipped: calendar ${by.join(', ')}`;
+          });
+          const cancelled = await this.deps.planner.cancel(timer.id, now, this.tasksIn(tx));
+          const planned = await this.deps.planner.plan(
+            updated,
+            now,
+            this.tasksIn(tx),
+            this.timersIn(tx),
+            cancelled.length + skipped.length,
+          );
+          changes.push([timer.id, { planned, cancelled: [...cancelled, ...skipped] }]);
+        }
+        return { created, changes };
+      }),
+    );
+    for (const [id, change] of changes) {
+      await this.deps.announce(id);
+      await this.deps.planner.publish(change, this.deps.now());
+    }
+    return { calendar: await this.getCalendar(app, name), created };
+  }
+
+  /** Deletes a calendar no timer names (CALENDAR_IN_USE naming them otherwise). */
+  async deleteCalendar(app: string, name: string): Promise<void> {
+    await this.underAppLock(app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const users = await this.timersIn(tx).usingCalendar(app, name);
+        if (users.length > 0) {
+          throw new XtimerError(
+            ErrorCode.CALENDAR_IN_USE,
+            `calendar ${name} is named by timers ${users.map((t) => `${t.id} (${t.name})`).join(', ')}; remove it from their skipCalendars first`,
+            { timers: users.map((t) => ({ id: t.id, name: t.name })) },
+          );
+        }
+        if (!(await this.calendars.withDb(tx.db).delete(app, name))) {
+          throw new XtimerError(ErrorCode.NOT_FOUND, `app ${app} has no calendar ${name}`);
+        }
+      }),
+    );
+  }
+
+  /** The next `count` nominal instants with the calendars that skip some (preview ?explain=true). */
+  async explain(id: number, count: number, fromMs?: number) {
+    const timer = await this.get(id);
+    if (timer.status === 'completed') return { timer, runs: [] };
+    return {
+      timer,
+      runs: scheduleOf(timer).explain(fromMs === undefined ? this.deps.now() : fromMs - 1, count),
+    };
   }
 
   /** The timer's next `count` fire times: at or after `fromMs` if given, else after now. */

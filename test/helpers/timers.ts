@@ -23,6 +23,8 @@ export function testDraft(overrides: Partial<TimerDraft> = {}): TimerDraft {
     labels: {},
     description: null,
     autoPause: null,
+    skipCalendars: [],
+    skipDates: {},
     status: 'active',
     ...overrides,
   };

@@ -93,6 +93,13 @@ export const timers = mysqlTable(
     autoPauseAfter: int('auto_pause_after'),
     /** Failed runs in a row (counted only while auto_pause_after is set). */
     failureStreak: int('failure_streak').notNull().default(0),
+    /** JSON array of the app's calendar names whose dates the timer skips; null: none. */
+    skipCalendars: text('skip_calendars'),
+    /**
+     * JSON {date: [calendar names]}: those calendars' dates, copied here when the timer or a
+     * calendar changes, so every schedule computation reads them from the timer's row alone.
+     */
+    skipDates: mediumtext('skip_dates'),
     /** Bumped on every change; caches and planners compare it. */
     version: int('version').notNull().default(1),
     /**
@@ -211,6 +218,21 @@ export const apps = mysqlTable(
   ],
 );
 
+/** Calendars (issue 21): named lists of dates an app's timers skip (`skipCalendars`). */
+export const calendars = mysqlTable(
+  'calendars',
+  {
+    app: exactVarchar(64)('app').notNull(),
+    name: exactVarchar(64)('name').notNull(),
+    /** JSON array of `YYYY-MM-DD`, sorted (at most 1,000). */
+    dates: mediumtext('dates').notNull(),
+    description: text('description'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.app, t.name] })],
+);
+
 /**
  * The audit log: one row per change made through the API or the dashboard, with who
  * made it (`admin`, `open`, or an app key's id), the fields it changed before and after
@@ -242,3 +264,4 @@ export type TimerRow = typeof timers.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
+export type CalendarRow = typeof calendars.$inferSelect;

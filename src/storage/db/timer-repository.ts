@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { escape as escapeSql } from 'mysql2';
+import type { SkipDates } from '../../domain/calendar.js';
 import {
   type HttpMethod,
   type Labels,
@@ -55,6 +56,8 @@ function toTimer(row: TimerRow): Timer {
     pausedUntil: ms(row.pausedUntil),
     autoPause: row.autoPauseAfter === null ? null : { afterConsecutiveFailures: row.autoPauseAfter },
     failureStreak: row.failureStreak,
+    skipCalendars: row.skipCalendars === null ? [] : (JSON.parse(row.skipCalendars) as string[]),
+    skipDates: row.skipDates === null ? {} : (JSON.parse(row.skipDates) as SkipDates),
     version: row.version,
     plannedFrom: ms(row.plannedFrom),
     runsPlanned: row.runsPlanned,
@@ -93,6 +96,8 @@ function toColumns(t: TimerDraft) {
     description: t.description,
     status: t.status,
     autoPauseAfter: t.autoPause?.afterConsecutiveFailures ?? null,
+    skipCalendars: t.skipCalendars.length === 0 ? null : JSON.stringify(t.skipCalendars),
+    skipDates: Object.keys(t.skipDates).length === 0 ? null : JSON.stringify(t.skipDates),
   };
 }
 
@@ -348,6 +353,17 @@ export class TimerRepository {
       .where(and(eq(timers.status, 'inactive'), lte(timers.pausedUntil, new Date(nowMs))))
       .limit(limit);
     return rows.map((r) => r.id);
+  }
+
+  /** The app's timers that name `calendar` in skipCalendars, locked for the rest of the transaction. */
+  async usingCalendar(app: string, calendar: string): Promise<Timer[]> {
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(and(eq(timers.app, app), sql`JSON_CONTAINS(${timers.skipCalendars}, JSON_QUOTE(${calendar}))`))
+      .orderBy(asc(timers.id))
+      .for('update');
+    return rows.map(toTimer);
   }
 
   /** The ids of an app's timers in `status`. */
