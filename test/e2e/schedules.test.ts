@@ -179,3 +179,40 @@ describe('pause with a reason', () => {
     });
   });
 });
+
+describe('calendars', () => {
+  it('a calendar given the date of a run 10 s ahead stops that run: skipped (calendar), never called', {
+    timeout: 60_000,
+  }, async () => {
+    const name = `closed-${Math.random().toString(36).slice(2, 8)}`;
+    expect((await api('PUT', `/api/v1/apps/e2e/calendars/${name}`, { dates: ['2099-01-01'] })).status).toBe(
+      201,
+    );
+    const timer = await createTimer({ every: '2s', skipCalendars: [name] });
+    await eventually(() => sink.forTimer(timer.id).length >= 1, 'a first delivery', 10_000);
+    const target = Math.ceil((Date.now() + 10_000) / 2000) * 2000;
+    const date = new Date(target).toISOString().slice(0, 10);
+    const putAt = Date.now();
+    const put = await api('PUT', `/api/v1/apps/e2e/calendars/${name}`, { dates: [date] });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await eventually(() => Date.now() > target + 3000, 'the run’s time passed', 20_000, 200);
+    // Nothing on that date was called after the change (a second's slack for a call already leaving).
+    const called = sink
+      .forTimer(timer.id)
+      .filter((d) => d.scheduledAt > putAt + 1000 && new Date(d.scheduledAt).toISOString().startsWith(date));
+    expect(called).toEqual([]);
+    const skipped = await api(
+      'GET',
+      `/api/v1/timers/${timer.id}/tasks?status=skipped&from=${target}&to=${target + 1}`,
+    );
+    expect(skipped.body.items).toEqual([
+      expect.objectContaining({
+        id: `${timer.id}_${target}`,
+        status: 'skipped',
+        error: `skipped: calendar ${name}`,
+      }),
+    ]);
+    await api('DELETE', `/api/v1/timers/${timer.id}`);
+    expect((await api('DELETE', `/api/v1/apps/e2e/calendars/${name}`)).status).toBe(204);
+  });
+});
