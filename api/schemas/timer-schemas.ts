@@ -71,7 +71,7 @@ export const CronSchema = z
   .openapi({
     example: '0 30 2 * * *',
     description:
-      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).',
+      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).',
   });
 
 export const TimezoneSchema = z
