@@ -108,4 +108,10 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 120_000;
 server.headersTimeout = 130_000;
-server.listen(port, '127.0.0.1', () => process.stdout.write(`sink listening on ${port}\n`));
+// A backlog for thousands of callbacks that open their connections in the same
+// millisecond: at node's default 511 the kernel drops the rest of the SYNs, each retried
+// a second later (and the calls timed out reconnect again: a receiver tuned so badly
+// never catches up). 4096 is the kernel's somaxconn here.
+server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () =>
+  process.stdout.write(`sink listening on ${port}\n`),
+);

@@ -158,8 +158,7 @@ export async function startExecutor(core: Core): Promise<Role> {
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {
-      if (job && !(err instanceof WaitingError))
-        logger.error({ job: job.name, err: err.message }, 'execute job failed');
+      if (job && !(err instanceof WaitingError)) logger.error({ job: job.name, err }, 'execute job failed');
     });
   }
   logger.info(

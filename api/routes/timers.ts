@@ -3,6 +3,7 @@ import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { fromZodError } from '../errors.js';
+import { ifMatchOf, timerHeaders } from '../etag.js';
 import {
   presentCalendar,
   presentExplained,
@@ -21,6 +22,7 @@ import {
   ErrorSchema,
   ExplainedPreviewSchema,
   IdParamSchema,
+  IfMatchHeaderSchema,
   ListTasksQuerySchema,
   ListTimersQuerySchema,
   PauseSchema,
@@ -61,6 +63,15 @@ const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
 });
 
+/** A single timer's answer: the timer, with its version as ETag. */
+const timerJson = (description: string) => ({
+  ...json(TimerSchema, description),
+  headers: {
+    ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } },
+  },
+});
+const conflict = { 412: json(ErrorSchema, 'If-Match names another version (VERSION_CONFLICT)') };
+
 const TimerPage = page(TimerSchema, 'TimerPage');
 
 const AppTimersChangedSchema = z
@@ -99,7 +110,7 @@ const routes = {
     summary: 'Create a timer',
     request: jsonBody(CreateTimerSchema),
     responses: {
-      201: json(TimerSchema, 'Created'),
+      201: timerJson('Created'),
       400: errors[400],
       ...denied,
       409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
@@ -146,7 +157,7 @@ const routes = {
     ...secured,
     summary: 'Get a timer',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The timer'), ...errors },
+    responses: { 200: timerJson('The timer'), ...errors },
   }),
   update: createRoute({
     method: 'patch',
@@ -154,11 +165,12 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Change a timer (a new cron or timezone re-plans its future runs)',
-    request: { params: IdParamSchema, ...jsonBody(UpdateTimerSchema) },
+    request: { params: IdParamSchema, headers: IfMatchHeaderSchema, ...jsonBody(UpdateTimerSchema) },
     responses: {
-      200: json(TimerSchema, 'The changed timer'),
+      200: timerJson('The changed timer'),
       ...errors,
       409: json(ErrorSchema, 'Name taken'),
+      ...conflict,
       ...limited,
     },
   }),
@@ -168,8 +180,8 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Delete a timer and cancel its pending runs',
-    request: { params: IdParamSchema },
-    responses: { 204: { description: 'Deleted' }, ...errors, ...limited },
+    request: { params: IdParamSchema, headers: IfMatchHeaderSchema },
+    responses: { 204: { description: 'Deleted' }, ...errors, ...conflict, ...limited },
   }),
   enable: createRoute({
     method: 'post',
@@ -178,7 +190,7 @@ const routes = {
     ...secured,
     summary: 'Activate a timer; its runs are planned at once',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The active timer'), ...errors, ...limited },
+    responses: { 200: timerJson('The active timer'), ...errors, ...limited },
   }),
   disable: createRoute({
     method: 'post',
@@ -189,7 +201,7 @@ const routes = {
     description:
       'The body is optional: {"note": "why", "until": "2026-12-01T09:00:00Z"} (the Pause schema). The timer JSON then shows pausedNote, pausedAt and pausedUntil; at `until` the timer resumes by itself, once cluster-wide, audited as actor `system`.',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors, ...limited },
+    responses: { 200: timerJson('The inactive timer'), ...errors, ...limited },
   }),
   putCalendar: createRoute({
     method: 'put',
@@ -322,8 +334,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
   const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) => {
-      const draft = draftFrom(c.req.valid('json'), callbackTimeoutMs);
-      return c.json(presentTimer(await timersOf(c).create(draft)), 201);
+      const timer = await timersOf(c).create(draftFrom(c.req.valid('json'), callbackTimeoutMs));
+      return c.json(presentTimer(timer), 201, timerHeaders(timer));
     })
     .openapi(routes.createBatch, async (c) => {
       const drafts = c.req.valid('json').timers.map((t) => draftFrom(t, callbackTimeoutMs));
@@ -334,24 +346,29 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       const result = await timersOf(c).list({ ...q, labels: label, nameContains });
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
-    .openapi(routes.get, async (c) =>
-      c.json(presentTimer(await timersOf(c).get(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.get, async (c) => {
+      const timer = await timersOf(c).get(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
     .openapi(routes.update, async (c) => {
       const { id } = c.req.valid('param');
-      const timer = await timersOf(c).update(id, patchFrom(c.req.valid('json')));
-      return c.json(presentTimer(timer), 200);
+      const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
+      const timer = await timersOf(c).update(id, patchFrom(c.req.valid('json')), ifMatch);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.remove, async (c) => {
-      await timersOf(c).delete(c.req.valid('param').id);
+      const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
+      await timersOf(c).delete(c.req.valid('param').id, ifMatch);
       return c.body(null, 204);
     })
-    .openapi(routes.enable, async (c) =>
-      c.json(presentTimer(await timersOf(c).enable(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.enable, async (c) => {
+      const timer = await timersOf(c).enable(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
     .openapi(routes.disable, async (c) => {
       const pause = await optionalBody(c.req, PauseSchema);
-      return c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id, pause)), 200);
+      const timer = await timersOf(c).disable(c.req.valid('param').id, pause);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.putCalendar, async (c) => {
       const { app, name } = c.req.valid('param');

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { APPLY_ACTIONS, MAX_APPLY_TIMERS } from '../../src/domain/apply-plan.js';
 import { CALENDAR_LIMITS, isCalendarDate } from '../../src/domain/calendar.js';
 import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
 import { findHashedCronProblem } from '../../src/domain/hashed-cron.js';
@@ -58,7 +59,9 @@ export const NameSchema = z
 export const CronSchema = z
   .string()
   .superRefine((value, ctx) => {
-    const problem = findHashedCronProblem(value);
+    // 7 fields (a trailing year) too: the form a compatible timer's cron is shown in, so a
+    // native GET's cron can be sent back as it reads. H is resolved first (hashed-cron.ts).
+    const problem = findHashedCronProblem(value, { allowYear: true });
     if (problem) {
       ctx.addIssue({
         code: 'custom',
@@ -477,6 +480,57 @@ export const CreateTimerBatchSchema = z
   })
   .openapi('CreateTimerBatch');
 
+/** A timer as PUT /apps/{app}/timers/{name} takes it: the create body without app; the name, if given, is the path's. */
+export const UpsertTimerSchema = CreateTimerFields.omit({ app: true })
+  .extend({ name: NameSchema.optional().openapi({ description: "If given, the path's name." }) })
+  .superRefine(oneScheduleKind)
+  .openapi('UpsertTimer', {
+    description:
+      'The whole definition: fields left out take their defaults, as on create (a timer without status is inactive).',
+  });
+
+/** A timer of an apply: the create body without app. */
+export const ApplyTimerSchema = CreateTimerFields.omit({ app: true })
+  .superRefine(oneScheduleKind)
+  .openapi('ApplyTimer');
+
+export const ApplySchema = z
+  .strictObject({
+    timers: z
+      .array(ApplyTimerSchema)
+      .max(MAX_APPLY_TIMERS, `must hold at most ${MAX_APPLY_TIMERS} timers`)
+      .openapi({ description: "The app's whole set of timers, each name once." }),
+    prune: z.boolean().default(false).openapi({ description: "Delete the app's timers the set leaves out." }),
+    dryRun: z.boolean().default(false).openapi({ description: 'Only plan: change nothing.' }),
+  })
+  .openapi('Apply');
+
+export const ApplyStepSchema = z
+  .object({
+    name: z.string(),
+    action: z.enum(APPLY_ACTIONS),
+    changes: z
+      .record(z.string(), z.object({ before: z.unknown(), after: z.unknown() }))
+      .optional()
+      .openapi({
+        description: "An update's changed fields (callback.url, cron, …), credentials masked.",
+        example: { cron: { before: '0 * * * *', after: '*/30 * * * *' } },
+      }),
+  })
+  .openapi('ApplyStep');
+
+export const ApplyResultSchema = z
+  .object({
+    plan: z.array(ApplyStepSchema).openapi({
+      description: 'Each timer of the set in the order sent, then (with prune) the deletions.',
+    }),
+    applied: z.boolean().openapi({ description: 'false for a dry run.' }),
+    batchId: z.string().optional().openapi({
+      description: 'The audit log entries of an apply that changed something carry this batchId.',
+    }),
+  })
+  .openapi('ApplyResult');
+
 /** The PATCH body's fields (the compatible routes extend them); UpdateTimerSchema adds the rule between them. */
 export const UpdateTimerFields = z.strictObject({
   name: NameSchema.optional(),
@@ -619,6 +673,24 @@ export const IdParamSchema = z.object({
     .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
     .transform(Number)
     .openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
+});
+
+export const TimerNameParamSchema = z.object({
+  app: AppSchema.openapi({ param: { name: 'app', in: 'path' } }),
+  name: NameSchema.openapi({ param: { name: 'name', in: 'path' } }),
+});
+
+export const AppPathSchema = z.object({
+  app: AppSchema.openapi({ param: { name: 'app', in: 'path' } }),
+});
+
+/** The If-Match request header of PATCH, PUT and DELETE. */
+export const IfMatchHeaderSchema = z.object({
+  'if-match': z.string().optional().openapi({
+    example: '"3"',
+    description:
+      "The timer's ETag as last read: the change is made only if the timer is still at that version (412 VERSION_CONFLICT otherwise). `*`: only if it exists.",
+  }),
 });
 
 export const TaskIdParamSchema = IdParamSchema.extend({

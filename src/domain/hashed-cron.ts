@@ -91,7 +91,10 @@ function resolveItem(item: string, field: string, seed: string): string {
  * Explains why a cron as written (H included) is not valid, or null if it is. Whether H
  * resolves is the same for every seed, so any seed checks it.
  */
-export function findHashedCronProblem(expression: string): CronProblem | null {
+export function findHashedCronProblem(
+  expression: string,
+  options: { allowYear?: boolean } = {},
+): CronProblem | null {
   let resolved: string;
   try {
     resolved = resolveHashedCron(expression, '');
@@ -99,5 +102,5 @@ export function findHashedCronProblem(expression: string): CronProblem | null {
     if (err instanceof CronSyntaxError) return err.problem;
     throw err;
   }
-  return findCronProblem(resolved, { allowYear: false });
+  return findCronProblem(resolved, { allowYear: options.allowYear ?? false });
 }

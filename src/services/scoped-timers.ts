@@ -1,11 +1,14 @@
 import type { ChangeAuthor } from '../domain/audit.js';
 import type { Calendar } from '../domain/calendar.js';
 import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
+import type { VersionMatch } from '../domain/version-match.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import { type Actor, assertCanUseApp } from './access.js';
 import type { Page } from './page.js';
 import type {
+  ApplyOptions,
+  ApplyResult,
   Numbered,
   NumberedTaskQuery,
   NumberedTimerQuery,
@@ -13,6 +16,7 @@ import type {
   TaskQuery,
   TimerQuery,
   TimerService,
+  UpsertOutcome,
 } from './timer-service.js';
 
 /**
@@ -43,6 +47,20 @@ export class ScopedTimers {
     for (const app of apps) assertCanUseApp(this.actor, app);
     await this.spend();
     return this.timers.createMany(drafts, this.author);
+  }
+
+  /** PUT by name: creates or replaces; an equal definition changes nothing. */
+  async upsert(draft: TimerDraft, ifMatch?: VersionMatch): Promise<{ timer: Timer; outcome: UpsertOutcome }> {
+    assertCanUseApp(this.actor, draft.app);
+    await this.spend();
+    return this.timers.upsert(draft, this.author, ifMatch);
+  }
+
+  /** Makes the app's timers the set given; one change of the rate limit, however many timers. */
+  async apply(app: string, drafts: readonly TimerDraft[], options: ApplyOptions): Promise<ApplyResult> {
+    assertCanUseApp(this.actor, app);
+    if (!options.dryRun) await this.spend();
+    return this.timers.apply(app, drafts, options, this.author);
   }
 
   async get(id: number): Promise<Timer> {
@@ -78,16 +96,16 @@ export class ScopedTimers {
     return this.timers.preview(id, count, fromMs);
   }
 
-  async update(id: number, patch: TimerPatch): Promise<Timer> {
+  async update(id: number, patch: TimerPatch, ifMatch?: VersionMatch): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.update(id, patch, this.author);
+    return this.timers.update(id, patch, this.author, ifMatch);
   }
 
-  async delete(id: number): Promise<void> {
+  async delete(id: number, ifMatch?: VersionMatch): Promise<void> {
     await this.owned(id);
     await this.spend();
-    await this.timers.delete(id, this.author);
+    await this.timers.delete(id, this.author, ifMatch);
   }
 
   async enable(id: number): Promise<Timer> {

@@ -1,5 +1,18 @@
 import type { TargetGuard } from '../callback/target-guard.js';
-import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
+import {
+  type ApplyStep,
+  MAX_APPLY_TIMERS,
+  type PlannedStep,
+  planApply,
+  presentablePlan,
+} from '../domain/apply-plan.js';
+import {
+  type AuditAction,
+  type AuditDraft,
+  auditEntry,
+  type ChangeAuthor,
+  timerChange,
+} from '../domain/audit.js';
 import { type Calendar, skipDatesOf } from '../domain/calendar.js';
 import { CronSyntaxError } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
@@ -17,11 +30,13 @@ import {
   type TimerPatch,
   type TimerStatus,
 } from '../domain/timer.js';
+import { type DefinitionDiff, diffDefinition } from '../domain/timer-definition.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
-import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
+import { matchesVersion, type VersionMatch } from '../domain/version-match.js';
+import { ErrorCode, timerNotFound, versionConflict, XtimerError } from '../errors.js';
 import { CalendarRepository } from '../storage/db/calendar-repository.js';
 import type { Database, Transaction } from '../storage/db/client.js';
-import { TaskRepository } from '../storage/db/task-repository.js';
+import { type PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
@@ -116,6 +131,25 @@ export interface QueuedRunView {
   status: 'pending';
   trigger: 'manual' | 'retry';
 }
+
+/** What a PUT of a timer by name did. */
+export type UpsertOutcome = 'created' | 'replaced' | 'unchanged';
+
+/** What an apply did (or, on a dry run, would do). */
+export interface ApplyResult {
+  plan: ApplyStep[];
+  applied: boolean;
+}
+
+export interface ApplyOptions {
+  /** Delete the app's timers that the set leaves out. */
+  prune: boolean;
+  /** Only plan: change nothing. */
+  dryRun: boolean;
+}
+
+/** How many times an upsert or apply is tried again when the timers change between its plan and its lock. */
+const STALE_RETRIES = 3;
 
 /** Most creates stored together, and how many such batches may be under way at once. */
 const CREATE_BATCH = 100;
@@ -263,45 +297,353 @@ export class TimerService {
     drafts: readonly TimerDraft[],
     by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
   ): Promise<Timer[]> {
-    // One author for all (a batch), or one per draft (creates stored together).
-    const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
     const apps = [...new Set(drafts.map((d) => d.app))];
     // A big batch holds its mutexes longer than a single create.
     const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 10);
     const { created, planned } = await this.underAppLocks(apps, lockMs, () =>
-      this.deps.database.transaction(async (tx) => {
-        // Read once the locks are held: the plans start when the change does, not when it was asked for.
-        const now = this.deps.now();
-        await this.checkRoomFor(drafts, tx);
-        const rows = drafts.map((draft) =>
-          draft.status === 'active'
-            ? { draft, plannedFrom: now, plan: this.deps.planner.firstPlan(draft, now) }
-            : {
-                draft,
-                plannedFrom: null,
-                plan: { runAts: [], plannedUntil: null, runsPlanned: 0, finalRunAt: null },
-              },
-        );
-        const created = await this.timersIn(tx).insertMany(rows, new Date());
-        // A jittered run's instant depends on the timer's id: plan those once it has one.
-        for (const [i, timer] of created.entries()) {
-          if (timer.jitterMs === 0 || timer.status !== 'active') continue;
-          const plan = this.deps.planner.firstPlan(timer, now);
-          rows[i]!.plan = plan;
-          await this.timersIn(tx).startPlan(timer.id, now, plan);
-        }
-        const entries = created.flatMap((t, i) => {
-          const author = authorOf(i);
-          return author ? [timerChange(author, 'create', t, null, t)] : [];
-        });
-        await this.deps.audit.record(entries, tx);
-        const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
-        await this.tasksIn(tx).insertRuns(planned);
-        return { created, planned };
-      }),
+      this.deps.database.transaction((tx) => this.insertIn(tx, drafts, by)),
     );
     await this.deps.planner.publish({ planned, cancelled: [] }, this.deps.now());
     return created;
+  }
+
+  /**
+   * Inserts new timers in `tx` (their apps' mutexes held), with the first plan of the
+   * active ones (their near term, changeHorizon) and an audit entry each.
+   */
+  private async insertIn(
+    tx: Transaction,
+    drafts: readonly TimerDraft[],
+    by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
+  ): Promise<{ created: Timer[]; planned: PlannedRun[] }> {
+    // One author for all (a batch), or one per draft (creates stored together).
+    const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
+    // Read once the locks are held: the plans start when the change does, not when it was asked for.
+    const now = this.deps.now();
+    await this.checkRoomFor(drafts, tx);
+    const rows = drafts.map((draft) =>
+      draft.status === 'active'
+        ? { draft, plannedFrom: now, plan: this.deps.planner.firstPlan(draft, now) }
+        : {
+            draft,
+            plannedFrom: null,
+            plan: { runAts: [], plannedUntil: null, runsPlanned: 0, finalRunAt: null },
+          },
+    );
+    const created = await this.timersIn(tx).insertMany(rows, new Date());
+    // A jittered run's instant depends on the timer's id: plan those once it has one.
+    for (const [i, timer] of created.entries()) {
+      if (timer.jitterMs === 0 || timer.status !== 'active') continue;
+      const plan = this.deps.planner.firstPlan(timer, now);
+      rows[i]!.plan = plan;
+      await this.timersIn(tx).startPlan(timer.id, now, plan);
+    }
+    const entries = created.flatMap((t, i) => {
+      const author = authorOf(i);
+      return author ? [timerChange(author, 'create', t, null, t)] : [];
+    });
+    await this.deps.audit.record(entries, tx);
+    const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
+    await this.tasksIn(tx).insertRuns(planned);
+    return { created, planned };
+  }
+
+  /**
+   * PUT by name: creates the app's timer `draft.name`, or replaces its definition with
+   * `draft`. A definition equal to the stored one changes nothing (no version bump, no
+   * re-plan, no audit entry). With `ifMatch`, the timer must exist at one of its versions.
+   */
+  async upsert(
+    given: TimerDraft,
+    by?: ChangeAuthor,
+    ifMatch?: VersionMatch,
+  ): Promise<{ timer: Timer; outcome: UpsertOutcome }> {
+    // Its calendars' dates (CALENDAR_NOT_FOUND for one the app lacks), as a create or PATCH reads them.
+    const draft = await this.withSkipDates(given);
+    const what = `timer ${JSON.stringify(draft.name)} of app ${draft.app}`;
+    for (let attempt = 0; ; attempt++) {
+      // Planned and checked without the mutex (the policy checks may look up DNS), then done
+      // under it, if the timer is still as it was read: otherwise planned again.
+      const seen = await this.timers.findByName(draft.app, draft.name);
+      if (ifMatch && !(seen && matchesVersion(ifMatch, seen.version))) {
+        throw versionConflict(what, seen?.version ?? null);
+      }
+      const diff = seen ? diffDefinition(seen, draft) : null;
+      if (seen && !diff) return { timer: seen, outcome: 'unchanged' };
+      await this.checkDefinition(draft, seen, diff, this.deps.now());
+      const done = await this.underAppLock(draft.app, () =>
+        this.deps.database.transaction(async (tx) => {
+          const current = await this.timersIn(tx).findByName(draft.app, draft.name, { forUpdate: true });
+          if ((current?.version ?? null) !== (seen?.version ?? null)) return null;
+          if (!current) {
+            const { created, planned } = await this.insertIn(tx, [draft], by);
+            return { id: created[0]!.id, change: { planned, cancelled: [] }, outcome: 'created' as const };
+          }
+          const change = await this.replaceIn(tx, current, draft, diff!, by, this.deps.now());
+          return { id: current.id, change, outcome: 'replaced' as const };
+        }),
+      );
+      if (done === null) {
+        if (attempt < STALE_RETRIES) continue;
+        throw new XtimerError(ErrorCode.APP_BUSY, `${what} keeps changing; retry shortly`);
+      }
+      if (done.outcome === 'created') {
+        // Nothing to announce: no process can have cached a timer that did not exist.
+        await this.deps.planner.publish(done.change, this.deps.now());
+        return { timer: await this.get(done.id), outcome: 'created' };
+      }
+      return { timer: await this.afterCommit(done.id, done.change), outcome: 'replaced' };
+    }
+  }
+
+  /**
+   * Declarative apply: makes `app`'s timers the set `drafts` (each one's name unique) —
+   * creates the missing, replaces the changed, leaves the equal alone and, with `prune`,
+   * deletes the rest. All or nothing, in one transaction under the app's mutex; a dry run
+   * only plans. A timer that may not be as asked fails it naming its index (`timers.<i>`).
+   */
+  async apply(
+    app: string,
+    given: readonly TimerDraft[],
+    options: ApplyOptions,
+    by?: ChangeAuthor,
+  ): Promise<ApplyResult> {
+    if (given.length > MAX_APPLY_TIMERS) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, `timers: at most ${MAX_APPLY_TIMERS} per apply`);
+    }
+    const first = new Map<string, number>();
+    given.forEach((d, i) => {
+      if (d.app !== app) throw atIndex(new XtimerError(ErrorCode.INVALID_APP, `app: must be ${app}`), i);
+      const earlier = first.get(d.name);
+      if (earlier !== undefined) {
+        const message = `name: ${JSON.stringify(d.name)} is also timers.${earlier}'s`;
+        throw atIndex(new XtimerError(ErrorCode.VALIDATION_FAILED, message), i);
+      }
+      first.set(d.name, i);
+    });
+    // Each timer's calendars' dates (CALENDAR_NOT_FOUND naming its index), read once for the app.
+    const calendars = given.some((d) => d.skipCalendars.length > 0)
+      ? new Map((await this.calendars.list(app)).map((c) => [c.name, c]))
+      : new Map<string, Calendar>();
+    const drafts = given.map((d, i) => {
+      try {
+        return { ...d, skipDates: skipDatesFrom(app, d.skipCalendars, calendars) };
+      } catch (err) {
+        throw atIndex(err, i);
+      }
+    });
+    for (let attempt = 0; ; attempt++) {
+      const seen = await this.timers.listByApp(app);
+      const steps = planApply(seen, drafts, options.prune);
+      await this.checkSteps(steps, this.deps.now());
+      const plan = presentablePlan(steps);
+      if (options.dryRun) return { plan, applied: false };
+      if (steps.every((s) => s.action === 'unchanged')) return { plan, applied: true };
+      // A big apply holds the mutex longer than a single change.
+      const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 40);
+      const done = await this.underAppLocks([app], lockMs, async () => {
+        const result = await this.deps.database.transaction(async (tx) => {
+          const current = await this.timersIn(tx).listByApp(app, { forUpdate: true });
+          if (!sameVersions(current, seen)) return null;
+          return this.carryOut(tx, steps, by);
+        });
+        for (const id of result?.deleted ?? []) await this.tasks.deleteAllForTimer(id);
+        return result;
+      });
+      if (done === null) {
+        if (attempt < STALE_RETRIES) continue;
+        throw new XtimerError(ErrorCode.APP_BUSY, `app ${app}'s timers keep changing; retry shortly`);
+      }
+      for (const id of [...done.changed, ...done.deleted]) await this.deps.announce(id);
+      await this.deps.planner.publish(done.change, this.deps.now());
+      return { plan, applied: true };
+    }
+  }
+
+  /** Carries out an apply's steps in `tx`: deletes first (they make room under MAX_TIMERS_PER_APP), then creates, then updates. */
+  private async carryOut(
+    tx: Transaction,
+    steps: readonly PlannedStep[],
+    by: ChangeAuthor | undefined,
+  ): Promise<{ change: PlanChange; changed: number[]; deleted: number[] }> {
+    const planned: PlannedRun[] = [];
+    const cancelled: PlanChange['cancelled'] = [];
+    const deleted: number[] = [];
+    const changed: number[] = [];
+    for (const step of steps) {
+      if (step.action !== 'delete') continue;
+      const id = step.current.id;
+      await this.timersIn(tx).delete(id);
+      await this.audit(tx, by, 'delete', step.current, step.current, null);
+      cancelled.push(...(await this.deps.planner.cancel(id, 0, this.tasksIn(tx))));
+      deleted.push(id);
+    }
+    const creates = steps.flatMap((s) => (s.action === 'create' ? [s] : []));
+    if (creates.length > 0) {
+      try {
+        const inserted = await this.insertIn(
+          tx,
+          creates.map((s) => s.desired),
+          by,
+        );
+        planned.push(...inserted.planned);
+      } catch (err) {
+        const index = (err as { details?: { index?: number } }).details?.index;
+        if (index === undefined) throw err;
+        throw atIndex(
+          new XtimerError((err as XtimerError).code, (err as Error).message),
+          creates[index]!.index,
+        );
+      }
+    }
+    const entries: AuditDraft[] = [];
+    for (const step of steps) {
+      if (step.action !== 'update') continue;
+      try {
+        const change = await this.replaceIn(
+          tx,
+          step.current,
+          step.desired,
+          step.diff,
+          by,
+          this.deps.now(),
+          entries,
+        );
+        planned.push(...change.planned);
+        cancelled.push(...change.cancelled);
+        changed.push(step.current.id);
+      } catch (err) {
+        throw atIndex(err, step.index);
+      }
+    }
+    await this.deps.audit.record(entries, tx);
+    return { change: { planned, cancelled }, changed, deleted };
+  }
+
+  /**
+   * Replaces `current`'s definition with `desired` (their difference `diff`) in `tx`,
+   * which holds its row: one version bump, one audit entry, and the runs re-planned as
+   * an update, an enable or a disable would.
+   */
+  private async replaceIn(
+    tx: Transaction,
+    current: Timer,
+    desired: TimerDraft,
+    diff: DefinitionDiff,
+    by: ChangeAuthor | undefined,
+    now: number,
+    /** Where an apply gathers its audit entries, written together; absent: written here. */
+    entries?: AuditDraft[],
+  ): Promise<PlanChange> {
+    const id = current.id;
+    const merged = applyPatch(current, diff.patch);
+    const problem = callbackProblem(merged.callback);
+    if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
+    let status = diff.status ?? current.status;
+    // A completed timer defined anew (a later `at`, a wider window) fires again if it now has runs left.
+    if (current.status === 'completed' && desired.status === 'active') {
+      status = hasRunsLeft({ ...merged, status: 'active' }, now) ? 'active' : 'completed';
+    }
+    await this.timersIn(tx).update({ ...merged, status });
+    const wasActive = current.status === 'active';
+    // A definition that disables the timer pauses it (no note, no `until`), as a disable
+    // does; one that makes it active again ends its pause, as an enable does.
+    let pause: Pick<Timer, 'pausedNote' | 'pausedAt' | 'pausedUntil' | 'failureStreak'> = merged;
+    if (wasActive && status === 'inactive') {
+      await this.timersIn(tx).setPause(id, { note: null, at: now, until: null });
+      pause = { pausedNote: null, pausedAt: now, pausedUntil: null, failureStreak: 0 };
+    } else if (!wasActive && status === 'active') {
+      await this.timersIn(tx).setPause(id, null);
+      pause = { pausedNote: null, pausedAt: null, pausedUntil: null, failureStreak: 0 };
+    }
+    // As stored: the row is locked, and the update changed exactly these (an apply saves the re-read).
+    const updated: Timer = {
+      ...merged,
+      ...pause,
+      status,
+      version: current.version + 1,
+      updatedAt: new Date(),
+    };
+    if (by) {
+      const entry = timerChange(by, 'update', current, current, updated);
+      if (entries) entries.push(entry);
+      else await this.deps.audit.record(entry, tx);
+    }
+    if (wasActive && status !== 'active') {
+      const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+      await this.timersIn(tx).startPlan(id, now, {
+        plannedUntil: null,
+        runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
+        finalRunAt: null,
+      });
+      return { planned: [], cancelled };
+    }
+    if (!wasActive && status === 'active') {
+      if (!hasRunsLeft(updated, now)) {
+        throw new XtimerError(
+          ErrorCode.TIMER_COMPLETED,
+          `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
+        );
+      }
+      const planned = await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx));
+      return { planned, cancelled: [] };
+    }
+    if (status !== 'active' || !changesSchedule(diff.patch)) return NO_CHANGE;
+    const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+    const planned = await this.deps.planner.plan(
+      updated,
+      now,
+      this.tasksIn(tx),
+      this.timersIn(tx),
+      cancelled.length,
+    );
+    return { planned, cancelled };
+  }
+
+  /** The checks a create (no `current`) or a replacement makes of the definition it stores. */
+  private async checkDefinition(
+    desired: TimerDraft,
+    current: Timer | null,
+    diff: DefinitionDiff | null,
+    now: number,
+  ): Promise<void> {
+    if (!current || !diff) {
+      checkWindow(desired, now);
+      await this.checkPolicy(desired, now);
+      return;
+    }
+    const merged = applyPatch(current, diff.patch);
+    checkWindow(merged, now, diff.patch);
+    await this.checkPolicy(merged, now, diff.patch);
+  }
+
+  /**
+   * An apply's checks, each failure naming its timer's index. Timers alike in schedule
+   * and target share one policy check (a set is often one cron and one receiver).
+   */
+  private async checkSteps(steps: readonly PlannedStep[], now: number): Promise<void> {
+    const checked = new Set<string>();
+    const checks = await Promise.allSettled(
+      steps.map(async (step) => {
+        if (step.action !== 'create' && step.action !== 'update') return;
+        const patch = step.action === 'update' ? step.diff.patch : undefined;
+        const timer = step.action === 'update' ? applyPatch(step.current, step.diff.patch) : step.desired;
+        checkWindow(timer, now, patch);
+        // What checkPolicy looks at: the schedule, the callback target, the notify target.
+        const alike = JSON.stringify([
+          !patch || changesSchedule(patch) ? [timer.cron, timer.everyMs, timer.timezone] : null,
+          !patch || patch.callback?.url !== undefined ? timer.callback.url : null,
+          !patch || patch.notify ? (timer.notify?.url ?? null) : null,
+        ]);
+        if (checked.has(alike)) return;
+        checked.add(alike);
+        await this.checkPolicy(timer, now, patch);
+      }),
+    );
+    const failed = checks.findIndex((c) => c.status === 'rejected');
+    if (failed < 0) return;
+    const step = steps[failed] as PlannedStep & { index: number };
+    throw atIndex((checks[failed] as PromiseRejectedResult).reason, step.index);
   }
 
   async get(id: number): Promise<Timer> {
@@ -344,7 +686,7 @@ export class TimerService {
   }
 
   /** Applies a PATCH; a changed schedule of an active timer re-plans its future runs. */
-  async update(id: number, given: TimerPatch, by?: ChangeAuthor): Promise<Timer> {
+  async update(id: number, given: TimerPatch, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<Timer> {
     const existing = await this.get(id);
     const patch =
       given.skipCalendars === undefined
@@ -356,7 +698,7 @@ export class TimerService {
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange> => {
         const now = this.deps.now();
-        const current = await this.lockedTimer(tx, id);
+        const current = await this.lockedTimer(tx, id, ifMatch);
         const merged = applyPatch(current, patch);
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
@@ -379,11 +721,11 @@ export class TimerService {
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
-  async delete(id: number, by?: ChangeAuthor): Promise<void> {
+  async delete(id: number, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<void> {
     const existing = await this.get(id);
     const cancelled = await this.underAppLock(existing.app, async () => {
       const cancelled = await this.deps.database.transaction(async (tx) => {
-        const current = await this.lockedTimer(tx, id);
+        const current = await this.lockedTimer(tx, id, ifMatch);
         await this.timersIn(tx).delete(id);
         await this.audit(tx, by, 'delete', current, current, null);
         return this.deps.planner.cancel(id, 0, this.tasksIn(tx));
@@ -500,15 +842,7 @@ export class TimerService {
 
   private async skipDatesFor(app: string, names: readonly string[], calendars = this.calendars) {
     const found = await calendars.findMany(app, names);
-    const missing = names.filter((n) => !found.some((c) => c.name === n));
-    if (missing.length > 0) {
-      throw new XtimerError(
-        ErrorCode.CALENDAR_NOT_FOUND,
-        `skipCalendars: app ${app} has no calendar ${missing.join(', ')}`,
-        [{ path: 'skipCalendars', message: `no calendar ${missing.join(', ')}` }],
-      );
-    }
-    return skipDatesOf(found);
+    return skipDatesFrom(app, names, new Map(found.map((c) => [c.name, c])));
   }
 
   async getCalendar(app: string, name: string): Promise<Calendar> {
@@ -831,10 +1165,12 @@ export class TimerService {
     if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
   }
 
-  /** The timer, locked for the rest of the transaction. */
-  private async lockedTimer(tx: Transaction, id: number): Promise<Timer> {
+  /** The timer, locked for the rest of the transaction; with `ifMatch`, at one of those versions (else VERSION_CONFLICT). */
+  private async lockedTimer(tx: Transaction, id: number, ifMatch?: VersionMatch): Promise<Timer> {
     const timer = await this.timersIn(tx).findById(id, { forUpdate: true });
     if (!timer) throw timerNotFound(id);
+    if (ifMatch && !matchesVersion(ifMatch, timer.version))
+      throw versionConflict(`timer ${id}`, timer.version);
     return timer;
   }
 
@@ -914,6 +1250,26 @@ export class TimerService {
     }
     return result.value;
   }
+}
+
+/** The dates the calendars `names` of `app` list, from its calendars by name (CALENDAR_NOT_FOUND for one it lacks). */
+function skipDatesFrom(app: string, names: readonly string[], calendars: ReadonlyMap<string, Calendar>) {
+  const missing = names.filter((n) => !calendars.has(n));
+  if (missing.length > 0) {
+    throw new XtimerError(
+      ErrorCode.CALENDAR_NOT_FOUND,
+      `skipCalendars: app ${app} has no calendar ${missing.join(', ')}`,
+      [{ path: 'skipCalendars', message: `no calendar ${missing.join(', ')}` }],
+    );
+  }
+  return skipDatesOf([...calendars.values()].filter((c) => names.includes(c.name)));
+}
+
+/** Do two reads of an app's timers hold the same timers at the same versions? */
+function sameVersions(a: readonly Timer[], b: readonly Timer[]): boolean {
+  if (a.length !== b.length) return false;
+  const versions = new Map(a.map((t) => [t.id, t.version]));
+  return b.every((t) => versions.get(t.id) === t.version);
 }
 
 /** A batch item's error, naming the item: `timers.<index>: …`, and the index in its details. */

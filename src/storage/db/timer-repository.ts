@@ -271,6 +271,23 @@ export class TimerRepository {
     return rows[0] ? toTimer(rows[0]) : null;
   }
 
+  /** The app's timer of that name; `forUpdate` locks its row for the rest of the transaction. */
+  async findByName(app: string, name: string, options: { forUpdate?: boolean } = {}): Promise<Timer | null> {
+    const q = this.db
+      .select()
+      .from(timers)
+      .where(and(eq(timers.app, app), eq(timers.name, name)));
+    const rows = options.forUpdate ? await q.for('update') : await q;
+    return rows[0] ? toTimer(rows[0]) : null;
+  }
+
+  /** Every timer of the app, id order; `forUpdate` locks their rows (an apply compares and changes them all). */
+  async listByApp(app: string, options: { forUpdate?: boolean } = {}): Promise<Timer[]> {
+    const q = this.db.select().from(timers).where(eq(timers.app, app)).orderBy(asc(timers.id));
+    const rows = options.forUpdate ? await q.for('update') : await q;
+    return rows.map(toTimer);
+  }
+
   async findByIds(ids: readonly number[]): Promise<Timer[]> {
     if (ids.length === 0) return [];
     const rows = await this.db
