@@ -133,6 +133,7 @@ describe('POST /api/v1/timers', () => {
       labels: {},
       description: null,
       autoPause: null,
+      skipCalendars: [],
       status: 'inactive',
       pausedNote: null,
       pausedAt: null,
@@ -171,6 +172,7 @@ describe('POST /api/v1/timers', () => {
       offset: null,
       jitterMs: 30_000,
       autoPause: { afterConsecutiveFailures: 5 },
+      skipCalendars: [],
     });
     const res = await call(app, 'POST', '/api/v1/timers', body);
     expect(res.status).toBe(201);
