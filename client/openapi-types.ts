@@ -689,7 +689,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deactivate a timer; nothing due after this fires */
+        /**
+         * Deactivate a timer; nothing due after this fires
+         * @description The body is optional: {"note": "why", "until": "2026-12-01T09:00:00Z"} (the Pause schema). The timer JSON then shows pausedNote, pausedAt and pausedUntil; at `until` the timer resumes by itself, once cluster-wide, audited as actor `system`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -710,6 +713,479 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Timer"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{app}/calendars/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A calendar */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The business system that owns the timer. */
+                    app: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The calendar */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Calendar"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Create or replace a calendar of dates the app's timers may skip; re-plans the future runs of every timer naming it */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The business system that owns the timer. */
+                    app: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PutCalendar"];
+                };
+            };
+            responses: {
+                /** @description The calendar, replaced */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Calendar"];
+                    };
+                };
+                /** @description The calendar, created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Calendar"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a calendar no timer names (409 CALENDAR_IN_USE naming the timers otherwise) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The business system that owns the timer. */
+                    app: string;
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Timers name it */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{app}/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's calendars, by name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The business system that owns the timer. */
+                    app: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The calendars */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Calendar"][];
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{app}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable all of an app's active timers at once, with one note (and until)
+         * @description The body is optional, as for a disable: {"note", "until"} (the Pause schema).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The business system that owns the timer. */
+                    app: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description How many were paused */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppTimersChanged"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{app}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable all of an app's disabled timers at once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The business system that owns the timer. */
+                    app: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description How many were resumed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppTimersChanged"];
                     };
                 };
                 /** @description Invalid input */
@@ -1042,6 +1518,8 @@ export interface paths {
                     count?: number;
                     /** @description ISO-8601 time or epoch ms: the fire times at or after it (default: those after now). */
                     from?: string;
+                    /** @description true: items are {at, skippedBy}, the dates a calendar skips included, skippedBy naming the calendars (null for a run that fires). */
+                    explain?: string;
                 };
                 header?: never;
                 path: {
@@ -1051,13 +1529,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Upcoming fire times */
+                /** @description Upcoming fire times (with explain=true: each nominal instant, skipped ones named) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Preview"];
+                        "application/json": components["schemas"]["Preview"] | components["schemas"]["ExplainedPreview"];
                     };
                 };
                 /** @description Invalid input */
@@ -1113,16 +1591,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The next fire times of a cron and time zone not saved yet (checked as on create) */
+        /** The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create) */
         get: {
             parameters: {
-                query: {
+                query?: {
                     count?: number;
                     /** @description ISO-8601 time or epoch ms: the fire times at or after it (default: those after now). */
                     from?: string;
-                    /** @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported. */
-                    cron: string;
+                    /** @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it). */
+                    cron?: string;
+                    /** @description Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s. */
+                    every?: string;
+                    /** @description With every: where the runs fall within each period, from the epoch; shorter than every (default 0s). */
+                    offset?: string;
                     timezone?: string;
+                    /** @description With name: the timer H in the cron is resolved for (default: none). */
+                    app?: string;
+                    /** @description Unique within the app. */
+                    name?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1822,8 +2308,24 @@ export interface components {
              * @example 0 30 2 * * *
              */
             cron: string | null;
-            /** @description A one-shot timer's time (ISO-8601); null for a cron timer. */
+            /** @description A one-shot timer's time (ISO-8601); null for a cron or interval timer. */
             at: string | null;
+            /**
+             * @description An interval timer's period; null for a cron or one-shot timer.
+             * @example 90m
+             */
+            every: string | null;
+            /**
+             * @description An interval timer's offset from the epoch; null for other timers.
+             * @example 0s
+             */
+            offset: string | null;
+            /**
+             * @description The cron with its H values resolved for this timer (the same on every node); null without a cron.
+             * @example 0 17 * * * *
+             */
+            resolvedCron: string | null;
+            jitterMs: number;
             /** @example Asia/Shanghai */
             timezone: string;
             callback: {
@@ -1869,6 +2371,16 @@ export interface components {
              * @enum {string}
              */
             status: "inactive" | "active" | "completed";
+            /** @description Why it was disabled (the disable's note, or an auto-pause's). */
+            pausedNote: string | null;
+            /** @description When it was disabled; null while active. */
+            pausedAt: string | null;
+            /** @description When it resumes by itself; null: until enabled. */
+            pausedUntil: string | null;
+            autoPause: {
+                afterConsecutiveFailures: number;
+            } | null;
+            skipCalendars: string[];
             /** @example 2026-11-21T10:00:00.000Z */
             createdAt: string;
             /** @example 2026-11-21T10:00:00.000Z */
@@ -1894,7 +2406,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.
+             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).
              * @example 0 30 2 * * *
              */
             cron?: string | null;
@@ -1903,6 +2415,21 @@ export interface components {
              * @example 2026-12-01T09:00:00Z
              */
             at?: string;
+            /**
+             * @description Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s.
+             * @example 90m
+             */
+            every?: string;
+            /**
+             * @description With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).
+             * @example 15m
+             */
+            offset?: string;
+            /**
+             * @description Shifts each run by a stable offset in [0, jitterMs) from its nominal instant, derived from the timer id and that instant (0 = none; at most 1 h and the schedule's shortest gap). X-Xtimer-Scheduled-At carries the shifted instant, X-Xtimer-Nominal-At the nominal one.
+             * @example 59000
+             */
+            jitterMs?: number;
             /**
              * @default UTC
              * @example Asia/Shanghai
@@ -1966,6 +2493,14 @@ export interface components {
              * @example Bills every customer at 02:30 Shanghai time.
              */
             description?: string | null;
+            autoPause?: components["schemas"]["AutoPause"];
+            /**
+             * @description The app's calendars whose dates the timer skips: no run is planned on a listed date, read in the timer's zone (an interval's: UTC unless it names one). A calendar the app lacks: 400 CALENDAR_NOT_FOUND.
+             * @example [
+             *       "us-holidays"
+             *     ]
+             */
+            skipCalendars?: string[];
             /**
              * @default inactive
              * @enum {string}
@@ -2013,6 +2548,10 @@ export interface components {
             /** @default 1000 */
             backoffMs?: number;
         };
+        /** @description Disable the timer after this many scheduled runs in a row end failed, with the note "auto-paused after N consecutive failures" and a timer.paused notification. */
+        AutoPause: {
+            afterConsecutiveFailures: number;
+        } | null;
         TimerBatch: {
             /** @description The timers created, in the order sent. */
             items: components["schemas"]["Timer"][];
@@ -2024,7 +2563,7 @@ export interface components {
             items: components["schemas"]["Timer"][];
             nextCursor: string | null;
         };
-        /** @description Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns, notify and description. */
+        /** @description Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron, every or at turns the timer into that kind (the other two are cleared); offset alone moves an interval timer; null clears startAt, endAt, maxRuns, notify and description. */
         UpdateTimer: {
             /**
              * @description Unique within the app.
@@ -2032,7 +2571,7 @@ export interface components {
              */
             name?: string;
             /**
-             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.
+             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).
              * @example 0 30 2 * * *
              */
             cron?: string;
@@ -2071,6 +2610,21 @@ export interface components {
             misfireThresholdMs?: number;
             /** @example 2026-12-01T09:00:00Z */
             at?: string;
+            /**
+             * @description Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s.
+             * @example 90m
+             */
+            every?: string;
+            /**
+             * @description With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).
+             * @example 15m
+             */
+            offset?: string;
+            /**
+             * @description Shifts each run by a stable offset in [0, jitterMs) from its nominal instant, derived from the timer id and that instant (0 = none; at most 1 h and the schedule's shortest gap). X-Xtimer-Scheduled-At carries the shifted instant, X-Xtimer-Nominal-At the nominal one.
+             * @example 59000
+             */
+            jitterMs?: number;
             /** @example 2026-12-01T09:00:00Z */
             startAt?: string;
             /** @example 2026-12-01T09:00:00Z */
@@ -2097,6 +2651,14 @@ export interface components {
              * @example Bills every customer at 02:30 Shanghai time.
              */
             description?: string | null;
+            autoPause?: components["schemas"]["AutoPause"];
+            /**
+             * @description The app's calendars whose dates the timer skips: no run is planned on a listed date, read in the timer's zone (an interval's: UTC unless it names one). A calendar the app lacks: 400 CALENDAR_NOT_FOUND.
+             * @example [
+             *       "us-holidays"
+             *     ]
+             */
+            skipCalendars?: string[];
         };
         /** @description A POST of {type: run.failed | run.missed, timerId, app, taskId, runAt, attempts, httpStatus, error}, signed like callbacks, for each run that finally ends in one of the outcomes. */
         Notify: {
@@ -2113,6 +2675,33 @@ export interface components {
              */
             on?: ("failed" | "missed")[];
         } | null;
+        Calendar: {
+            app: string;
+            name: string;
+            dates: string[];
+            description: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        PutCalendar: {
+            /**
+             * @example [
+             *       "2026-12-25",
+             *       "2027-01-01"
+             *     ]
+             */
+            dates: string[];
+            /**
+             * @description At most 1 KiB.
+             * @example Bills every customer at 02:30 Shanghai time.
+             */
+            description?: string | null;
+        };
+        AppTimersChanged: {
+            app: string;
+            /** @description How many timers this paused or resumed. */
+            changed: number;
+        };
         TaskPage: {
             items: components["schemas"]["Task"][];
             nextCursor: string | null;
@@ -2165,6 +2754,14 @@ export interface components {
              *     ]
              */
             items: string[];
+        };
+        ExplainedPreview: {
+            timerId: number;
+            timezone: string;
+            items: {
+                at: string;
+                skippedBy: string[] | null;
+            }[];
         };
         IssuedApp: components["schemas"]["App"] & {
             /**
@@ -2228,7 +2825,7 @@ export interface components {
              */
             name?: string;
             /**
-             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.
+             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).
              * @example 0 30 2 * * *
              */
             cron?: string | null;
@@ -2237,6 +2834,21 @@ export interface components {
              * @example 2026-12-01T09:00:00Z
              */
             at?: string;
+            /**
+             * @description Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s.
+             * @example 90m
+             */
+            every?: string;
+            /**
+             * @description With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).
+             * @example 15m
+             */
+            offset?: string;
+            /**
+             * @description Shifts each run by a stable offset in [0, jitterMs) from its nominal instant, derived from the timer id and that instant (0 = none; at most 1 h and the schedule's shortest gap). X-Xtimer-Scheduled-At carries the shifted instant, X-Xtimer-Nominal-At the nominal one.
+             * @example 59000
+             */
+            jitterMs?: number;
             /**
              * @default UTC
              * @example Asia/Shanghai
@@ -2300,6 +2912,14 @@ export interface components {
              * @example Bills every customer at 02:30 Shanghai time.
              */
             description?: string | null;
+            autoPause?: components["schemas"]["AutoPause"];
+            /**
+             * @description The app's calendars whose dates the timer skips: no run is planned on a listed date, read in the timer's zone (an interval's: UTC unless it names one). A calendar the app lacks: 400 CALENDAR_NOT_FOUND.
+             * @example [
+             *       "us-holidays"
+             *     ]
+             */
+            skipCalendars?: string[];
             /**
              * @default inactive
              * @enum {string}
@@ -2355,7 +2975,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.
+             * @description Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).
              * @example 0 30 2 * * *
              */
             cron?: string | null;
@@ -2364,6 +2984,21 @@ export interface components {
              * @example 2026-12-01T09:00:00Z
              */
             at?: string;
+            /**
+             * @description Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s.
+             * @example 90m
+             */
+            every?: string;
+            /**
+             * @description With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).
+             * @example 15m
+             */
+            offset?: string;
+            /**
+             * @description Shifts each run by a stable offset in [0, jitterMs) from its nominal instant, derived from the timer id and that instant (0 = none; at most 1 h and the schedule's shortest gap). X-Xtimer-Scheduled-At carries the shifted instant, X-Xtimer-Nominal-At the nominal one.
+             * @example 59000
+             */
+            jitterMs?: number;
             /**
              * @default UTC
              * @example Asia/Shanghai
@@ -2427,6 +3062,14 @@ export interface components {
              * @example Bills every customer at 02:30 Shanghai time.
              */
             description?: string | null;
+            autoPause?: components["schemas"]["AutoPause"];
+            /**
+             * @description The app's calendars whose dates the timer skips: no run is planned on a listed date, read in the timer's zone (an interval's: UTC unless it names one). A calendar the app lacks: 400 CALENDAR_NOT_FOUND.
+             * @example [
+             *       "us-holidays"
+             *     ]
+             */
+            skipCalendars?: string[];
             /**
              * @default inactive
              * @enum {string}

@@ -88,6 +88,8 @@ export async function startExecutor(core: Core): Promise<Role> {
   const overlap = new OverlapSlots(fast, keys);
   const aftermath = new RunAftermath({
     completeTimer: (id) => core.timers.complete(id),
+    countFailure: (id, failed) => timers.countFailure(id, failed),
+    autoPause: async (id) => (await core.timers.autoPause(id))?.pausedNote ?? null,
     notifier: core.notifier,
     logger,
   });

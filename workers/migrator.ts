@@ -18,6 +18,8 @@ import { RunClaims } from '../src/storage/redis/run-claims.js';
 import type { Role } from './executor.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
+/** How often disabled timers whose `until` has come are resumed (a range on one index). */
+const PAUSE_SWEEP_EVERY_MS = 1000;
 
 /** The migrator's duties over the core's stores, with the core's clock (tests drive both). */
 export function createMigrationRunner(core: Core, logger: Logger): MigrationRunner {
@@ -70,7 +72,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
  * The migrator role: a MigrationRunner's duties on their clocks — the next window at
  * start-up and at every window boundary, the top-up just after every minute starts,
  * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
- * partitions every 10 minutes.
+ * partitions every 10 minutes, the pauses that end every second.
  */
 export async function startMigrator(core: Core): Promise<Role> {
   const logger = core.logger.child({ component: 'migrator' });
@@ -107,6 +109,9 @@ export async function startMigrator(core: Core): Promise<Role> {
   every('top-up', MINUTE, () => runner.topUp(), MINUTE);
   every('compensator', COMPENSATE_EVERY_MS, () => runner.compensate());
   every('history retention', RETAIN_HISTORY_EVERY_MS, () => runner.retainHistory());
+  // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
+  // it happens once whichever nodes run, restart, or find Redis empty.
+  every('pause sweep', PAUSE_SWEEP_EVERY_MS, () => core.timers.resumeEnded(core.now()));
   logger.info({ stepMinutes: config.migrateStepMinutes }, 'migrator started');
 
   return {

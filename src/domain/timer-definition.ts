@@ -54,10 +54,15 @@ export function diffDefinition(current: Timer, desired: TimerDraft): DefinitionD
   }
   if (Object.keys(callback).length > 0) patch.callback = callback;
   if (Object.keys(retry).length > 0) patch.retry = retry;
-  // A timer fires by its cron or at one time: setting one clears the other (applyPatch).
-  if (differs.has('cron') || differs.has('at')) {
+  // A timer fires by its cron, its interval or at one time: setting one clears the others
+  // (applyPatch), so the kind asked for is set whole (an interval with its offset).
+  if (differs.has('cron') || differs.has('at') || differs.has('everyMs') || differs.has('offsetMs')) {
     if (desired.cron !== null) patch.cron = desired.cron;
     else if (desired.at !== null) patch.at = desired.at;
+    else if (desired.everyMs !== null) {
+      patch.everyMs = desired.everyMs;
+      patch.offsetMs = desired.offsetMs;
+    }
   }
   const same = <K extends keyof TimerDraft & keyof TimerPatch>(key: K) => {
     if (differs.has(key)) (patch as Record<string, unknown>)[key] = desired[key];
@@ -74,8 +79,13 @@ export function diffDefinition(current: Timer, desired: TimerDraft): DefinitionD
     'notify',
     'labels',
     'description',
+    'jitterMs',
+    'autoPause',
+    'skipCalendars',
   ] as const)
     same(key);
+  // The calendars' dates come with their names (the service read them for the definition).
+  if (differs.has('skipCalendars')) patch.skipDates = desired.skipDates;
   const status = differs.has('status') ? (desired.status === 'active' ? 'active' : 'inactive') : null;
   return { patch, status, changes };
 }

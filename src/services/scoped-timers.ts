@@ -1,5 +1,6 @@
 import type { ChangeAuthor } from '../domain/audit.js';
-import type { Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
+import type { Calendar } from '../domain/calendar.js';
+import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
 import type { VersionMatch } from '../domain/version-match.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
@@ -113,10 +114,55 @@ export class ScopedTimers {
     return this.timers.enable(id, this.author);
   }
 
-  async disable(id: number): Promise<Timer> {
+  async disable(id: number, pause: PauseRequest = {}): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.disable(id, this.author);
+    return this.timers.disable(id, this.author, pause);
+  }
+
+  async putCalendar(
+    app: string,
+    name: string,
+    body: { dates: readonly string[]; description: string | null },
+  ) {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.putCalendar(app, name, body);
+  }
+
+  async getCalendar(app: string, name: string): Promise<Calendar> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.getCalendar(app, name);
+  }
+
+  async listCalendars(app: string): Promise<Calendar[]> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.listCalendars(app);
+  }
+
+  async deleteCalendar(app: string, name: string): Promise<void> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    await this.timers.deleteCalendar(app, name);
+  }
+
+  async explain(id: number, count: number, fromMs?: number) {
+    await this.owned(id);
+    return this.timers.explain(id, count, fromMs);
+  }
+
+  /** Disables all of the app's active timers, with one note. */
+  async pauseApp(app: string, pause: PauseRequest): Promise<number> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.pauseApp(app, pause, this.author);
+  }
+
+  /** Enables all of the app's disabled timers. */
+  async resumeApp(app: string): Promise<number> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.resumeApp(app, this.author);
   }
 
   async trigger(id: number): Promise<QueuedRunView> {

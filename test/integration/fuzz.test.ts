@@ -223,6 +223,7 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'PATCH /api/v1/apps/{app}': () => ({ notify: { url: 'http://127.0.0.1:9/notify', on: ['missed'] } }),
   'POST /api/v1/apps': () => ({ app: `app${Math.random().toString(36).slice(2, 8)}` }),
   'POST /api/v1/apps/{app}/rotate': () => ({ rotate: 'key', graceSeconds: 60 }),
+  'PUT /api/v1/apps/{app}/calendars/{name}': () => ({ dates: ['2099-12-25'], description: 'fuzz' }),
   'POST /api/timer/v1/def': () => ({
     app: APP,
     name: `g-${Math.random().toString(36).slice(2)}`,

@@ -217,3 +217,109 @@ describe('ETag and If-Match', () => {
     expect(await count("timers WHERE name = 'absent'")).toBe(0);
   });
 });
+
+describe("PUT and apply with issue 21's fields (every, offset, jitterMs, autoPause, skipCalendars, pause)", () => {
+  const spread = definition({
+    cron: undefined,
+    every: '1m',
+    offset: '10s',
+    jitterMs: 30_000,
+    autoPause: { afterConsecutiveFailures: 3 },
+    skipCalendars: ['closed'],
+  });
+  const etagOf = async (id: number) => (await call(app, 'GET', `/api/v1/timers/${id}`)).headers.get('etag');
+  /** A jittered run's instant depends on the timer's id: the runs in MySQL are the preview's. */
+  async function expectPlannedAsPreviewed(id: number) {
+    const preview = await call(app, 'GET', `/api/v1/timers/${id}/preview?count=3`);
+    expect(preview.status).toBe(200);
+    const runs = await runsOf(id);
+    expect(runs.length).toBeGreaterThan(0);
+    const previewed = (preview.body.items as string[]).map((s) => Date.parse(s));
+    expect(runs.slice(0, 3)).toEqual(previewed.slice(0, Math.min(3, runs.length)));
+    // Shifted: not all on the nominal grid (epoch + offset + k·every).
+    expect(previewed.some((ms) => ms % 10_000 !== 0)).toBe(true);
+  }
+
+  it('PUT: CALENDAR_NOT_FOUND, a jittered first plan, and each field compared for unchanged', async () => {
+    const missing = await put('spread', spread);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('CALENDAR_NOT_FOUND');
+    const cal = await call(app, 'PUT', '/api/v1/apps/billing/calendars/closed', { dates: ['2030-12-25'] });
+    expect(cal.status).toBe(201);
+
+    const created = await put('spread', spread);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({
+      every: '1m',
+      offset: '10s',
+      jitterMs: 30_000,
+      autoPause: { afterConsecutiveFailures: 3 },
+      skipCalendars: ['closed'],
+    });
+    const id = created.body.id as number;
+    await expectPlannedAsPreviewed(id);
+
+    const same = await put('spread', spread);
+    expect(same.status).toBe(200);
+    expect(same.headers.get('etag')).toBe('"1"');
+
+    for (const [field, value] of [
+      ['jitterMs', 10_000],
+      ['offset', '20s'],
+      ['every', '2m'],
+      ['autoPause', null],
+      ['skipCalendars', []],
+    ] as const) {
+      const before = await etagOf(id);
+      const changed = await put('spread', { ...spread, [field]: value });
+      expect(changed.status, field).toBe(200);
+      expect(changed.body[field], field).toEqual(value);
+      expect(changed.headers.get('etag'), field).not.toBe(before);
+      expect((await put('spread', spread)).status).toBe(200);
+    }
+    await expectPlannedAsPreviewed(id);
+  });
+
+  it('PUT: inactive pauses the timer as a disable does, active again ends the pause', async () => {
+    const paused = await put('spread', { ...spread, status: 'inactive' });
+    expect(paused.status).toBe(200);
+    expect(paused.body.status).toBe('inactive');
+    expect(paused.body.pausedAt).not.toBeNull();
+    expect(await runsOf(paused.body.id)).toEqual([]);
+    const resumed = await put('spread', spread);
+    expect(resumed.body).toMatchObject({ status: 'active', pausedAt: null, pausedNote: null });
+    await expectPlannedAsPreviewed(resumed.body.id);
+  });
+
+  it("apply: the fields in an update's changes, CALENDAR_NOT_FOUND by index, a jittered create planned after its id", async () => {
+    const applyBody = (timers: unknown[], dryRun = false) => ({ timers, dryRun });
+    const apply = (body: unknown) => call(app, 'POST', '/api/v1/apps/billing/apply', body);
+    const dry = await apply(applyBody([{ ...spread, name: 'spread', jitterMs: 5000, offset: '20s' }], true));
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    const step = (dry.body.plan as Array<{ name: string; action: string; changes?: object }>).find(
+      (s) => s.name === 'spread',
+    );
+    expect(step).toEqual({
+      name: 'spread',
+      action: 'update',
+      changes: { jitterMs: { before: 30_000, after: 5000 }, offsetMs: { before: 10_000, after: 20_000 } },
+    });
+
+    const missing = await apply(applyBody([{ ...spread, name: 'spread-2', skipCalendars: ['nope'] }]));
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('CALENDAR_NOT_FOUND');
+    expect(missing.body.error.message).toMatch(/^timers\.0: /);
+
+    const done = await apply(
+      applyBody([
+        { ...spread, name: 'spread' },
+        { ...spread, name: 'spread-2' },
+      ]),
+    );
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.plan.map((s: { action: string }) => s.action)).toEqual(['unchanged', 'create']);
+    const [created] = (await call(app, 'GET', '/api/v1/timers?app=billing&q=spread-2')).body.items;
+    expect(created).toMatchObject({ name: 'spread-2', jitterMs: 30_000, skipCalendars: ['closed'] });
+    await expectPlannedAsPreviewed(created.id);
+  });
+});
