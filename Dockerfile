@@ -10,13 +10,15 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.client.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY http ./http
 COPY api ./api
 COPY dashboard ./dashboard
 COPY workers ./workers
+COPY client ./client
+COPY cli ./cli
 RUN npm run build
 
 # ---- runtime: production dependencies and the compiled code only (no tsx, no TypeScript)

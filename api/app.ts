@@ -11,6 +11,7 @@ import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
 import { respondErrorByPath } from './compat-envelope.js';
 import { openModeGuard } from './open-mode-guard.js';
 import { newRouter } from './router.js';
+import { appTimerRoutes } from './routes/app-timers.js';
 import { appRoutes } from './routes/apps.js';
 import { auditRoutes } from './routes/audit.js';
 import { compatRoutes } from './routes/compat-xtimer.js';
@@ -20,6 +21,9 @@ import { metricsRoutes } from './routes/metrics.js';
 import { timerRoutes } from './routes/timers.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** An apply carries an app's whole set of timers (up to 5,000). */
+export const MAX_APPLY_BODY_BYTES = 16 * 1024 * 1024;
+const APPLY_PATH = /^\/api\/v1\/apps\/[^/]+\/apply$/;
 
 /**
  * An application this one hands whole requests to under a path prefix (the dashboard): it
@@ -87,20 +91,26 @@ export function createApp(deps: AppDeps) {
   app.use('*', openModeGuard({ open: deps.apps.open, publicHosts: deps.publicHosts ?? [] }));
   // Who is calling, before anything else is read (README "Security").
   app.use('/api/*', authenticate(deps.apps));
-  app.use(
-    '/api/*',
+  const limitOf = (maxSize: number, what: string) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize,
       onError: (c) =>
         respondErrorByPath(
           c,
-          new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is larger than 1 MiB'),
+          new XtimerError(ErrorCode.PAYLOAD_TOO_LARGE, `request body is larger than ${what}`),
         ),
-    }),
+    });
+  const bodyLimits = {
+    usual: limitOf(MAX_BODY_BYTES, '1 MiB'),
+    apply: limitOf(MAX_APPLY_BODY_BYTES, '16 MiB'),
+  };
+  app.use('/api/*', (c, next) =>
+    (APPLY_PATH.test(c.req.path) ? bodyLimits.apply : bodyLimits.usual)(c, next),
   );
   app.route('/', healthRoutes(deps.readiness));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', appRoutes(deps.apps));
+  app.route('/api/v1', appTimerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', auditRoutes(deps.audit));
   app.route(
     '/',

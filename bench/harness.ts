@@ -1,7 +1,8 @@
 /** Processes, CPU accounting and store probes for the benchmark. */
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
@@ -49,8 +50,12 @@ export class Child {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // BENCH_LOG_DIR=<dir> keeps each child's whole output there, for a run that went wrong.
+    const logDir = process.env.BENCH_LOG_DIR;
+    const logFile = logDir ? join(logDir, `${name}-${this.proc.pid}.log`) : null;
     const keep = (c: Buffer) => {
       this.output = (this.output + c.toString()).slice(-200_000);
+      if (logFile) appendFileSync(logFile, c);
     };
     this.proc.stdout?.on('data', keep);
     this.proc.stderr?.on('data', keep);

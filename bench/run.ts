@@ -3,9 +3,10 @@
  *                [-- --timers=5000,8000] [-- --soak=5000 --seconds=300]
  *                [-- --only=overload --seconds=20 --scale=0.1]
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
+ *                [-- --only=spread [--scale=0.02] [--spread-minutes=2]]
  * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
  * run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
- * delivery lines slow, noisy and overload while developing them)
+ * delivery lines slow, noisy, overload and spread while developing them)
  *
  * Open-loop benchmark (issue 5, SPEC §9): the timers generate the load. Every-second
  * timers put N runs on the same millisecond each second; a sink in its own process
@@ -39,6 +40,7 @@ import { type OneShotsResult, oneShotsBench } from './one-shots.js';
 import { type OverloadRecoveryResult, overloadRecovery } from './overload-recovery.js';
 import { slowReceivers } from './slow-receivers.js';
 import { type SoakResult, soak } from './soak.js';
+import { type SpreadResult, spreadBench } from './spread.js';
 import { startBullmq, startFloor, startXtimer, type Target } from './targets.js';
 
 const args = process.argv.slice(2);
@@ -61,6 +63,8 @@ const tuningSizes = args
   .map(Number);
 const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
 const oneShotMinutes = Number(args.find((a) => a.startsWith('--minutes='))?.slice(10) ?? 10);
+/** Whole minutes each spread variant is measured over. */
+const spreadMinutes = Number(args.find((a) => a.startsWith('--spread-minutes='))?.slice(17) ?? 2);
 
 const results: {
   precision: BenchLine[];
@@ -68,6 +72,7 @@ const results: {
   slowReceivers?: BenchLine;
   noisyNeighbour?: NoisyNeighbourResult;
   overloadRecovery?: OverloadRecoveryResult;
+  spread?: SpreadResult;
   soak?: SoakResult;
   oneShots?: OneShotsResult;
   migrator?: unknown;
@@ -259,6 +264,12 @@ async function main(): Promise<void> {
         sinkRef,
       );
     }
+    if (delivery && wants('spread')) {
+      process.stdout.write(
+        `\nSpread (${scaled(5000)} timers each: 0 * * * * * aligned, H * * * * *, and jitterMs 59000; a 100 ms receiver; ${spreadMinutes} min each)\n`,
+      );
+      results.spread = await spreadBench(scaled(5000), spreadMinutes, sinkRef);
+    }
     if (wants('oneshots') && !tuningSizes && !soakTimers) {
       const count = oneShotCount || (quick ? 2000 : 100_000);
       const minutes = quick ? 1 : oneShotMinutes;
@@ -294,6 +305,9 @@ async function main(): Promise<void> {
     results.slowReceivers,
     results.noisyNeighbour?.quiet,
     results.overloadRecovery?.line,
+    results.spread?.aligned.line,
+    results.spread?.hashed.line,
+    results.spread?.jittered.line,
   ].filter((l) => l !== undefined);
   process.stdout.write(`\n${table([...results.precision, ...deliveryLines])}\n\n`);
   for (const r of ratios(results.precision)) process.stdout.write(`${r}\n`);

@@ -6,6 +6,8 @@
  *
  * A receiver's manners come from the path: /slow/<ms> answers after that many ms,
  * /hang never answers (the caller's timeout ends the call); any other path at once.
+ * GET /_inflight reports the calls open now and the most open at once since the last
+ * GET /_inflight?reset=1 (or /_reset).
  */
 import { createServer } from 'node:http';
 import { percentile } from './arrivals.js';
@@ -22,6 +24,9 @@ interface Arrival {
 }
 const arrivals = new Map<string, Arrival>();
 let total = 0;
+/** Calls being answered now, and the most there were at once. */
+let open = 0;
+let peakOpen = 0;
 
 /** The runs scheduled in [from, to), of the timers with ids in [minTimer, maxTimer] when those are given. */
 function inWindow(q: URLSearchParams): Array<[string, Arrival]> {
@@ -66,13 +71,23 @@ const server = createServer((req, res) => {
     res.end(url.startsWith('/_stats') ? stats(q) : list(q));
     return;
   }
+  if (url.startsWith('/_inflight')) {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ open, peak: peakOpen }));
+    if (url.includes('reset=1')) peakOpen = open;
+    return;
+  }
   if (url === '/_reset') {
     arrivals.clear();
     total = 0;
+    peakOpen = open;
     res.end('ok');
     return;
   }
   const arrivedAt = Date.now();
+  open++;
+  peakOpen = Math.max(peakOpen, open);
+  res.on('close', () => open--);
   const key = req.headers['x-xtimer-task-id'];
   const scheduledAt = Number(req.headers['x-xtimer-scheduled-at']);
   const attemptBit = 2 ** Number(req.headers['x-xtimer-attempt'] ?? 1);
@@ -93,4 +108,10 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 120_000;
 server.headersTimeout = 130_000;
-server.listen(port, '127.0.0.1', () => process.stdout.write(`sink listening on ${port}\n`));
+// A backlog for thousands of callbacks that open their connections in the same
+// millisecond: at node's default 511 the kernel drops the rest of the SYNs, each retried
+// a second later (and the calls timed out reconnect again: a receiver tuned so badly
+// never catches up). 4096 is the kernel's somaxconn here.
+server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () =>
+  process.stdout.write(`sink listening on ${port}\n`),
+);

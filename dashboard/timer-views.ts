@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { AuditEntry } from '../src/domain/audit.js';
+import { formatDuration } from '../src/domain/duration.js';
 import { taskKey } from '../src/domain/task-key.js';
 import {
   latenessOf,
@@ -60,6 +61,10 @@ function labelChips(timer: Timer): Markup {
 /** A timer's schedule in words: its cron, or its one time. */
 function schedule(timer: Timer): Markup {
   if (timer.cron !== null) return html`<span class="mono">${timer.cron}</span>`;
+  if (timer.everyMs !== null) {
+    const offset = timer.offsetMs === 0 ? '' : ` + ${formatDuration(timer.offsetMs)}`;
+    return html`<span class="mono">every ${formatDuration(timer.everyMs)}${offset}</span>`;
+  }
   return timer.at === null ? html`—` : html`once at ${when(timer.at, timer.timezone)}`;
 }
 
@@ -123,7 +128,7 @@ function timerRow(row: TimerRow, v: TimersListView): Markup {
   return html`<tr id="timer-${timer.id}" data-timer-id="${timer.id}">
 <td class="num mono">${timer.id}</td>
 <td><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></td>
-<td data-field="status">${badge(timer.status)}</td>
+<td data-field="status">${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</td>
 <td>${schedule(timer)}<div class="muted small">${timer.timezone}</div></td>
 <td class="next mono" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : when(row.next, timer.timezone)}</td>
 <td>${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>

@@ -129,8 +129,9 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
     try {
       const parsed = SchedulePreviewQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw fromZodError(parsed.error, 'query');
-      const { cron, timezone, count } = parsed.data;
-      return c.json(presentPreview({ timezone }, timers.previewSchedule(cron, timezone, count)));
+      const { cron, every, offset, timezone, count } = parsed.data;
+      const schedule = { cron: cron ?? null, everyMs: every ?? null, offsetMs: offset ?? 0, timezone };
+      return c.json(presentPreview({ timezone }, timers.previewSchedule(schedule, count)));
     } catch (err) {
       return respondError(c, err);
     }

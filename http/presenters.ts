@@ -1,7 +1,10 @@
 import type { AuditEntry } from '../src/domain/audit.js';
+import type { Calendar } from '../src/domain/calendar.js';
+import { formatDuration } from '../src/domain/duration.js';
 import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
+import { scheduleOf } from '../src/domain/timer-schedule.js';
 import type { QueuedRunView } from '../src/services/timer-queries.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
@@ -11,7 +14,11 @@ export function presentTimer(t: Timer) {
     app: t.app,
     name: t.name,
     cron: t.cron,
+    resolvedCron: scheduleOf(t).resolvedCron,
     at: iso(t.at),
+    every: t.everyMs === null ? null : formatDuration(t.everyMs),
+    offset: t.everyMs === null ? null : formatDuration(t.offsetMs),
+    jitterMs: t.jitterMs,
     timezone: t.timezone,
     callback: { ...t.callback },
     retry: { ...t.retry },
@@ -25,6 +32,11 @@ export function presentTimer(t: Timer) {
     labels: { ...t.labels },
     description: t.description,
     status: t.status,
+    pausedNote: t.pausedNote,
+    pausedAt: iso(t.pausedAt),
+    pausedUntil: iso(t.pausedUntil),
+    autoPause: t.autoPause === null ? null : { ...t.autoPause },
+    skipCalendars: [...t.skipCalendars],
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };
@@ -67,6 +79,32 @@ export function presentPreview(timer: Pick<Timer, 'timezone'> & { id?: number },
     ...(timer.id === undefined ? {} : { timerId: timer.id }),
     timezone: timer.timezone,
     items: runs.map((ms) => formatInZone(ms, timer.timezone)),
+  };
+}
+
+/** An explained preview: every nominal instant, the ones a calendar skips named by it. */
+export function presentExplained(
+  timer: Pick<Timer, 'id' | 'timezone'>,
+  runs: ReadonlyArray<{ at: number; skippedBy: readonly string[] | null }>,
+) {
+  return {
+    timerId: timer.id,
+    timezone: timer.timezone,
+    items: runs.map((r) => ({
+      at: formatInZone(r.at, timer.timezone),
+      skippedBy: r.skippedBy === null ? null : [...r.skippedBy],
+    })),
+  };
+}
+
+export function presentCalendar(c: Calendar) {
+  return {
+    app: c.app,
+    name: c.name,
+    dates: [...c.dates],
+    description: c.description,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
   };
 }
 

@@ -1,4 +1,5 @@
-// `npm run build`: compiles the TypeScript of the service (tsconfig.build.json) into dist/,
+// `npm run build`: compiles the TypeScript of the service, its client and CLI
+// (tsconfig.build.json, plus the client's declarations: tsconfig.client.json) into dist/,
 // copies the files the compiled code reads at run time (Lua scripts, SQL migrations and
 // their drizzle journal) next to it at the same relative paths, and stamps dist/ with a
 // hash of the sources it was built from.
@@ -32,13 +33,17 @@ const LOCK_STALE_MS = 10 * 60_000;
 /** What the build reads: a change to any of these makes dist stale. */
 const SOURCES = [
   'src',
+  'src',
   'http',
   'api',
   'workers',
   'dashboard',
+  'client',
+  'cli',
   'scripts',
   'tsconfig.json',
   'tsconfig.build.json',
+  'tsconfig.client.json',
 ];
 
 /** Folders copied whole into dist, and the file names taken from each (null = every file). */
@@ -93,11 +98,11 @@ function compile() {
   }
   // A file removed from the sources must not linger in dist.
   rmSync(dist, { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) fail('tsc failed');
+  // The service, then the declarations of the `xtimer/client` export (its .d.ts files).
+  for (const project of ['tsconfig.build.json', 'tsconfig.client.json']) {
+    const result = spawnSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
+    if (result.status !== 0) fail(`tsc -p ${project} failed`);
+  }
 }
 
 function fail(message) {

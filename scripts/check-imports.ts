@@ -11,7 +11,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The folders whose code is checked (tests and benches may reach anywhere, but must not loop). */
-export const ROOTS = ['src', 'http', 'api', 'dashboard', 'workers', 'test', 'bench'];
+export const ROOTS = ['src', 'http', 'api', 'dashboard', 'workers', 'client', 'cli', 'test', 'bench'];
 
 /**
  * The arrows that must not exist: a file under `from` must not import one under any of
@@ -68,6 +68,23 @@ export const RULES: readonly ImportRule[] = [
     from: ['workers/'],
     to: ['http/', 'api/', 'dashboard/'],
     except: ['workers/main.ts'],
+  },
+  {
+    name: 'the server does not know its client or the CLI',
+    from: ['src/', 'http/', 'api/', 'dashboard/', 'workers/'],
+    to: ['client/', 'cli/'],
+  },
+  {
+    name: 'the client is self-contained (published as xtimer/client): it imports only itself',
+    from: ['client/'],
+    to: [''],
+    allow: ['client/'],
+  },
+  {
+    name: 'the CLI reaches the server only through the client, over HTTP',
+    from: ['cli/'],
+    to: [''],
+    allow: ['cli/', 'client/'],
   },
   {
     name: 'production code does not import tests or benches',

@@ -25,6 +25,7 @@ export const ErrorCode = {
   TASK_NOT_FOUND: 'TASK_NOT_FOUND',
   TASK_NOT_RETRYABLE: 'TASK_NOT_RETRYABLE',
   APP_BUSY: 'APP_BUSY',
+  VERSION_CONFLICT: 'VERSION_CONFLICT',
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   CROSS_SITE_REFUSED: 'CROSS_SITE_REFUSED',
@@ -35,6 +36,8 @@ export const ErrorCode = {
   TARGET_BLOCKED: 'TARGET_BLOCKED',
   APP_EXISTS: 'APP_EXISTS',
   APP_NOT_FOUND: 'APP_NOT_FOUND',
+  CALENDAR_NOT_FOUND: 'CALENDAR_NOT_FOUND',
+  CALENDAR_IN_USE: 'CALENDAR_IN_USE',
   UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -61,6 +64,16 @@ export class RateLimitedError extends XtimerError {
     this.name = 'RateLimitedError';
   }
 }
+
+/** An If-Match naming a version the timer no longer has (or a timer that does not exist). */
+export const versionConflict = (what: string, version: number | null) =>
+  new XtimerError(
+    ErrorCode.VERSION_CONFLICT,
+    version === null
+      ? `${what} does not exist, so no version of it matches If-Match`
+      : `${what} is at version ${version} (ETag "${version}"), not the one If-Match names; read it again and retry`,
+    version === null ? undefined : { version },
+  );
 
 export const timerNotFound = (id: number | string) =>
   new XtimerError(ErrorCode.TIMER_NOT_FOUND, `timer ${id} does not exist`);

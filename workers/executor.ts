@@ -95,6 +95,8 @@ export async function startExecutor(core: Core): Promise<RunningRole> {
   const overlap = new OverlapSlots(fast, keys);
   const aftermath = new RunAftermath({
     completeTimer: (id) => core.timers.complete(id),
+    countFailure: (id, failed) => timers.countFailure(id, failed),
+    autoPause: async (id) => (await core.timers.autoPause(id))?.pausedNote ?? null,
     notifier: core.notifier,
     logger,
   });
@@ -161,8 +163,7 @@ export async function startExecutor(core: Core): Promise<RunningRole> {
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {
-      if (job && !(err instanceof WaitingError))
-        logger.error({ job: job.name, err: err.message }, 'execute job failed');
+      if (job && !(err instanceof WaitingError)) logger.error({ job: job.name, err }, 'execute job failed');
     });
   }
   logger.info(

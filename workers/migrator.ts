@@ -23,6 +23,8 @@ const INTACT_CHECK_EVERY_MS = 5_000;
 const MINUTES_PER_DAY = 24 * 60;
 /** Beside the firing roles the migrator materialises in bites of this many rows, resting as long as it worked. */
 const MIGRATION_FLUSH_ROWS = 5000;
+/** How often disabled timers whose `until` has come are resumed (a range on one index). */
+const PAUSE_SWEEP_EVERY_MS = 1000;
 
 /** The migrator's duties over the core's stores, with the core's clock (tests drive both). */
 export function createMigrationRunner(core: Core, logger: Logger): MigrationRunner {
@@ -75,7 +77,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
  * The migrator role: a MigrationRunner's duties on their clocks — the next window at
  * start-up and at every window boundary, the top-up just after every minute starts,
  * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
- * partitions every 10 minutes.
+ * partitions every 10 minutes, the pauses that end every second.
  */
 export async function startMigrator(core: Core): Promise<RunningRole> {
   const logger = core.logger.child({ component: 'migrator' });
@@ -96,6 +98,9 @@ export async function startMigrator(core: Core): Promise<RunningRole> {
   duties.every('top-up', { periodMs: MINUTE, alignToMs: MINUTE }, () => runner.topUp());
   duties.every('compensator', { periodMs: COMPENSATE_EVERY_MS }, () => runner.compensate());
   duties.every('history retention', { periodMs: RETAIN_HISTORY_EVERY_MS }, () => runner.retainHistory());
+  // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
+  // it happens once whichever nodes run, restart, or find Redis empty.
+  duties.every('pause sweep', { periodMs: PAUSE_SWEEP_EVERY_MS }, () => core.timers.resumeEnded(core.now()));
   logger.info({ stepMinutes: config.migrateStepMinutes }, 'migrator started');
 
   return {

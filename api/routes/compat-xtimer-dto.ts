@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { CreateTimerFields, UpdateTimerFields } from '../../http/schemas/timer-schemas.js';
 import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
 import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
+import { formatDuration } from '../../src/domain/duration.js';
 import type { Task, TaskStatus, Timer, TimerStatus } from '../../src/domain/timer.js';
+import { scheduleOf } from '../../src/domain/timer-schedule.js';
 import { ErrorCode } from '../../src/errors.js';
 
 /**
@@ -171,7 +173,13 @@ export function goTimer(t: Timer) {
     app: t.app,
     name: t.name,
     status: TIMER_STATUS_TO_GO[t.status],
-    cron: t.compatCron ?? (t.cron === null ? cronexprAt(t.at ?? 0) : cronexprFromNative(t.cron)),
+    cron:
+      t.compatCron ??
+      (t.cron !== null
+        ? cronexprFromNative(scheduleOf(t).resolvedCron ?? t.cron)
+        : t.everyMs !== null
+          ? `@every ${formatDuration(t.everyMs)}`
+          : cronexprAt(t.at ?? 0)),
     notifyHTTPParam: {
       method,
       url,

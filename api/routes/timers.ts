@@ -1,26 +1,43 @@
-import { createRoute, type z } from '@hono/zod-openapi';
-import { presentPreview, presentQueuedRun, presentTask, presentTimer } from '../../http/presenters.js';
+import { createRoute, z } from '@hono/zod-openapi';
+import { fromZodError } from '../../http/errors.js';
 import {
+  presentCalendar,
+  presentExplained,
+  presentPreview,
+  presentQueuedRun,
+  presentTask,
+  presentTimer,
+} from '../../http/presenters.js';
+import { AppParamSchema } from '../../http/schemas/app-schemas.js';
+import {
+  CalendarParamSchema,
+  CalendarSchema,
   CreateTimerBatchSchema,
   CreateTimerSchema,
   ErrorSchema,
+  ExplainedPreviewSchema,
   IdParamSchema,
+  IfMatchHeaderSchema,
   ListTasksQuerySchema,
   ListTimersQuerySchema,
-  PreviewQuerySchema,
+  PauseSchema,
   PreviewSchema,
+  PutCalendarSchema,
   page,
   QueuedRunSchema,
   SchedulePreviewQuerySchema,
   TaskIdParamSchema,
   TaskSchema,
   TimerBatchSchema,
+  TimerPreviewQuerySchema,
   TimerSchema,
   UpdateTimerSchema,
 } from '../../http/schemas/timer-schemas.js';
-import { draftFrom } from '../../http/timer-draft.js';
+import { draftFrom, patchFrom } from '../../http/timer-draft.js';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
+import { ifMatchOf, timerHeaders } from '../etag.js';
 import { newRouter } from '../router.js';
 
 export interface TimerRoutesDeps {
@@ -46,7 +63,42 @@ const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
 });
 
+/** A single timer's answer: the timer, with its version as ETag. */
+const timerJson = (description: string) => ({
+  ...json(TimerSchema, description),
+  headers: {
+    ETag: { description: "The timer's version, for If-Match", schema: { type: 'string' as const } },
+  },
+});
+const conflict = { 412: json(ErrorSchema, 'If-Match names another version (VERSION_CONFLICT)') };
+
 const TimerPage = page(TimerSchema, 'TimerPage');
+
+const AppTimersChangedSchema = z
+  .object({
+    app: z.string(),
+    changed: z.number().int().openapi({ description: 'How many timers this paused or resumed.' }),
+  })
+  .openapi('AppTimersChanged');
+
+/** An optional JSON body (a disable's pause): none, or an empty one, is `{}`. */
+async function optionalBody<T extends z.ZodTypeAny>(
+  req: { text(): Promise<string> },
+  schema: T,
+): Promise<z.output<T>> {
+  const text = await req.text();
+  let raw: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new XtimerError(ErrorCode.INVALID_JSON, 'request body is not valid JSON');
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw fromZodError(parsed.error, 'body');
+  return parsed.data;
+}
 const TaskPage = page(TaskSchema, 'TaskPage');
 
 const routes = {
@@ -58,7 +110,7 @@ const routes = {
     summary: 'Create a timer',
     request: jsonBody(CreateTimerSchema),
     responses: {
-      201: json(TimerSchema, 'Created'),
+      201: timerJson('Created'),
       400: errors[400],
       ...denied,
       409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
@@ -105,7 +157,7 @@ const routes = {
     ...secured,
     summary: 'Get a timer',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The timer'), ...errors },
+    responses: { 200: timerJson('The timer'), ...errors },
   }),
   update: createRoute({
     method: 'patch',
@@ -113,11 +165,12 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Change a timer (a new cron or timezone re-plans its future runs)',
-    request: { params: IdParamSchema, ...jsonBody(UpdateTimerSchema) },
+    request: { params: IdParamSchema, headers: IfMatchHeaderSchema, ...jsonBody(UpdateTimerSchema) },
     responses: {
-      200: json(TimerSchema, 'The changed timer'),
+      200: timerJson('The changed timer'),
       ...errors,
       409: json(ErrorSchema, 'Name taken'),
+      ...conflict,
       ...limited,
     },
   }),
@@ -127,8 +180,8 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Delete a timer and cancel its pending runs',
-    request: { params: IdParamSchema },
-    responses: { 204: { description: 'Deleted' }, ...errors, ...limited },
+    request: { params: IdParamSchema, headers: IfMatchHeaderSchema },
+    responses: { 204: { description: 'Deleted' }, ...errors, ...conflict, ...limited },
   }),
   enable: createRoute({
     method: 'post',
@@ -137,7 +190,7 @@ const routes = {
     ...secured,
     summary: 'Activate a timer; its runs are planned at once',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The active timer'), ...errors, ...limited },
+    responses: { 200: timerJson('The active timer'), ...errors, ...limited },
   }),
   disable: createRoute({
     method: 'post',
@@ -145,8 +198,71 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'Deactivate a timer; nothing due after this fires',
+    description:
+      'The body is optional: {"note": "why", "until": "2026-12-01T09:00:00Z"} (the Pause schema). The timer JSON then shows pausedNote, pausedAt and pausedUntil; at `until` the timer resumes by itself, once cluster-wide, audited as actor `system`.',
     request: { params: IdParamSchema },
-    responses: { 200: json(TimerSchema, 'The inactive timer'), ...errors, ...limited },
+    responses: { 200: timerJson('The inactive timer'), ...errors, ...limited },
+  }),
+  putCalendar: createRoute({
+    method: 'put',
+    path: '/apps/{app}/calendars/{name}',
+    tags: ['calendars'],
+    ...secured,
+    summary:
+      "Create or replace a calendar of dates the app's timers may skip; re-plans the future runs of every timer naming it",
+    request: { params: CalendarParamSchema, ...jsonBody(PutCalendarSchema) },
+    responses: {
+      200: json(CalendarSchema, 'The calendar, replaced'),
+      201: json(CalendarSchema, 'The calendar, created'),
+      ...errors,
+      ...limited,
+    },
+  }),
+  getCalendar: createRoute({
+    method: 'get',
+    path: '/apps/{app}/calendars/{name}',
+    tags: ['calendars'],
+    ...secured,
+    summary: 'A calendar',
+    request: { params: CalendarParamSchema },
+    responses: { 200: json(CalendarSchema, 'The calendar'), ...errors },
+  }),
+  listCalendars: createRoute({
+    method: 'get',
+    path: '/apps/{app}/calendars',
+    tags: ['calendars'],
+    ...secured,
+    summary: "The app's calendars, by name",
+    request: { params: AppParamSchema },
+    responses: { 200: json(z.object({ items: z.array(CalendarSchema) }), 'The calendars'), ...errors },
+  }),
+  deleteCalendar: createRoute({
+    method: 'delete',
+    path: '/apps/{app}/calendars/{name}',
+    tags: ['calendars'],
+    ...secured,
+    summary: 'Delete a calendar no timer names (409 CALENDAR_IN_USE naming the timers otherwise)',
+    request: { params: CalendarParamSchema },
+    responses: { 204: { description: 'Deleted' }, ...errors, 409: json(ErrorSchema, 'Timers name it') },
+  }),
+  pauseApp: createRoute({
+    method: 'post',
+    path: '/apps/{app}/pause',
+    tags: ['timers'],
+    ...secured,
+    summary: "Disable all of an app's active timers at once, with one note (and until)",
+    description: 'The body is optional, as for a disable: {"note", "until"} (the Pause schema).',
+    request: { params: AppParamSchema },
+    responses: { 200: json(AppTimersChangedSchema, 'How many were paused'), ...errors, ...limited },
+  }),
+  resumeApp: createRoute({
+    method: 'post',
+    path: '/apps/{app}/resume',
+    tags: ['timers'],
+    ...secured,
+    summary: "Enable all of an app's disabled timers at once",
+    request: { params: AppParamSchema },
+    responses: { 200: json(AppTimersChangedSchema, 'How many were resumed'), ...errors, ...limited },
   }),
   tasks: createRoute({
     method: 'get',
@@ -189,15 +305,22 @@ const routes = {
     tags: ['timers'],
     ...secured,
     summary: 'The next fire times in the timer’s time zone (or of a cron and zone to try)',
-    request: { params: IdParamSchema, query: PreviewQuerySchema },
-    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+    request: { params: IdParamSchema, query: TimerPreviewQuerySchema },
+    responses: {
+      200: {
+        content: { 'application/json': { schema: z.union([PreviewSchema, ExplainedPreviewSchema]) } },
+        description: 'Upcoming fire times (with explain=true: each nominal instant, skipped ones named)',
+      },
+      ...errors,
+    },
   }),
   previewSchedule: createRoute({
     method: 'get',
     path: '/preview',
     tags: ['timers'],
     ...secured,
-    summary: 'The next fire times of a cron and time zone not saved yet (checked as on create)',
+    summary:
+      'The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create)',
     request: { query: SchedulePreviewQuerySchema },
     responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
   }),
@@ -211,8 +334,8 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
   const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) => {
-      const draft = draftFrom(c.req.valid('json'), callbackTimeoutMs);
-      return c.json(presentTimer(await timersOf(c).create(draft)), 201);
+      const timer = await timersOf(c).create(draftFrom(c.req.valid('json'), callbackTimeoutMs));
+      return c.json(presentTimer(timer), 201, timerHeaders(timer));
     })
     .openapi(routes.createBatch, async (c) => {
       const drafts = c.req.valid('json').timers.map((t) => draftFrom(t, callbackTimeoutMs));
@@ -223,24 +346,61 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       const result = await timersOf(c).list({ ...q, labels: label, nameContains });
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
-    .openapi(routes.get, async (c) =>
-      c.json(presentTimer(await timersOf(c).get(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.get, async (c) => {
+      const timer = await timersOf(c).get(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
     .openapi(routes.update, async (c) => {
       const { id } = c.req.valid('param');
-      const timer = await timersOf(c).update(id, c.req.valid('json'));
-      return c.json(presentTimer(timer), 200);
+      const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
+      const timer = await timersOf(c).update(id, patchFrom(c.req.valid('json')), ifMatch);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.remove, async (c) => {
-      await timersOf(c).delete(c.req.valid('param').id);
+      const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
+      await timersOf(c).delete(c.req.valid('param').id, ifMatch);
       return c.body(null, 204);
     })
-    .openapi(routes.enable, async (c) =>
-      c.json(presentTimer(await timersOf(c).enable(c.req.valid('param').id)), 200),
-    )
-    .openapi(routes.disable, async (c) =>
-      c.json(presentTimer(await timersOf(c).disable(c.req.valid('param').id)), 200),
-    )
+    .openapi(routes.enable, async (c) => {
+      const timer = await timersOf(c).enable(c.req.valid('param').id);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
+    .openapi(routes.disable, async (c) => {
+      const pause = await optionalBody(c.req, PauseSchema);
+      const timer = await timersOf(c).disable(c.req.valid('param').id, pause);
+      return c.json(presentTimer(timer), 200, timerHeaders(timer));
+    })
+    .openapi(routes.putCalendar, async (c) => {
+      const { app, name } = c.req.valid('param');
+      const { dates, description } = c.req.valid('json');
+      const { calendar, created } = await timersOf(c).putCalendar(app, name, {
+        dates,
+        description: description ?? null,
+      });
+      return c.json(presentCalendar(calendar), created ? 201 : 200);
+    })
+    .openapi(routes.getCalendar, async (c) => {
+      const { app, name } = c.req.valid('param');
+      return c.json(presentCalendar(await timersOf(c).getCalendar(app, name)), 200);
+    })
+    .openapi(routes.listCalendars, async (c) => {
+      const items = await timersOf(c).listCalendars(c.req.valid('param').app);
+      return c.json({ items: items.map(presentCalendar) }, 200);
+    })
+    .openapi(routes.deleteCalendar, async (c) => {
+      const { app, name } = c.req.valid('param');
+      await timersOf(c).deleteCalendar(app, name);
+      return c.body(null, 204);
+    })
+    .openapi(routes.pauseApp, async (c) => {
+      const { app } = c.req.valid('param');
+      const pause = await optionalBody(c.req, PauseSchema);
+      return c.json({ app, changed: await timersOf(c).pauseApp(app, pause) }, 200);
+    })
+    .openapi(routes.resumeApp, async (c) => {
+      const { app } = c.req.valid('param');
+      return c.json({ app, changed: await timersOf(c).resumeApp(app) }, 200);
+    })
     .openapi(routes.tasks, async (c) => {
       const { id } = c.req.valid('param');
       const q = c.req.valid('query');
@@ -262,12 +422,25 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
     })
     .openapi(routes.preview, async (c) => {
-      const { count, from } = c.req.valid('query');
-      const { timer, runs } = await timersOf(c).preview(c.req.valid('param').id, count, from);
+      const { count, from, explain } = c.req.valid('query');
+      const id = c.req.valid('param').id;
+      if (explain) {
+        const { timer, runs } = await timersOf(c).explain(id, count, from);
+        return c.json(presentExplained(timer, runs), 200);
+      }
+      const { timer, runs } = await timersOf(c).preview(id, count, from);
       return c.json(presentPreview(timer, runs), 200);
     })
     .openapi(routes.previewSchedule, (c) => {
-      const { cron, timezone, count, from } = c.req.valid('query');
-      return c.json(presentPreview({ timezone }, service.previewSchedule(cron, timezone, count, from)), 200);
+      const { cron, every, offset, timezone, count, from, app, name } = c.req.valid('query');
+      const schedule = {
+        cron: cron ?? null,
+        everyMs: every ?? null,
+        offsetMs: offset ?? 0,
+        timezone,
+        ...(app === undefined ? {} : { app }),
+        ...(name === undefined ? {} : { name }),
+      };
+      return c.json(presentPreview({ timezone }, service.previewSchedule(schedule, count, from)), 200);
     });
 }

@@ -1,5 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { findCronProblem } from '../../src/domain/cron-schedule.js';
+import { APPLY_ACTIONS, MAX_APPLY_TIMERS } from '../../src/domain/apply-plan.js';
+import { CALENDAR_LIMITS, isCalendarDate } from '../../src/domain/calendar.js';
+import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
+import { findHashedCronProblem } from '../../src/domain/hashed-cron.js';
+import { MAX_JITTER_MS } from '../../src/domain/jitter.js';
 import { isValidTimeZone } from '../../src/domain/time-zone.js';
 import {
   callbackProblem,
@@ -55,7 +59,9 @@ export const NameSchema = z
 export const CronSchema = z
   .string()
   .superRefine((value, ctx) => {
-    const problem = findCronProblem(value);
+    // 7 fields (a trailing year) too: the form a compatible timer's cron is shown in, so a
+    // native GET's cron can be sent back as it reads. H is resolved first (hashed-cron.ts).
+    const problem = findHashedCronProblem(value, { allowYear: true });
     if (problem) {
       ctx.addIssue({
         code: 'custom',
@@ -68,7 +74,7 @@ export const CronSchema = z
   .openapi({
     example: '0 30 2 * * *',
     description:
-      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L and # are supported.',
+      'Cron with 5 fields (minute precision) or 6 (seconds first). Names, ranges, steps, L, # and W (nearest weekday, LW) are supported, and H, H(a-b), H/n: a value chosen by a stable hash of the app and timer name (resolvedCron shows it).',
   });
 
 export const TimezoneSchema = z
@@ -242,6 +248,49 @@ export const IsoInstantSchema = z
   })
   .openapi({ type: 'string', example: '2026-12-01T09:00:00Z' });
 
+/** A duration as written (`90m`, `1h30m`, `PT90M`), read as ms. */
+const durationSchema = (what: string, min: number, max: number) =>
+  z
+    .string()
+    .max(64)
+    .transform((v, ctx) => {
+      let ms: number;
+      try {
+        ms = parseDuration(v);
+      } catch (err) {
+        if (!(err instanceof DurationSyntaxError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+        return z.NEVER;
+      }
+      if (ms < min || ms > max) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${what} must be between ${formatDuration(min)} and ${formatDuration(max)}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .openapi({ type: 'string' });
+
+export const EverySchema = durationSchema('every', LIMITS.everyMs.min, LIMITS.everyMs.max).openapi({
+  example: '90m',
+  description:
+    'Instead of cron or at: an interval timer, running at epoch + offset + k·every in real time (no time zone, no DST). A count and a unit (s, m, h, d; 1h30m) or an ISO-8601 duration (PT90M); at least 1s.',
+});
+
+export const OffsetSchema = durationSchema('offset', 0, LIMITS.everyMs.max).openapi({
+  example: '15m',
+  description:
+    'With every: where the runs fall within each period, from the epoch; shorter than every (default 0s).',
+});
+
+export const JitterSchema = int(0, MAX_JITTER_MS, 'jitterMs').openapi({
+  example: 59_000,
+  description:
+    "Shifts each run by a stable offset in [0, jitterMs) from its nominal instant, derived from the timer id and that instant (0 = none; at most 1 h and the schedule's shortest gap). X-Xtimer-Scheduled-At carries the shifted instant, X-Xtimer-Nominal-At the nominal one.",
+});
+
 export const OverlapPolicySchema = z
   .enum(OVERLAP_POLICIES, { error: `must be one of ${OVERLAP_POLICIES.join(', ')}` })
   .openapi({
@@ -265,6 +314,50 @@ export const NotifySchema = z
   });
 
 const MaxRunsSchema = int(1, 1_000_000_000, 'maxRuns');
+
+export const AutoPauseSchema = z
+  .strictObject({ afterConsecutiveFailures: int(1, 1000, 'afterConsecutiveFailures') })
+  .openapi('AutoPause', {
+    description:
+      'Disable the timer after this many scheduled runs in a row end failed, with the note "auto-paused after N consecutive failures" and a timer.paused notification.',
+  });
+
+export const CalendarNameSchema = z
+  .string()
+  .regex(
+    CALENDAR_LIMITS.namePattern,
+    'must be 1-64 letters, digits, dots, dashes or underscores, starting alphanumeric',
+  )
+  .openapi({ example: 'us-holidays' });
+
+const SkipCalendarsSchema = z
+  .array(CalendarNameSchema)
+  .max(CALENDAR_LIMITS.perTimer, `at most ${CALENDAR_LIMITS.perTimer} calendars`)
+  .transform((names) => [...new Set(names)])
+  .openapi({
+    example: ['us-holidays'],
+    description:
+      "The app's calendars whose dates the timer skips: no run is planned on a listed date, read in the timer's zone (an interval's: UTC unless it names one). A calendar the app lacks: 400 CALENDAR_NOT_FOUND.",
+  });
+
+/** A pause's note: text for people, at most 1 KiB. */
+const PauseNoteSchema = z
+  .string()
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= 1024, { message: 'must be at most 1024 bytes' })
+  .refine((v) => NO_CONTROL.test(v.replace(/[\t\n\r]/g, '')), {
+    message: 'must not contain control characters (other than line breaks and tabs)',
+  });
+
+/** The optional body of a disable (and of an app's pause): why, and until when. */
+export const PauseSchema = z
+  .strictObject({
+    note: PauseNoteSchema.nullable().optional().openapi({ example: 'receiver migrating to the new cluster' }),
+    until: IsoInstantSchema.nullable().optional().openapi({
+      description:
+        'The timer resumes by itself at this time (once, cluster-wide); absent or null: until enabled.',
+    }),
+  })
+  .openapi('Pause');
 
 export const LabelsSchema = z
   .record(
@@ -302,19 +395,36 @@ export const DescriptionSchema = z
   })
   .openapi({ example: 'Bills every customer at 02:30 Shanghai time.', description: 'At most 1 KiB.' });
 
-/** A timer fires by its cron or once, `at` a time: one of the two. */
+const SCHEDULE_KINDS = ['cron', 'every', 'at'] as const;
+
+/** A timer fires by its cron, by its interval (`every`) or once, `at` a time: exactly one of the three. */
 function oneScheduleKind(
-  t: { cron?: string | null | undefined; at?: number | null | undefined },
+  t: {
+    cron?: string | null | undefined;
+    every?: number | null | undefined;
+    at?: number | null | undefined;
+    offset?: number | null | undefined;
+  },
   ctx: z.RefinementCtx,
 ): void {
-  if ((t.cron == null) === (t.at == null)) {
-    const neither = t.cron == null;
+  const given = SCHEDULE_KINDS.filter((k) => t[k] != null);
+  if (given.length !== 1) {
+    const neither = given.length === 0;
     ctx.addIssue({
       code: 'custom',
-      path: [neither ? 'cron' : 'at'],
-      message: 'give exactly one of cron (a schedule) and at (a one-shot time)',
-      // Without either, the cron is what is missing (as before one-shots existed).
-      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
+      path: [neither ? 'cron' : given[1]!],
+      message: neither
+        ? 'give exactly one of cron (a schedule), every (an interval) and at (a one-shot time)'
+        : `${given.join(' and ')} are mutually exclusive: give exactly one of cron (a schedule), every (an interval) and at (a one-shot time)`,
+      // Without any, the cron is what is missing (as before one-shots existed).
+      params: { code: neither ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED, fields: given },
+    });
+  }
+  if (t.offset != null && t.every == null) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['offset'],
+      message: 'is only for an interval timer: give every too',
     });
   }
 }
@@ -330,6 +440,9 @@ export const CreateTimerFields = z.strictObject({
   at: IsoInstantSchema.nullable().optional().openapi({
     description: 'Instead of cron: a one-shot timer firing once, at this time; then it is completed.',
   }),
+  every: EverySchema.nullable().optional(),
+  offset: OffsetSchema.nullable().optional(),
+  jitterMs: JitterSchema.optional(),
   timezone: TimezoneSchema.default('UTC'),
   callback: CallbackSchema,
   retry: RetrySchema.default({ maxAttempts: 3, backoffMs: 1000 }),
@@ -348,6 +461,8 @@ export const CreateTimerFields = z.strictObject({
   }),
   labels: LabelsSchema.default({}),
   description: DescriptionSchema.nullable().optional(),
+  autoPause: AutoPauseSchema.nullable().optional(),
+  skipCalendars: SkipCalendarsSchema.optional(),
   status: SettableStatusSchema.default('inactive'),
 });
 
@@ -364,6 +479,57 @@ export const CreateTimerBatchSchema = z
       .max(MAX_BATCH_TIMERS, `must hold at most ${MAX_BATCH_TIMERS} timers`),
   })
   .openapi('CreateTimerBatch');
+
+/** A timer as PUT /apps/{app}/timers/{name} takes it: the create body without app; the name, if given, is the path's. */
+export const UpsertTimerSchema = CreateTimerFields.omit({ app: true })
+  .extend({ name: NameSchema.optional().openapi({ description: "If given, the path's name." }) })
+  .superRefine(oneScheduleKind)
+  .openapi('UpsertTimer', {
+    description:
+      'The whole definition: fields left out take their defaults, as on create (a timer without status is inactive).',
+  });
+
+/** A timer of an apply: the create body without app. */
+export const ApplyTimerSchema = CreateTimerFields.omit({ app: true })
+  .superRefine(oneScheduleKind)
+  .openapi('ApplyTimer');
+
+export const ApplySchema = z
+  .strictObject({
+    timers: z
+      .array(ApplyTimerSchema)
+      .max(MAX_APPLY_TIMERS, `must hold at most ${MAX_APPLY_TIMERS} timers`)
+      .openapi({ description: "The app's whole set of timers, each name once." }),
+    prune: z.boolean().default(false).openapi({ description: "Delete the app's timers the set leaves out." }),
+    dryRun: z.boolean().default(false).openapi({ description: 'Only plan: change nothing.' }),
+  })
+  .openapi('Apply');
+
+export const ApplyStepSchema = z
+  .object({
+    name: z.string(),
+    action: z.enum(APPLY_ACTIONS),
+    changes: z
+      .record(z.string(), z.object({ before: z.unknown(), after: z.unknown() }))
+      .optional()
+      .openapi({
+        description: "An update's changed fields (callback.url, cron, …), credentials masked.",
+        example: { cron: { before: '0 * * * *', after: '*/30 * * * *' } },
+      }),
+  })
+  .openapi('ApplyStep');
+
+export const ApplyResultSchema = z
+  .object({
+    plan: z.array(ApplyStepSchema).openapi({
+      description: 'Each timer of the set in the order sent, then (with prune) the deletions.',
+    }),
+    applied: z.boolean().openapi({ description: 'false for a dry run.' }),
+    batchId: z.string().optional().openapi({
+      description: 'The audit log entries of an apply that changed something carry this batchId.',
+    }),
+  })
+  .openapi('ApplyResult');
 
 /** The PATCH body's fields (the compatible routes extend them); UpdateTimerSchema adds the rule between them. */
 export const UpdateTimerFields = z.strictObject({
@@ -388,6 +554,9 @@ export const UpdateTimerFields = z.strictObject({
   misfirePolicy: MisfirePolicySchema.optional(),
   misfireThresholdMs: MisfireThresholdSchema.optional(),
   at: IsoInstantSchema.optional(),
+  every: EverySchema.optional(),
+  offset: OffsetSchema.optional(),
+  jitterMs: JitterSchema.optional(),
   startAt: IsoInstantSchema.nullable().optional(),
   endAt: IsoInstantSchema.nullable().optional(),
   maxRuns: MaxRunsSchema.nullable().optional(),
@@ -395,13 +564,15 @@ export const UpdateTimerFields = z.strictObject({
   notify: NotifySchema.nullable().optional(),
   labels: LabelsSchema.optional().openapi({ description: 'Replaces the labels whole ({} removes them).' }),
   description: DescriptionSchema.nullable().optional(),
+  autoPause: AutoPauseSchema.nullable().optional(),
+  skipCalendars: SkipCalendarsSchema.optional(),
 });
 
 export const UpdateTimerSchema = UpdateTimerFields.superRefine((p, ctx) => {
-  if (p.cron !== undefined && p.at !== undefined) oneScheduleKind({}, ctx);
+  if (SCHEDULE_KINDS.filter((k) => p[k] !== undefined).length > 1) oneScheduleKind(p, ctx);
 }).openapi('UpdateTimer', {
   description:
-    'Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron turns a one-shot into a scheduled timer and `at` the other way; null clears startAt, endAt, maxRuns, notify and description.',
+    'Any subset of fields; callback and retry merge field by field, labels are replaced whole. A cron, every or at turns the timer into that kind (the other two are cleared); offset alone moves an interval timer; null clears startAt, endAt, maxRuns, notify and description.',
 });
 
 export const TimerSchema = z
@@ -416,7 +587,21 @@ export const TimerSchema = z
     at: z
       .string()
       .nullable()
-      .openapi({ description: "A one-shot timer's time (ISO-8601); null for a cron timer." }),
+      .openapi({ description: "A one-shot timer's time (ISO-8601); null for a cron or interval timer." }),
+    every: z.string().nullable().openapi({
+      example: '90m',
+      description: "An interval timer's period; null for a cron or one-shot timer.",
+    }),
+    offset: z.string().nullable().openapi({
+      example: '0s',
+      description: "An interval timer's offset from the epoch; null for other timers.",
+    }),
+    resolvedCron: z.string().nullable().openapi({
+      example: '0 17 * * * *',
+      description:
+        'The cron with its H values resolved for this timer (the same on every node); null without a cron.',
+    }),
+    jitterMs: z.number().int(),
     timezone: z.string().openapi({ example: 'Asia/Shanghai' }),
     callback: z.object({
       url: z.string(),
@@ -438,6 +623,17 @@ export const TimerSchema = z
     status: TimerStatusSchema.openapi({
       description: 'completed: a one-shot that has fired, or a timer past its endAt or maxRuns.',
     }),
+    pausedNote: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why it was disabled (the disable's note, or an auto-pause's)." }),
+    pausedAt: z.string().nullable().openapi({ description: 'When it was disabled; null while active.' }),
+    pausedUntil: z
+      .string()
+      .nullable()
+      .openapi({ description: 'When it resumes by itself; null: until enabled.' }),
+    autoPause: z.object({ afterConsecutiveFailures: z.number().int() }).nullable(),
+    skipCalendars: z.array(z.string()),
     createdAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
     updatedAt: z.string().openapi({ example: '2026-11-21T10:00:00.000Z' }),
   })
@@ -477,6 +673,24 @@ export const IdParamSchema = z.object({
     .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
     .transform(Number)
     .openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
+});
+
+export const TimerNameParamSchema = z.object({
+  app: AppSchema.openapi({ param: { name: 'app', in: 'path' } }),
+  name: NameSchema.openapi({ param: { name: 'name', in: 'path' } }),
+});
+
+export const AppPathSchema = z.object({
+  app: AppSchema.openapi({ param: { name: 'app', in: 'path' } }),
+});
+
+/** The If-Match request header of PATCH, PUT and DELETE. */
+export const IfMatchHeaderSchema = z.object({
+  'if-match': z.string().optional().openapi({
+    example: '"3"',
+    description:
+      "The timer's ETag as last read: the change is made only if the timer is still at that version (412 VERSION_CONFLICT otherwise). `*`: only if it exists.",
+  }),
 });
 
 export const TaskIdParamSchema = IdParamSchema.extend({
@@ -617,10 +831,79 @@ export const PreviewQuerySchema = z.object({
     }),
 });
 
+/** A saved timer's preview: with explain=true, each item says whether a calendar skips it. */
+export const TimerPreviewQuerySchema = PreviewQuerySchema.extend({
+  explain: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({
+      type: 'string',
+      description:
+        'true: items are {at, skippedBy}, the dates a calendar skips included, skippedBy naming the calendars (null for a run that fires).',
+    }),
+});
+
+export const ExplainedPreviewSchema = z
+  .object({
+    timerId: z.number().int(),
+    timezone: z.string(),
+    items: z.array(z.object({ at: z.string(), skippedBy: z.array(z.string()).nullable() })),
+  })
+  .openapi('ExplainedPreview');
+
+const CalendarDateSchema = z.string().refine(isCalendarDate, {
+  error: (i) => `${JSON.stringify(String(i.input).slice(0, 20))} is not a date YYYY-MM-DD`,
+});
+
+export const PutCalendarSchema = z
+  .strictObject({
+    dates: z
+      .array(CalendarDateSchema)
+      .max(CALENDAR_LIMITS.maxDates, `at most ${CALENDAR_LIMITS.maxDates} dates`)
+      .openapi({ example: ['2026-12-25', '2027-01-01'] }),
+    description: DescriptionSchema.nullable().optional(),
+  })
+  .openapi('PutCalendar');
+
+export const CalendarSchema = z
+  .object({
+    app: z.string(),
+    name: z.string(),
+    dates: z.array(z.string()),
+    description: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('Calendar');
+
+export const CalendarParamSchema = z.object({
+  app: AppSchema.openapi({ param: { name: 'app', in: 'path' }, example: 'billing' }),
+  name: CalendarNameSchema.openapi({ param: { name: 'name', in: 'path' }, example: 'us-holidays' }),
+});
+
 /** A preview of a schedule not saved yet: what a form shows as a cron is typed. */
 export const SchedulePreviewQuerySchema = PreviewQuerySchema.extend({
-  cron: CronSchema,
+  cron: CronSchema.optional(),
+  every: EverySchema.optional(),
+  offset: OffsetSchema.optional(),
   timezone: TimezoneSchema.default('UTC'),
+  app: AppSchema.optional().openapi({
+    description: 'With name: the timer H in the cron is resolved for (default: none).',
+  }),
+  name: NameSchema.optional(),
+}).superRefine((q, ctx) => {
+  if ((q.cron === undefined) === (q.every === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [q.cron === undefined ? 'cron' : 'every'],
+      message: 'give exactly one of cron and every',
+      params: { code: q.cron === undefined ? ErrorCode.INVALID_CRON : ErrorCode.VALIDATION_FAILED },
+    });
+  }
+  if (q.offset !== undefined && (q.every === undefined || q.offset >= q.every)) {
+    ctx.addIssue({ code: 'custom', path: ['offset'], message: 'needs every, and must be shorter than it' });
+  }
 });
 
 export const PreviewSchema = z

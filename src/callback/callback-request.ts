@@ -1,4 +1,5 @@
 import type { RunTrigger, Timer } from '../domain/timer.js';
+import { scheduleOf } from '../domain/timer-schedule.js';
 import type { CallSigning, WebhookSigner } from './webhook-signer.js';
 
 /** Everything needed to send a run's callback, built before its due instant. */
@@ -41,6 +42,8 @@ export function prepareCall(
       'x-xtimer-task-id': taskKey,
       'x-xtimer-timer-id': String(timer.id),
       'x-xtimer-scheduled-at': String(runAt),
+      // The run's instant before its jitter shift (the same as the scheduled one without jitter).
+      'x-xtimer-nominal-at': String(trigger === 'schedule' ? scheduleOf(timer).nominalOf(runAt) : runAt),
       'x-xtimer-attempt': String(attempt),
       'x-xtimer-trigger': trigger,
     },

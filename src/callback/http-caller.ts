@@ -1,6 +1,6 @@
-import { Agent } from 'undici';
 import { LIMITS } from '../domain/timer.js';
 import type { PreparedCall } from './callback-request.js';
+import { OriginPools } from './origin-pools.js';
 import { TARGET_BLOCKED, type TargetGuard } from './target-guard.js';
 
 export type CallResult =
@@ -28,22 +28,21 @@ export interface HttpCallerOptions {
 }
 
 /**
- * Sends callbacks through an undici Agent (a keep-alive pool per origin): ~7x the
+ * Sends callbacks through undici keep-alive pools per origin (OriginPools): ~7x the
  * requests per CPU of global fetch. Redirects are never followed (undici's dispatcher
  * does not follow them), the body goes out exactly as stored. With the SSRF guard on,
- * the Agent resolves hosts through the guard's lookup, so the address dialled is the
+ * the pools resolve hosts through the guard's lookup, so the address dialled is the
  * address checked; IP literals (which skip DNS) are checked here.
  */
 export class HttpCaller {
-  private readonly agent: Agent;
+  private readonly pools: OriginPools;
   private readonly guard: TargetGuard | undefined;
   /** The guard's verdict on each origin's IP literal, so a URL is parsed once, not per call. */
   private readonly literalVerdicts = new Map<string, string | null>();
 
   constructor(connectionsPerOrigin: number, options: HttpCallerOptions = {}) {
     this.guard = options.guard?.active ? options.guard : undefined;
-    this.agent = new Agent({
-      connections: connectionsPerOrigin,
+    this.pools = new OriginPools(connectionsPerOrigin, {
       pipelining: 1,
       keepAliveTimeout: 30_000,
       connect: this.guard ? { timeout: 5_000, lookup: this.guard.lookup } : { timeout: 5_000 },
@@ -63,17 +62,18 @@ export class HttpCaller {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), call.timeoutMs);
     try {
-      const res = await this.agent.request({
-        origin: call.origin,
-        path: call.path,
-        method: call.method,
-        headers: call.headers,
-        body: call.body ?? null,
-        signal: deadline.signal,
-        headersTimeout: call.timeoutMs,
-        bodyTimeout: call.timeoutMs,
+      const { res, output } = await this.pools.with(call.origin, async (pool) => {
+        const res = await pool.request({
+          path: call.path,
+          method: call.method,
+          headers: call.headers,
+          body: call.body ?? null,
+          signal: deadline.signal,
+          headersTimeout: call.timeoutMs,
+          bodyTimeout: call.timeoutMs,
+        });
+        return { res, output: await readHead(res.body, LIMITS.outputMaxChars) };
       });
-      const output = await readHead(res.body, LIMITS.outputMaxChars);
       const retryAfter = res.headers['retry-after'];
       return {
         kind: 'response',
@@ -116,7 +116,7 @@ export class HttpCaller {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.pools.close();
   }
 }
 

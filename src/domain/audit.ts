@@ -1,4 +1,4 @@
-import type { Timer } from './timer.js';
+import type { Timer, TimerDraft } from './timer.js';
 
 /** What an audit entry records: a change to a timer, or to an app's credentials. */
 export const AUDIT_ACTIONS = [
@@ -80,13 +80,17 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /**
  * A timer's user-set fields as the audit log shows them, flat (`callback.url`), so an
- * update records exactly the fields it changed. Unmasked: mask with `maskFields`.
+ * update records exactly the fields it changed. Unmasked: mask with `maskFields`. A
+ * stored timer's pause (note, until) is among them; a definition (a draft) has none.
  */
-export function timerFields(t: Timer): AuditFields {
-  return {
+export function timerFields(t: TimerDraft | Timer): AuditFields {
+  const fields: AuditFields = {
     name: t.name,
     cron: t.cron,
     at: iso(t.at),
+    everyMs: t.everyMs,
+    offsetMs: t.everyMs === null ? null : t.offsetMs,
+    jitterMs: t.jitterMs,
     timezone: t.timezone,
     'callback.url': t.callback.url,
     'callback.method': t.callback.method,
@@ -104,8 +108,15 @@ export function timerFields(t: Timer): AuditFields {
     notify: t.notify,
     labels: t.labels,
     description: t.description,
+    autoPause: t.autoPause,
+    skipCalendars: t.skipCalendars,
     status: t.status,
   };
+  if ('pausedNote' in t) {
+    fields.pausedNote = t.pausedNote;
+    fields.pausedUntil = iso(t.pausedUntil);
+  }
+  return fields;
 }
 
 /** Fields with credentials masked: header values and URL query parameters named like credentials. */

@@ -30,6 +30,11 @@ export interface CronSchedule {
   readonly domAny: boolean;
   readonly domDays: ReadonlySet<number>;
   readonly domLast: boolean;
+  /**
+   * Days written `nW` (Quartz): the weekday nearest day n, within its month; 0 stands for
+   * `LW`, the month's last weekday. cron-parser knows no W: it is taken out before it parses.
+   */
+  readonly domWeekdays: ReadonlySet<number>;
   readonly dowAny: boolean;
   readonly dowDays: ReadonlySet<number>;
   /** Weekdays written `dL`: the last such weekday of the month. */
@@ -117,8 +122,23 @@ function parseUncached(expression: string, options: ParseOptions): CronSchedule 
     years = parseYearField(fields[6]!);
     cronFields = fields.slice(0, 6);
   }
+  // W in the day of month (cron-parser has no W): taken out here, matched in matchesDay.
+  const domIndex = fields.length === 5 ? 2 : 3;
+  const weekdays = takeWeekdays(cronFields[domIndex]!);
+  if (weekdays.size > 0) {
+    cronFields = [...cronFields];
+    cronFields[domIndex] = weekdays.rest ?? '*';
+  }
   try {
-    return fromParser(source, cronFields.join(' '), years);
+    const schedule = fromParser(source, cronFields.join(' '), years);
+    if (weekdays.size === 0) return schedule;
+    return {
+      ...schedule,
+      domWeekdays: weekdays.days,
+      domAny: false,
+      // The field was W items only: no plain day matches.
+      domDays: weekdays.rest === null ? new Set() : schedule.domDays,
+    };
   } catch (err) {
     // Check each field on its own, so the error can say which one is wrong.
     const wildcard = cronFields.map(() => '*');
@@ -136,6 +156,34 @@ function parseUncached(expression: string, options: ParseOptions): CronSchedule 
     }
     throw err;
   }
+}
+
+/** The `nW` and `LW` items of a day-of-month field, and the rest of it (null: nothing else). */
+function takeWeekdays(field: string): { days: Set<number>; size: number; rest: string | null } {
+  const days = new Set<number>();
+  const rest: string[] = [];
+  for (const item of field.split(',')) {
+    const m = /^([1-9]|[12][0-9]|3[01])W$/.exec(item);
+    if (m) days.add(Number(m[1]));
+    else if (item === 'LW') days.add(0);
+    else rest.push(item);
+  }
+  return { days, size: days.size, rest: rest.length === 0 ? null : rest.join(',') };
+}
+
+/** The weekday nearest `day` (Quartz's W) in its month, or null if the month has no such day. */
+function nearestWeekday(year: number, month: number, day: number): number | null {
+  const last = daysInMonth(year, month);
+  if (day === 0) {
+    // LW: the month's last weekday.
+    const weekday = new Date(Date.UTC(year, month - 1, last)).getUTCDay();
+    return weekday === 6 ? last - 1 : weekday === 0 ? last - 2 : last;
+  }
+  if (day > last) return null;
+  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
+  if (weekday === 6) return day === 1 ? 3 : day - 1;
+  if (weekday === 0) return day === last ? day - 2 : day + 1;
+  return day;
 }
 
 function describeParserError(value: string, err: unknown): string {
@@ -202,6 +250,7 @@ function fromParser(source: string, expression: string, years: Set<number> | nul
     domAny: f.dayOfMonth.isWildcard,
     domDays: new Set(numbers(domValues)),
     domLast: domValues.includes('L'),
+    domWeekdays: new Set<number>(),
     dowAny: f.dayOfWeek.isWildcard,
     dowDays,
     dowLast,
@@ -222,7 +271,8 @@ export function matchesDay(s: CronSchedule, year: number, month: number, day: nu
   if (s.domAny && s.dowAny) return true;
   const last = daysInMonth(year, month);
   const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
-  const domMatch = s.domDays.has(day) || (s.domLast && day === last);
+  let domMatch = s.domDays.has(day) || (s.domLast && day === last);
+  for (const w of s.domWeekdays) if (!domMatch && nearestWeekday(year, month, w) === day) domMatch = true;
   const dowMatch =
     (s.dowDays.has(weekday) && (s.nth === 0 || Math.ceil(day / 7) === s.nth)) ||
     (s.dowLast.has(weekday) && day + 7 > last);

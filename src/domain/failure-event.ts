@@ -2,7 +2,8 @@ import type { NotifyOutcome } from './timer.js';
 
 /** What a failure notification says (SPEC run controls: notify). */
 export interface FailureEvent {
-  type: `run.${NotifyOutcome}`;
+  /** `timer.paused`: the run's failure made the timer's autoPause disable it. */
+  type: `run.${NotifyOutcome}` | 'timer.paused';
   timerId: number;
   app: string;
   taskId: string;
@@ -11,6 +12,8 @@ export interface FailureEvent {
   attempts: number;
   httpStatus: number | null;
   error: string | null;
+  /** With `timer.paused`: the pause's note. */
+  note?: string;
 }
 
 /** A notification to send: where, for which app (it is signed with the app's secret), and what. */

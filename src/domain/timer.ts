@@ -1,5 +1,7 @@
 /** Timers and their runs as the rest of the code sees them (SPEC §3). */
 
+import type { SkipDates } from './calendar.js';
+
 export const TIMER_STATUSES = ['inactive', 'active', 'completed'] as const;
 export type TimerStatus = (typeof TIMER_STATUSES)[number];
 /** The statuses a user sets; `completed` is reached by a timer whose schedule has run out. */
@@ -56,7 +58,17 @@ export const LIMITS = {
   labelKeyPattern: /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/,
   labelValueMaxChars: 255,
   descriptionMaxBytes: 1024,
+  /** An interval timer's `every`: at least a second, at most a year. */
+  everyMs: { min: 1000, max: 366 * 86_400_000 },
 } as const;
+
+/** Disables a timer after this many runs in a row end `failed`. */
+export interface AutoPause {
+  afterConsecutiveFailures: number;
+}
+
+/** The note an auto-pause leaves (issue 21). */
+export const autoPauseNote = (n: number) => `auto-paused after ${n} consecutive failures`;
 
 /** Labels a timer carries for people to find it by (`label=key:value` filters). */
 export type Labels = Record<string, string>;
@@ -78,10 +90,19 @@ export interface Timer {
   id: number;
   app: string;
   name: string;
-  /** Null for a one-shot timer, which has `at` instead. */
+  /** Null for a one-shot timer (`at`) or an interval timer (`everyMs`). */
   cron: string | null;
   /** A one-shot timer's only instant (ms). */
   at: number | null;
+  /** An interval timer's period (ms): runs at epoch + offsetMs + k·everyMs, in real time. */
+  everyMs: number | null;
+  /** An interval timer's offset from the epoch (ms), in [0, everyMs); 0 for other timers. */
+  offsetMs: number;
+  /**
+   * Each run of a cron or interval timer is shifted by a stable offset in [0, jitterMs)
+   * from its nominal instant (0: none). At most an hour and the schedule's shortest gap.
+   */
+  jitterMs: number;
   timezone: string;
   callback: Callback;
   retry: RetryPolicy;
@@ -98,6 +119,20 @@ export interface Timer {
   /** Free text for people; null: none. */
   description: string | null;
   status: TimerStatus;
+  /** Why the timer was disabled (a note given with the disable, or an auto-pause's); null: none. */
+  pausedNote: string | null;
+  /** When it was disabled (ms); null while active. */
+  pausedAt: number | null;
+  /** When it resumes by itself (ms); null: it stays disabled until enabled. */
+  pausedUntil: number | null;
+  /** Disable the timer after this many failed runs in a row; null: never. */
+  autoPause: AutoPause | null;
+  /** Runs in a row that ended failed (kept only while autoPause is set). */
+  failureStreak: number;
+  /** The app's calendars whose dates the timer skips (no run is planned on them). */
+  skipCalendars: string[];
+  /** Those calendars' dates, each with the calendars listing it (copied from them on every change). */
+  skipDates: SkipDates;
   /**
    * The cron as a client of the Go xTimer wrote it (gorhill/cronexpr syntax), which only
    * the compatible routes show; `cron` holds the native form that fires the same way.
@@ -119,8 +154,25 @@ export interface Timer {
 /** What a caller supplies to create a timer (defaults already applied). */
 export type TimerDraft = Omit<
   Timer,
-  'id' | 'version' | 'plannedFrom' | 'runsPlanned' | 'finalRunAt' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'version'
+  | 'plannedFrom'
+  | 'runsPlanned'
+  | 'finalRunAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'pausedNote'
+  | 'pausedAt'
+  | 'pausedUntil'
+  | 'failureStreak'
 >;
+
+/** Why and until when a disable pauses the timer. */
+export interface PauseRequest {
+  note?: string | null | undefined;
+  /** ms; absent or null: until enabled. */
+  until?: number | null | undefined;
+}
 
 /** Fields a PATCH may change; callback and retry are merged field by field. */
 export interface TimerPatch {
@@ -134,11 +186,19 @@ export interface TimerPatch {
   misfirePolicy?: MisfirePolicy | undefined;
   misfireThresholdMs?: number | undefined;
   at?: number | undefined;
+  /** Makes the timer an interval timer (clears cron and at). */
+  everyMs?: number | undefined;
+  offsetMs?: number | undefined;
+  jitterMs?: number | undefined;
   startAt?: number | null | undefined;
   endAt?: number | null | undefined;
   maxRuns?: number | null | undefined;
   overlapPolicy?: OverlapPolicy | undefined;
   notify?: Notify | null | undefined;
+  autoPause?: AutoPause | null | undefined;
+  /** Replaces the list whole; the service fills skipDates from it. */
+  skipCalendars?: string[] | undefined;
+  skipDates?: SkipDates | undefined;
   /** Replaces the labels whole. */
   labels?: Labels | undefined;
   description?: string | null | undefined;
@@ -183,6 +243,11 @@ export function changesSchedule(patch: TimerPatch): boolean {
     patch.cron !== undefined ||
     patch.timezone !== undefined ||
     patch.at !== undefined ||
+    patch.everyMs !== undefined ||
+    patch.offsetMs !== undefined ||
+    patch.jitterMs !== undefined ||
+    patch.skipCalendars !== undefined ||
+    patch.skipDates !== undefined ||
     patch.startAt !== undefined ||
     patch.endAt !== undefined ||
     patch.maxRuns !== undefined

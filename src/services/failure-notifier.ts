@@ -42,6 +42,32 @@ export class FailureNotifier {
     await this.d.enqueue(`${taskId}_${outcome}_${run.attempts}`, { url: notify.url, app: timer.app, event });
   }
 
+  /**
+   * Reports that `run`'s failure auto-paused the timer (`timer.paused`, with the pause's
+   * note), to a notify target that asked for failures: once per pause.
+   */
+  async reportPaused(
+    timer: Pick<Timer, 'id' | 'app' | 'notify'>,
+    note: string,
+    run: { runAt: number; attempts: number; httpStatus: number | null; error: string | null },
+  ): Promise<void> {
+    const notify = timer.notify ?? (await this.appDefault(timer.app));
+    if (!notify?.on.includes('failed')) return;
+    const taskId = taskKey(timer.id, run.runAt);
+    const event: FailureEvent = {
+      type: 'timer.paused',
+      timerId: timer.id,
+      app: timer.app,
+      taskId,
+      runAt: new Date(run.runAt).toISOString(),
+      attempts: run.attempts,
+      httpStatus: run.httpStatus,
+      error: run.error,
+      note,
+    };
+    await this.d.enqueue(`${taskId}_paused`, { url: notify.url, app: timer.app, event });
+  }
+
   private async appDefault(app: string): Promise<Notify | null> {
     const now = (this.d.now ?? Date.now)();
     const cached = this.appDefaults.get(app);

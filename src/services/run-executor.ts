@@ -501,6 +501,10 @@ export class RunExecutor {
     const continuation = (run.afterAttempt ?? 0) > 0;
     if (timer.status !== 'active' && !continuation)
       return noCall('skipped', 'skipped: the timer is inactive');
+    // A calendar listing the run's date since it was planned (its re-plan races the queue).
+    const schedule = scheduleOf(timer);
+    const skippedBy = schedule.skippedBy(schedule.nominalOf(run.runAt));
+    if (skippedBy !== null) return noCall('skipped', `skipped: calendar ${skippedBy.join(', ')}`);
     const superseded = supersededReason(timer, run.runAt, run.version);
     if (superseded) return noCall('skipped', superseded);
     if (continuation) return { kind: 'call', timer };

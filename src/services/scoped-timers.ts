@@ -1,32 +1,60 @@
 import type { ChangeAuthor } from '../domain/audit.js';
-import type { Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
+import type { Calendar } from '../domain/calendar.js';
+import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
+import type { ExplainedRun } from '../domain/timer-schedule.js';
+import type { VersionMatch } from '../domain/version-match.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import { type Actor, assertCanUseApp } from './access.js';
 import type { Page } from './page.js';
 import type {
+  ApplyOptions,
+  ApplyResult,
   Numbered,
   NumberedTaskQuery,
   NumberedTimerQuery,
   QueuedRunView,
   TaskQuery,
   TimerQuery,
+  UpsertOutcome,
 } from './timer-queries.js';
 
 /** The timer use cases ScopedTimers wraps (TimerService's), each change made as `by`. */
 export interface TimerUseCases {
   create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer>;
   createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]>;
+  upsert(
+    draft: TimerDraft,
+    by?: ChangeAuthor,
+    ifMatch?: VersionMatch,
+  ): Promise<{ timer: Timer; outcome: UpsertOutcome }>;
+  apply(
+    app: string,
+    drafts: readonly TimerDraft[],
+    options: ApplyOptions,
+    by?: ChangeAuthor,
+  ): Promise<ApplyResult>;
   get(id: number): Promise<Timer>;
   list(q: TimerQuery): Promise<Page<Timer>>;
   listNumbered(q: NumberedTimerQuery): Promise<Numbered<Timer>>;
   listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>>;
   listTasksNumbered(q: NumberedTaskQuery): Promise<Numbered<Task>>;
   preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }>;
-  update(id: number, patch: TimerPatch, by?: ChangeAuthor): Promise<Timer>;
-  delete(id: number, by?: ChangeAuthor): Promise<void>;
+  explain(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: ExplainedRun[] }>;
+  update(id: number, patch: TimerPatch, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<Timer>;
+  delete(id: number, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<void>;
   enable(id: number, by?: ChangeAuthor): Promise<Timer>;
-  disable(id: number, by?: ChangeAuthor): Promise<Timer>;
+  disable(id: number, by?: ChangeAuthor, pause?: PauseRequest): Promise<Timer>;
+  pauseApp(app: string, pause: PauseRequest, by?: ChangeAuthor): Promise<number>;
+  resumeApp(app: string, by?: ChangeAuthor): Promise<number>;
+  putCalendar(
+    app: string,
+    name: string,
+    body: { dates: readonly string[]; description: string | null },
+  ): Promise<{ calendar: Calendar; created: boolean }>;
+  getCalendar(app: string, name: string): Promise<Calendar>;
+  listCalendars(app: string): Promise<Calendar[]>;
+  deleteCalendar(app: string, name: string): Promise<void>;
   trigger(id: number, by?: ChangeAuthor): Promise<QueuedRunView>;
   retryRun(timerId: number, taskId: string, by?: ChangeAuthor): Promise<QueuedRunView>;
 }
@@ -59,6 +87,20 @@ export class ScopedTimers {
     for (const app of apps) assertCanUseApp(this.actor, app);
     await this.spend();
     return this.timers.createMany(drafts, this.author);
+  }
+
+  /** PUT by name: creates or replaces; an equal definition changes nothing. */
+  async upsert(draft: TimerDraft, ifMatch?: VersionMatch): Promise<{ timer: Timer; outcome: UpsertOutcome }> {
+    assertCanUseApp(this.actor, draft.app);
+    await this.spend();
+    return this.timers.upsert(draft, this.author, ifMatch);
+  }
+
+  /** Makes the app's timers the set given; one change of the rate limit, however many timers. */
+  async apply(app: string, drafts: readonly TimerDraft[], options: ApplyOptions): Promise<ApplyResult> {
+    assertCanUseApp(this.actor, app);
+    if (!options.dryRun) await this.spend();
+    return this.timers.apply(app, drafts, options, this.author);
   }
 
   async get(id: number): Promise<Timer> {
@@ -94,16 +136,16 @@ export class ScopedTimers {
     return this.timers.preview(id, count, fromMs);
   }
 
-  async update(id: number, patch: TimerPatch): Promise<Timer> {
+  async update(id: number, patch: TimerPatch, ifMatch?: VersionMatch): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.update(id, patch, this.author);
+    return this.timers.update(id, patch, this.author, ifMatch);
   }
 
-  async delete(id: number): Promise<void> {
+  async delete(id: number, ifMatch?: VersionMatch): Promise<void> {
     await this.owned(id);
     await this.spend();
-    await this.timers.delete(id, this.author);
+    await this.timers.delete(id, this.author, ifMatch);
   }
 
   async enable(id: number): Promise<Timer> {
@@ -112,10 +154,55 @@ export class ScopedTimers {
     return this.timers.enable(id, this.author);
   }
 
-  async disable(id: number): Promise<Timer> {
+  async disable(id: number, pause: PauseRequest = {}): Promise<Timer> {
     await this.owned(id);
     await this.spend();
-    return this.timers.disable(id, this.author);
+    return this.timers.disable(id, this.author, pause);
+  }
+
+  async putCalendar(
+    app: string,
+    name: string,
+    body: { dates: readonly string[]; description: string | null },
+  ) {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.putCalendar(app, name, body);
+  }
+
+  async getCalendar(app: string, name: string): Promise<Calendar> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.getCalendar(app, name);
+  }
+
+  async listCalendars(app: string): Promise<Calendar[]> {
+    assertCanUseApp(this.actor, app);
+    return this.timers.listCalendars(app);
+  }
+
+  async deleteCalendar(app: string, name: string): Promise<void> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    await this.timers.deleteCalendar(app, name);
+  }
+
+  async explain(id: number, count: number, fromMs?: number) {
+    await this.owned(id);
+    return this.timers.explain(id, count, fromMs);
+  }
+
+  /** Disables all of the app's active timers, with one note. */
+  async pauseApp(app: string, pause: PauseRequest): Promise<number> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.pauseApp(app, pause, this.author);
+  }
+
+  /** Enables all of the app's disabled timers. */
+  async resumeApp(app: string): Promise<number> {
+    assertCanUseApp(this.actor, app);
+    await this.spend();
+    return this.timers.resumeApp(app, this.author);
   }
 
   async trigger(id: number): Promise<QueuedRunView> {

@@ -1,3 +1,4 @@
+import type { ApplyStep } from '../domain/apply-plan.js';
 import type { Labels, TaskStatus, TimerStatus } from '../domain/timer.js';
 
 /**
@@ -55,4 +56,20 @@ export interface QueuedRunView {
   runAt: number;
   status: 'pending';
   trigger: 'manual' | 'retry';
+}
+
+/** What a PUT of a timer by name did. */
+export type UpsertOutcome = 'created' | 'replaced' | 'unchanged';
+
+/** What an apply did (or, on a dry run, would do). */
+export interface ApplyResult {
+  plan: ApplyStep[];
+  applied: boolean;
+}
+
+export interface ApplyOptions {
+  /** Delete the app's timers that the set leaves out. */
+  prune: boolean;
+  /** Only plan: change nothing. */
+  dryRun: boolean;
 }

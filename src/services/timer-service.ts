@@ -1,22 +1,34 @@
 import type { TargetGuard } from '../callback/target-guard.js';
-import { type AuditAction, auditEntry, type ChangeAuthor, timerChange } from '../domain/audit.js';
-import { CronSyntaxError, parseCron } from '../domain/cron-schedule.js';
+import { MAX_APPLY_TIMERS, type PlannedStep, planApply, presentablePlan } from '../domain/apply-plan.js';
+import {
+  type AuditAction,
+  type AuditDraft,
+  auditEntry,
+  type ChangeAuthor,
+  timerChange,
+} from '../domain/audit.js';
+import { type Calendar, skipDatesOf } from '../domain/calendar.js';
+import { CronSyntaxError } from '../domain/cron-schedule.js';
 import { groupBy } from '../domain/group-by.js';
-import { shortestGapMs } from '../domain/run-interval.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
+  autoPauseNote,
   callbackProblem,
   changesSchedule,
+  type PauseRequest,
   type Task,
   type TaskStatus,
   type Timer,
   type TimerDraft,
   type TimerPatch,
 } from '../domain/timer.js';
+import { type DefinitionDiff, diffDefinition } from '../domain/timer-definition.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
-import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
+import { matchesVersion, type VersionMatch } from '../domain/version-match.js';
+import { ErrorCode, timerNotFound, versionConflict, XtimerError } from '../errors.js';
+import { CalendarRepository } from '../storage/db/calendar-repository.js';
 import type { Database, Transaction } from '../storage/db/client.js';
-import { TaskRepository } from '../storage/db/task-repository.js';
+import { type PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
@@ -29,12 +41,15 @@ import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
 import type {
+  ApplyOptions,
+  ApplyResult,
   Numbered,
   NumberedTaskQuery,
   NumberedTimerQuery,
   QueuedRunView,
   TaskQuery,
   TimerQuery,
+  UpsertOutcome,
 } from './timer-queries.js';
 
 /** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
@@ -69,12 +84,18 @@ export interface TimerPolicy {
   limiter?: RateLimiter | undefined;
 }
 
+/** How many times an upsert or apply is tried again when the timers change between its plan and its lock. */
+const STALE_RETRIES = 3;
+
 /** Most creates stored together, and how many such batches may be under way at once. */
 const CREATE_BATCH = 100;
 const CREATES_IN_FLIGHT = 2;
 
 /** A timer whose final run was due this long ago and has settled is completed by the sweep. */
 const ENDED_GRACE_MS = 60_000;
+
+/** Who the audit log names for changes xtimer makes itself (a pause that ends, an auto-pause). */
+export const SYSTEM_AUTHOR: ChangeAuthor = Object.freeze({ actor: 'system', batchId: null });
 
 /** How many run-now instants past `now` are tried when another run holds the millisecond. */
 const MANUAL_RUN_TRIES = 1000;
@@ -92,6 +113,7 @@ function defined<T extends object>(
 export class TimerService {
   private readonly timers: TimerRepository;
   private readonly tasks: TaskRepository;
+  private readonly calendars: CalendarRepository;
 
   /** Concurrent creates stored together (one lock round, transaction and INSERT each batch). */
   private readonly creates = new GroupCommit<{ draft: TimerDraft; by: ChangeAuthor | undefined }, Timer>(
@@ -103,6 +125,7 @@ export class TimerService {
   constructor(private readonly deps: TimerServiceDeps) {
     this.timers = new TimerRepository(deps.database.db);
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
+    this.calendars = new CalendarRepository(deps.database.db);
   }
 
   /**
@@ -114,7 +137,8 @@ export class TimerService {
     return new ScopedTimers(this, actor, author, this.deps.policy?.limiter, this.deps.now);
   }
 
-  async create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
+  async create(given: TimerDraft, by?: ChangeAuthor): Promise<Timer> {
+    const draft = await this.withSkipDates(given);
     const now = this.deps.now();
     checkWindow(draft, now);
     await this.checkPolicy(draft, now);
@@ -126,7 +150,10 @@ export class TimerService {
    * call fails naming its index (`timers.<i>`) and none is stored. One transaction, one
    * multi-row INSERT of the timers and one of their near-term runs.
    */
-  async createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
+  async createMany(given: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]> {
+    const drafts = await Promise.all(
+      given.map((d, i) => this.withSkipDates(d).catch((err: unknown) => Promise.reject(atIndex(err, i)))),
+    );
     const now = this.deps.now();
     const first = new Map<string, number>();
     drafts.forEach((d, i) => {
@@ -148,7 +175,7 @@ export class TimerService {
     const checks = await Promise.allSettled(
       drafts.map(async (draft) => {
         checkWindow(draft, now);
-        const alike = `${draft.cron}\0${draft.timezone}\0${draft.callback.url}`;
+        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}`;
         if (checked.has(alike)) return;
         checked.add(alike);
         await this.checkPolicy(draft, now);
@@ -206,38 +233,353 @@ export class TimerService {
     drafts: readonly TimerDraft[],
     by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
   ): Promise<Timer[]> {
-    // One author for all (a batch), or one per draft (creates stored together).
-    const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
     const apps = [...new Set(drafts.map((d) => d.app))];
     // A big batch holds its mutexes longer than a single create.
     const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 10);
     const { created, planned } = await this.underAppLocks(apps, lockMs, () =>
-      this.deps.database.transaction(async (tx) => {
-        // Read once the locks are held: the plans start when the change does, not when it was asked for.
-        const now = this.deps.now();
-        await this.checkRoomFor(drafts, tx);
-        const rows = drafts.map((draft) =>
-          draft.status === 'active'
-            ? { draft, plannedFrom: now, plan: this.deps.planner.firstPlan(draft, now) }
-            : {
-                draft,
-                plannedFrom: null,
-                plan: { runAts: [], plannedUntil: null, runsPlanned: 0, finalRunAt: null },
-              },
-        );
-        const created = await this.timersIn(tx).insertMany(rows, new Date());
-        const entries = created.flatMap((t, i) => {
-          const author = authorOf(i);
-          return author ? [timerChange(author, 'create', t, null, t)] : [];
-        });
-        await this.deps.audit.record(entries, tx);
-        const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
-        await this.tasksIn(tx).insertRuns(planned);
-        return { created, planned };
-      }),
+      this.deps.database.transaction((tx) => this.insertIn(tx, drafts, by)),
     );
     await this.deps.planner.publish({ planned, cancelled: [] }, this.deps.now());
     return created;
+  }
+
+  /**
+   * Inserts new timers in `tx` (their apps' mutexes held), with the first plan of the
+   * active ones (their near term, changeHorizon) and an audit entry each.
+   */
+  private async insertIn(
+    tx: Transaction,
+    drafts: readonly TimerDraft[],
+    by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
+  ): Promise<{ created: Timer[]; planned: PlannedRun[] }> {
+    // One author for all (a batch), or one per draft (creates stored together).
+    const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
+    // Read once the locks are held: the plans start when the change does, not when it was asked for.
+    const now = this.deps.now();
+    await this.checkRoomFor(drafts, tx);
+    const rows = drafts.map((draft) =>
+      draft.status === 'active'
+        ? { draft, plannedFrom: now, plan: this.deps.planner.firstPlan(draft, now) }
+        : {
+            draft,
+            plannedFrom: null,
+            plan: { runAts: [], plannedUntil: null, runsPlanned: 0, finalRunAt: null },
+          },
+    );
+    const created = await this.timersIn(tx).insertMany(rows, new Date());
+    // A jittered run's instant depends on the timer's id: plan those once it has one.
+    for (const [i, timer] of created.entries()) {
+      if (timer.jitterMs === 0 || timer.status !== 'active') continue;
+      const plan = this.deps.planner.firstPlan(timer, now);
+      rows[i]!.plan = plan;
+      await this.timersIn(tx).startPlan(timer.id, now, plan);
+    }
+    const entries = created.flatMap((t, i) => {
+      const author = authorOf(i);
+      return author ? [timerChange(author, 'create', t, null, t)] : [];
+    });
+    await this.deps.audit.record(entries, tx);
+    const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
+    await this.tasksIn(tx).insertRuns(planned);
+    return { created, planned };
+  }
+
+  /**
+   * PUT by name: creates the app's timer `draft.name`, or replaces its definition with
+   * `draft`. A definition equal to the stored one changes nothing (no version bump, no
+   * re-plan, no audit entry). With `ifMatch`, the timer must exist at one of its versions.
+   */
+  async upsert(
+    given: TimerDraft,
+    by?: ChangeAuthor,
+    ifMatch?: VersionMatch,
+  ): Promise<{ timer: Timer; outcome: UpsertOutcome }> {
+    // Its calendars' dates (CALENDAR_NOT_FOUND for one the app lacks), as a create or PATCH reads them.
+    const draft = await this.withSkipDates(given);
+    const what = `timer ${JSON.stringify(draft.name)} of app ${draft.app}`;
+    for (let attempt = 0; ; attempt++) {
+      // Planned and checked without the mutex (the policy checks may look up DNS), then done
+      // under it, if the timer is still as it was read: otherwise planned again.
+      const seen = await this.timers.findByName(draft.app, draft.name);
+      if (ifMatch && !(seen && matchesVersion(ifMatch, seen.version))) {
+        throw versionConflict(what, seen?.version ?? null);
+      }
+      const diff = seen ? diffDefinition(seen, draft) : null;
+      if (seen && !diff) return { timer: seen, outcome: 'unchanged' };
+      await this.checkDefinition(draft, seen, diff, this.deps.now());
+      const done = await this.underAppLock(draft.app, () =>
+        this.deps.database.transaction(async (tx) => {
+          const current = await this.timersIn(tx).findByName(draft.app, draft.name, { forUpdate: true });
+          if ((current?.version ?? null) !== (seen?.version ?? null)) return null;
+          if (!current) {
+            const { created, planned } = await this.insertIn(tx, [draft], by);
+            return { id: created[0]!.id, change: { planned, cancelled: [] }, outcome: 'created' as const };
+          }
+          const change = await this.replaceIn(tx, current, draft, diff!, by, this.deps.now());
+          return { id: current.id, change, outcome: 'replaced' as const };
+        }),
+      );
+      if (done === null) {
+        if (attempt < STALE_RETRIES) continue;
+        throw new XtimerError(ErrorCode.APP_BUSY, `${what} keeps changing; retry shortly`);
+      }
+      if (done.outcome === 'created') {
+        // Nothing to announce: no process can have cached a timer that did not exist.
+        await this.deps.planner.publish(done.change, this.deps.now());
+        return { timer: await this.get(done.id), outcome: 'created' };
+      }
+      return { timer: await this.afterCommit(done.id, done.change), outcome: 'replaced' };
+    }
+  }
+
+  /**
+   * Declarative apply: makes `app`'s timers the set `drafts` (each one's name unique) —
+   * creates the missing, replaces the changed, leaves the equal alone and, with `prune`,
+   * deletes the rest. All or nothing, in one transaction under the app's mutex; a dry run
+   * only plans. A timer that may not be as asked fails it naming its index (`timers.<i>`).
+   */
+  async apply(
+    app: string,
+    given: readonly TimerDraft[],
+    options: ApplyOptions,
+    by?: ChangeAuthor,
+  ): Promise<ApplyResult> {
+    if (given.length > MAX_APPLY_TIMERS) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, `timers: at most ${MAX_APPLY_TIMERS} per apply`);
+    }
+    const first = new Map<string, number>();
+    given.forEach((d, i) => {
+      if (d.app !== app) throw atIndex(new XtimerError(ErrorCode.INVALID_APP, `app: must be ${app}`), i);
+      const earlier = first.get(d.name);
+      if (earlier !== undefined) {
+        const message = `name: ${JSON.stringify(d.name)} is also timers.${earlier}'s`;
+        throw atIndex(new XtimerError(ErrorCode.VALIDATION_FAILED, message), i);
+      }
+      first.set(d.name, i);
+    });
+    // Each timer's calendars' dates (CALENDAR_NOT_FOUND naming its index), read once for the app.
+    const calendars = given.some((d) => d.skipCalendars.length > 0)
+      ? new Map((await this.calendars.list(app)).map((c) => [c.name, c]))
+      : new Map<string, Calendar>();
+    const drafts = given.map((d, i) => {
+      try {
+        return { ...d, skipDates: skipDatesFrom(app, d.skipCalendars, calendars) };
+      } catch (err) {
+        throw atIndex(err, i);
+      }
+    });
+    for (let attempt = 0; ; attempt++) {
+      const seen = await this.timers.listByApp(app);
+      const steps = planApply(seen, drafts, options.prune);
+      await this.checkSteps(steps, this.deps.now());
+      const plan = presentablePlan(steps);
+      if (options.dryRun) return { plan, applied: false };
+      if (steps.every((s) => s.action === 'unchanged')) return { plan, applied: true };
+      // A big apply holds the mutex longer than a single change.
+      const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 40);
+      const done = await this.underAppLocks([app], lockMs, async () => {
+        const result = await this.deps.database.transaction(async (tx) => {
+          const current = await this.timersIn(tx).listByApp(app, { forUpdate: true });
+          if (!sameVersions(current, seen)) return null;
+          return this.carryOut(tx, steps, by);
+        });
+        for (const id of result?.deleted ?? []) await this.tasks.deleteAllForTimer(id);
+        return result;
+      });
+      if (done === null) {
+        if (attempt < STALE_RETRIES) continue;
+        throw new XtimerError(ErrorCode.APP_BUSY, `app ${app}'s timers keep changing; retry shortly`);
+      }
+      for (const id of [...done.changed, ...done.deleted]) await this.deps.announce(id);
+      await this.deps.planner.publish(done.change, this.deps.now());
+      return { plan, applied: true };
+    }
+  }
+
+  /** Carries out an apply's steps in `tx`: deletes first (they make room under MAX_TIMERS_PER_APP), then creates, then updates. */
+  private async carryOut(
+    tx: Transaction,
+    steps: readonly PlannedStep[],
+    by: ChangeAuthor | undefined,
+  ): Promise<{ change: PlanChange; changed: number[]; deleted: number[] }> {
+    const planned: PlannedRun[] = [];
+    const cancelled: PlanChange['cancelled'] = [];
+    const deleted: number[] = [];
+    const changed: number[] = [];
+    for (const step of steps) {
+      if (step.action !== 'delete') continue;
+      const id = step.current.id;
+      await this.timersIn(tx).delete(id);
+      await this.audit(tx, by, 'delete', step.current, step.current, null);
+      cancelled.push(...(await this.deps.planner.cancel(id, 0, this.tasksIn(tx))));
+      deleted.push(id);
+    }
+    const creates = steps.flatMap((s) => (s.action === 'create' ? [s] : []));
+    if (creates.length > 0) {
+      try {
+        const inserted = await this.insertIn(
+          tx,
+          creates.map((s) => s.desired),
+          by,
+        );
+        planned.push(...inserted.planned);
+      } catch (err) {
+        const index = (err as { details?: { index?: number } }).details?.index;
+        if (index === undefined) throw err;
+        throw atIndex(
+          new XtimerError((err as XtimerError).code, (err as Error).message),
+          creates[index]!.index,
+        );
+      }
+    }
+    const entries: AuditDraft[] = [];
+    for (const step of steps) {
+      if (step.action !== 'update') continue;
+      try {
+        const change = await this.replaceIn(
+          tx,
+          step.current,
+          step.desired,
+          step.diff,
+          by,
+          this.deps.now(),
+          entries,
+        );
+        planned.push(...change.planned);
+        cancelled.push(...change.cancelled);
+        changed.push(step.current.id);
+      } catch (err) {
+        throw atIndex(err, step.index);
+      }
+    }
+    await this.deps.audit.record(entries, tx);
+    return { change: { planned, cancelled }, changed, deleted };
+  }
+
+  /**
+   * Replaces `current`'s definition with `desired` (their difference `diff`) in `tx`,
+   * which holds its row: one version bump, one audit entry, and the runs re-planned as
+   * an update, an enable or a disable would.
+   */
+  private async replaceIn(
+    tx: Transaction,
+    current: Timer,
+    desired: TimerDraft,
+    diff: DefinitionDiff,
+    by: ChangeAuthor | undefined,
+    now: number,
+    /** Where an apply gathers its audit entries, written together; absent: written here. */
+    entries?: AuditDraft[],
+  ): Promise<PlanChange> {
+    const id = current.id;
+    const merged = applyPatch(current, diff.patch);
+    const problem = callbackProblem(merged.callback);
+    if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
+    let status = diff.status ?? current.status;
+    // A completed timer defined anew (a later `at`, a wider window) fires again if it now has runs left.
+    if (current.status === 'completed' && desired.status === 'active') {
+      status = hasRunsLeft({ ...merged, status: 'active' }, now) ? 'active' : 'completed';
+    }
+    await this.timersIn(tx).update({ ...merged, status });
+    const wasActive = current.status === 'active';
+    // A definition that disables the timer pauses it (no note, no `until`), as a disable
+    // does; one that makes it active again ends its pause, as an enable does.
+    let pause: Pick<Timer, 'pausedNote' | 'pausedAt' | 'pausedUntil' | 'failureStreak'> = merged;
+    if (wasActive && status === 'inactive') {
+      await this.timersIn(tx).setPause(id, { note: null, at: now, until: null });
+      pause = { pausedNote: null, pausedAt: now, pausedUntil: null, failureStreak: 0 };
+    } else if (!wasActive && status === 'active') {
+      await this.timersIn(tx).setPause(id, null);
+      pause = { pausedNote: null, pausedAt: null, pausedUntil: null, failureStreak: 0 };
+    }
+    // As stored: the row is locked, and the update changed exactly these (an apply saves the re-read).
+    const updated: Timer = {
+      ...merged,
+      ...pause,
+      status,
+      version: current.version + 1,
+      updatedAt: new Date(),
+    };
+    if (by) {
+      const entry = timerChange(by, 'update', current, current, updated);
+      if (entries) entries.push(entry);
+      else await this.deps.audit.record(entry, tx);
+    }
+    if (wasActive && status !== 'active') {
+      const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+      await this.timersIn(tx).startPlan(id, now, {
+        plannedUntil: null,
+        runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
+        finalRunAt: null,
+      });
+      return { planned: [], cancelled };
+    }
+    if (!wasActive && status === 'active') {
+      if (!hasRunsLeft(updated, now)) {
+        throw new XtimerError(
+          ErrorCode.TIMER_COMPLETED,
+          `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
+        );
+      }
+      const planned = await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx));
+      return { planned, cancelled: [] };
+    }
+    if (status !== 'active' || !changesSchedule(diff.patch)) return NO_CHANGE;
+    const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+    const planned = await this.deps.planner.plan(
+      updated,
+      now,
+      this.tasksIn(tx),
+      this.timersIn(tx),
+      cancelled.length,
+    );
+    return { planned, cancelled };
+  }
+
+  /** The checks a create (no `current`) or a replacement makes of the definition it stores. */
+  private async checkDefinition(
+    desired: TimerDraft,
+    current: Timer | null,
+    diff: DefinitionDiff | null,
+    now: number,
+  ): Promise<void> {
+    if (!current || !diff) {
+      checkWindow(desired, now);
+      await this.checkPolicy(desired, now);
+      return;
+    }
+    const merged = applyPatch(current, diff.patch);
+    checkWindow(merged, now, diff.patch);
+    await this.checkPolicy(merged, now, diff.patch);
+  }
+
+  /**
+   * An apply's checks, each failure naming its timer's index. Timers alike in schedule
+   * and target share one policy check (a set is often one cron and one receiver).
+   */
+  private async checkSteps(steps: readonly PlannedStep[], now: number): Promise<void> {
+    const checked = new Set<string>();
+    const checks = await Promise.allSettled(
+      steps.map(async (step) => {
+        if (step.action !== 'create' && step.action !== 'update') return;
+        const patch = step.action === 'update' ? step.diff.patch : undefined;
+        const timer = step.action === 'update' ? applyPatch(step.current, step.diff.patch) : step.desired;
+        checkWindow(timer, now, patch);
+        // What checkPolicy looks at: the schedule, the callback target, the notify target.
+        const alike = JSON.stringify([
+          !patch || changesSchedule(patch) ? [timer.cron, timer.everyMs, timer.timezone] : null,
+          !patch || patch.callback?.url !== undefined ? timer.callback.url : null,
+          !patch || patch.notify ? (timer.notify?.url ?? null) : null,
+        ]);
+        if (checked.has(alike)) return;
+        checked.add(alike);
+        await this.checkPolicy(timer, now, patch);
+      }),
+    );
+    const failed = checks.findIndex((c) => c.status === 'rejected');
+    if (failed < 0) return;
+    const step = steps[failed] as PlannedStep & { index: number };
+    throw atIndex((checks[failed] as PromiseRejectedResult).reason, step.index);
   }
 
   async get(id: number): Promise<Timer> {
@@ -280,15 +622,19 @@ export class TimerService {
   }
 
   /** Applies a PATCH; a changed schedule of an active timer re-plans its future runs. */
-  async update(id: number, patch: TimerPatch, by?: ChangeAuthor): Promise<Timer> {
+  async update(id: number, given: TimerPatch, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<Timer> {
     const existing = await this.get(id);
+    const patch =
+      given.skipCalendars === undefined
+        ? given
+        : { ...given, skipDates: await this.skipDatesFor(existing.app, given.skipCalendars) };
     const now = this.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
     await this.checkPolicy(applyPatch(existing, patch), now, patch);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange> => {
         const now = this.deps.now();
-        const current = await this.lockedTimer(tx, id);
+        const current = await this.lockedTimer(tx, id, ifMatch);
         const merged = applyPatch(current, patch);
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
@@ -311,11 +657,11 @@ export class TimerService {
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
-  async delete(id: number, by?: ChangeAuthor): Promise<void> {
+  async delete(id: number, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<void> {
     const existing = await this.get(id);
     const cancelled = await this.underAppLock(existing.app, async () => {
       const cancelled = await this.deps.database.transaction(async (tx) => {
-        const current = await this.lockedTimer(tx, id);
+        const current = await this.lockedTimer(tx, id, ifMatch);
         await this.timersIn(tx).delete(id);
         await this.audit(tx, by, 'delete', current, current, null);
         return this.deps.planner.cancel(id, 0, this.tasksIn(tx));
@@ -350,9 +696,178 @@ export class TimerService {
     return this.setStatus(id, 'active', by);
   }
 
-  /** Deactivates the timer and cancels its runs not yet due. Idempotent. */
-  async disable(id: number, by?: ChangeAuthor): Promise<Timer> {
-    return this.setStatus(id, 'inactive', by);
+  /**
+   * Deactivates the timer and cancels its runs not yet due, with an optional note and an
+   * `until` at which it resumes by itself. Idempotent; on a disabled timer, a note or
+   * `until` replaces the pause's.
+   */
+  async disable(id: number, by?: ChangeAuthor, pause: PauseRequest = {}): Promise<Timer> {
+    if (pause.until != null && pause.until <= this.deps.now()) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'until: must be in the future', [
+        { path: 'until', message: 'must be in the future' },
+      ]);
+    }
+    return this.setStatus(id, 'inactive', by, pause);
+  }
+
+  /**
+   * Enables the disabled timers whose `until` has come (the migrator's pause sweep, every
+   * second on every node). Each resume is a conditional change under the timer's row lock,
+   * so it happens once in the cluster, also after a restart or Redis losing its data, and
+   * is audited as `system`.
+   */
+  async resumeEnded(now: number): Promise<number> {
+    let resumed = 0;
+    for (const id of await this.timers.pauseEndedIds(now)) {
+      let due = false;
+      const timer = await this.setStatus(id, 'active', SYSTEM_AUTHOR, {}, (t, at) => {
+        due = t.status === 'inactive' && t.pausedUntil !== null && t.pausedUntil <= at;
+        return due;
+      }).catch((err: unknown) => {
+        if (err instanceof XtimerError && err.code === ErrorCode.TIMER_NOT_FOUND) return null;
+        throw err;
+      });
+      if (due && timer?.status === 'active') resumed++;
+    }
+    return resumed;
+  }
+
+  /**
+   * Disables an active timer whose failure streak has reached its autoPause, with the
+   * note `auto-paused after N consecutive failures`, audited as `system`; true if this
+   * call paused it (one of several executors settling failures at once).
+   */
+  async autoPause(id: number): Promise<Timer | null> {
+    const n = (await this.get(id)).autoPause?.afterConsecutiveFailures;
+    if (n === undefined) return null;
+    let paused = false;
+    const timer = await this.setStatus(id, 'inactive', SYSTEM_AUTHOR, { note: autoPauseNote(n) }, (t) => {
+      paused = t.status === 'active' && t.failureStreak >= n;
+      return paused;
+    });
+    return paused ? timer : null;
+  }
+
+  /** Disables every active timer of `app` with one note (and `until`); returns how many. */
+  async pauseApp(app: string, pause: PauseRequest, by?: ChangeAuthor): Promise<number> {
+    let n = 0;
+    for (const id of await this.timers.idsOfApp(app, 'active')) {
+      if ((await this.disable(id, by, pause)).status === 'inactive') n++;
+    }
+    return n;
+  }
+
+  /** Enables every disabled timer of `app` that has runs left; returns how many. */
+  async resumeApp(app: string, by?: ChangeAuthor): Promise<number> {
+    let n = 0;
+    for (const id of await this.timers.idsOfApp(app, 'inactive')) {
+      const timer = await this.enable(id, by).catch((err: unknown) => {
+        if (err instanceof XtimerError && err.code === ErrorCode.TIMER_COMPLETED) return null;
+        throw err;
+      });
+      if (timer?.status === 'active') n++;
+    }
+    return n;
+  }
+
+  /** The draft with the dates its calendars list (CALENDAR_NOT_FOUND for one the app lacks). */
+  private async withSkipDates(draft: TimerDraft): Promise<TimerDraft> {
+    if (draft.skipCalendars.length === 0) return { ...draft, skipDates: {} };
+    return { ...draft, skipDates: await this.skipDatesFor(draft.app, draft.skipCalendars) };
+  }
+
+  private async skipDatesFor(app: string, names: readonly string[], calendars = this.calendars) {
+    const found = await calendars.findMany(app, names);
+    return skipDatesFrom(app, names, new Map(found.map((c) => [c.name, c])));
+  }
+
+  async getCalendar(app: string, name: string): Promise<Calendar> {
+    const calendar = await this.calendars.find(app, name);
+    if (!calendar) throw new XtimerError(ErrorCode.NOT_FOUND, `app ${app} has no calendar ${name}`);
+    return calendar;
+  }
+
+  async listCalendars(app: string): Promise<Calendar[]> {
+    return this.calendars.list(app);
+  }
+
+  /**
+   * Creates or replaces a calendar, and re-plans the future runs of every active timer
+   * that names it: runs already planned on a newly listed date are recorded `skipped`
+   * (reason `calendar`) and never called, and the rest is planned again without them.
+   */
+  async putCalendar(
+    app: string,
+    name: string,
+    body: { dates: readonly string[]; description: string | null },
+  ): Promise<{ calendar: Calendar; created: boolean }> {
+    const dates = [...new Set(body.dates)].sort();
+    const { created, changes } = await this.underAppLock(app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const now = this.deps.now();
+        const calendars = this.calendars.withDb(tx.db);
+        const created = await calendars.put(app, name, dates, body.description);
+        const changes: Array<[number, PlanChange]> = [];
+        for (const timer of await this.timersIn(tx).usingCalendar(app, name)) {
+          const skipDates = await this.skipDatesFor(app, timer.skipCalendars, calendars);
+          await this.timersIn(tx).update({ ...timer, skipDates });
+          const updated = await this.lockedTimer(tx, timer.id);
+          if (updated.status !== 'active') {
+            changes.push([timer.id, NO_CHANGE]);
+            continue;
+          }
+          const schedule = scheduleOf(updated);
+          const skipped = await this.tasksIn(tx).skipPending(timer.id, now, (runAt) => {
+            const by = schedule.skippedBy(schedule.nominalOf(runAt)) ?? schedule.skippedBy(runAt);
+            return by === null ? null : `skipped: calendar ${by.join(', ')}`;
+          });
+          const cancelled = await this.deps.planner.cancel(timer.id, now, this.tasksIn(tx));
+          const planned = await this.deps.planner.plan(
+            updated,
+            now,
+            this.tasksIn(tx),
+            this.timersIn(tx),
+            cancelled.length + skipped.length,
+          );
+          changes.push([timer.id, { planned, cancelled: [...cancelled, ...skipped] }]);
+        }
+        return { created, changes };
+      }),
+    );
+    for (const [id, change] of changes) {
+      await this.deps.announce(id);
+      await this.deps.planner.publish(change, this.deps.now());
+    }
+    return { calendar: await this.getCalendar(app, name), created };
+  }
+
+  /** Deletes a calendar no timer names (CALENDAR_IN_USE naming them otherwise). */
+  async deleteCalendar(app: string, name: string): Promise<void> {
+    await this.underAppLock(app, () =>
+      this.deps.database.transaction(async (tx) => {
+        const users = await this.timersIn(tx).usingCalendar(app, name);
+        if (users.length > 0) {
+          throw new XtimerError(
+            ErrorCode.CALENDAR_IN_USE,
+            `calendar ${name} is named by timers ${users.map((t) => `${t.id} (${t.name})`).join(', ')}; remove it from their skipCalendars first`,
+            { timers: users.map((t) => ({ id: t.id, name: t.name })) },
+          );
+        }
+        if (!(await this.calendars.withDb(tx.db).delete(app, name))) {
+          throw new XtimerError(ErrorCode.NOT_FOUND, `app ${app} has no calendar ${name}`);
+        }
+      }),
+    );
+  }
+
+  /** The next `count` nominal instants with the calendars that skip some (preview ?explain=true). */
+  async explain(id: number, count: number, fromMs?: number) {
+    const timer = await this.get(id);
+    if (timer.status === 'completed') return { timer, runs: [] };
+    return {
+      timer,
+      runs: scheduleOf(timer).explain(fromMs === undefined ? this.deps.now() : fromMs - 1, count),
+    };
   }
 
   /** The timer's next `count` fire times: at or after `fromMs` if given, else after now. */
@@ -367,8 +882,12 @@ export class TimerService {
   }
 
   /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
-  previewSchedule(cron: string, timezone: string, count: number, fromMs?: number): number[] {
-    const schedule = scheduleOf({ cron, at: null, timezone, startAt: null, endAt: null });
+  previewSchedule(
+    fields: Pick<Timer, 'cron' | 'timezone'> & Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'app' | 'name'>>,
+    count: number,
+    fromMs?: number,
+  ): number[] {
+    const schedule = scheduleOf({ ...fields, at: null, startAt: null, endAt: null });
     return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
 
@@ -490,13 +1009,35 @@ export class TimerService {
     return pageOf(items, q.limit, (t) => t.runAt);
   }
 
-  private async setStatus(id: number, status: 'active' | 'inactive', by?: ChangeAuthor): Promise<Timer> {
+  /**
+   * Sets the status under the app's mutex and the timer's row lock; `onlyIf` (checked
+   * under the lock) lets the system's own changes happen only while still due.
+   */
+  private async setStatus(
+    id: number,
+    status: 'active' | 'inactive',
+    by?: ChangeAuthor,
+    pause: PauseRequest = {},
+    onlyIf?: (current: Timer, now: number) => boolean,
+  ): Promise<Timer> {
     const existing = await this.get(id);
     const change = await this.underAppLock(existing.app, () =>
       this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
         const now = this.deps.now();
         const current = await this.lockedTimer(tx, id);
-        if (current.status === status) return null;
+        if (onlyIf && !onlyIf(current, now)) return null;
+        const repausing = pause.note !== undefined || pause.until !== undefined;
+        if (current.status === status) {
+          if (status !== 'inactive' || !repausing) return null;
+          // A disabled timer gets a new note or `until`.
+          await this.timersIn(tx).setPause(id, {
+            note: pause.note === undefined ? current.pausedNote : pause.note,
+            at: current.pausedAt ?? now,
+            until: pause.until ?? null,
+          });
+          if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
+          return NO_CHANGE;
+        }
         if (status === 'inactive') {
           // A completed timer stays completed: there is nothing left to stop.
           if (current.status === 'completed') return null;
@@ -507,16 +1048,31 @@ export class TimerService {
             runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
             finalRunAt: null,
           });
+          await this.timersIn(tx).setPause(id, {
+            note: pause.note ?? null,
+            at: now,
+            until: pause.until ?? null,
+          });
           if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
           return { planned: [], cancelled };
         }
         if (!hasRunsLeft(current, now)) {
+          if (by === SYSTEM_AUTHOR) {
+            // A pause that ends on a timer with nothing left to run: it stays disabled, no longer due.
+            await this.timersIn(tx).setPause(id, {
+              note: current.pausedNote,
+              at: current.pausedAt ?? now,
+              until: null,
+            });
+            return NO_CHANGE;
+          }
           throw new XtimerError(
             ErrorCode.TIMER_COMPLETED,
             `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
           );
         }
         await this.timersIn(tx).setStatus(id, status);
+        await this.timersIn(tx).setPause(id, null);
         const updated = await this.lockedTimer(tx, id);
         await this.audit(tx, by, 'enable', current, current, updated);
         return {
@@ -545,10 +1101,12 @@ export class TimerService {
     if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
   }
 
-  /** The timer, locked for the rest of the transaction. */
-  private async lockedTimer(tx: Transaction, id: number): Promise<Timer> {
+  /** The timer, locked for the rest of the transaction; with `ifMatch`, at one of those versions (else VERSION_CONFLICT). */
+  private async lockedTimer(tx: Transaction, id: number, ifMatch?: VersionMatch): Promise<Timer> {
     const timer = await this.timersIn(tx).findById(id, { forUpdate: true });
     if (!timer) throw timerNotFound(id);
+    if (ifMatch && !matchesVersion(ifMatch, timer.version))
+      throw versionConflict(`timer ${id}`, timer.version);
     return timer;
   }
 
@@ -569,12 +1127,12 @@ export class TimerService {
   private async checkPolicy(timer: TimerDraft, now: number, patch?: TimerPatch): Promise<void> {
     const policy = this.deps.policy;
     if (!policy) return;
-    if (policy.minRunIntervalMs > 0 && timer.cron !== null && (!patch || changesSchedule(patch))) {
-      const gap = shortestGapMs(parseCron(timer.cron, { allowYear: true }), timer.timezone, now);
+    if (policy.minRunIntervalMs > 0 && timer.at === null && (!patch || changesSchedule(patch))) {
+      const gap = scheduleOf(timer).shortestGap(now);
       if (gap !== null && gap < policy.minRunIntervalMs) {
         throw new XtimerError(
           ErrorCode.CRON_TOO_FREQUENT,
-          `cron: runs ${gap} ms apart; the minimum interval between runs is ${policy.minRunIntervalMs} ms (MIN_RUN_INTERVAL_MS)`,
+          `${timer.everyMs === null ? 'cron' : 'every'}: runs ${gap} ms apart; the minimum interval between runs is ${policy.minRunIntervalMs} ms (MIN_RUN_INTERVAL_MS)`,
         );
       }
     }
@@ -630,6 +1188,26 @@ export class TimerService {
   }
 }
 
+/** The dates the calendars `names` of `app` list, from its calendars by name (CALENDAR_NOT_FOUND for one it lacks). */
+function skipDatesFrom(app: string, names: readonly string[], calendars: ReadonlyMap<string, Calendar>) {
+  const missing = names.filter((n) => !calendars.has(n));
+  if (missing.length > 0) {
+    throw new XtimerError(
+      ErrorCode.CALENDAR_NOT_FOUND,
+      `skipCalendars: app ${app} has no calendar ${missing.join(', ')}`,
+      [{ path: 'skipCalendars', message: `no calendar ${missing.join(', ')}` }],
+    );
+  }
+  return skipDatesOf([...calendars.values()].filter((c) => names.includes(c.name)));
+}
+
+/** Do two reads of an app's timers hold the same timers at the same versions? */
+function sameVersions(a: readonly Timer[], b: readonly Timer[]): boolean {
+  if (a.length !== b.length) return false;
+  const versions = new Map(a.map((t) => [t.id, t.version]));
+  return b.every((t) => versions.get(t.id) === t.version);
+}
+
 /** A batch item's error, naming the item: `timers.<index>: …`, and the index in its details. */
 function atIndex(err: unknown, index: number): unknown {
   if (err instanceof CronSyntaxError)
@@ -648,10 +1226,13 @@ function applyPatch<T extends TimerDraft>(t: T, p: TimerPatch): T {
     callback: { ...t.callback, ...defined(callback) },
     retry: { ...t.retry, ...defined(retry) },
   };
-  // A timer has a cron or an `at`: setting one clears the other. A cron set natively replaces
-  // the one a Go client wrote; the compatible routes then show the native one.
-  if (p.at !== undefined) return { ...merged, cron: null, compatCron: null };
-  if (p.cron !== undefined) return { ...merged, at: null, compatCron: p.compatCron ?? null };
+  // A timer has a cron, an interval or an `at`: setting one clears the others. A cron set
+  // natively replaces the one a Go client wrote; the compatible routes then show the native one.
+  const notInterval = { everyMs: null, offsetMs: 0 };
+  if (p.at !== undefined)
+    return { ...merged, ...notInterval, jitterMs: p.jitterMs ?? 0, cron: null, compatCron: null };
+  if (p.cron !== undefined) return { ...merged, ...notInterval, at: null, compatCron: p.compatCron ?? null };
+  if (p.everyMs !== undefined) return { ...merged, cron: null, at: null, compatCron: null };
   return merged;
 }
 
@@ -673,5 +1254,18 @@ function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
   }
   if (t.startAt !== null && t.endAt !== null && t.endAt <= t.startAt) {
     throw problem('endAt', 'must be after startAt');
+  }
+  if (t.everyMs === null && t.offsetMs !== 0)
+    throw problem('offset', 'is only for an interval timer (every)');
+  if (t.everyMs !== null && t.offsetMs >= t.everyMs) {
+    throw problem('offset', `must be shorter than every (${t.everyMs} ms)`);
+  }
+  if (t.jitterMs > 0 && (!patch || changesSchedule(patch))) {
+    if (t.at !== null) throw problem('jitterMs', 'is for cron and interval timers, not a one-shot (at)');
+    // A shift below the shortest gap keeps the runs in order, each with one nominal instant.
+    const gap = scheduleOf(t).shortestGap(now);
+    if (gap !== null && t.jitterMs > gap) {
+      throw problem('jitterMs', `must be at most the schedule's shortest gap between runs (${gap} ms)`);
+    }
   }
 }

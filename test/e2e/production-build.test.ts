@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/storage/redis/connection.js';
@@ -28,6 +29,15 @@ const dbName = uniqueName('e2edist');
 const prefix = `${dbName}:`;
 let sink: Sink;
 let proc: XtimerProcess | undefined;
+
+/** Runs node with `args` in the repository; its exit code and output. */
+async function node(args: string[]): Promise<{ code: number; output: string }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (b: Buffer) => (output += b));
+  const [code] = await once(child, 'exit');
+  return { code, output };
+}
 
 /** Runs the prestart of `npm start`: builds dist/ unless it was built from these very sources. */
 async function buildIfStale(): Promise<void> {
@@ -109,5 +119,19 @@ describe('node dist/workers/main.js', () => {
     expect(first!.attempt).toBe(1);
 
     expect(await proc.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
+  it('ships the typed client as the xtimer/client export and the CLI as the xtimer bin', async () => {
+    // The package resolves its own export by name, as an installed dependency would.
+    const client = await node([
+      '--input-type=module',
+      '-e',
+      "const m = await import('xtimer/client'); console.log([typeof m.createXtimerClient, typeof m.verifyCallback].join())",
+    ]);
+    expect(client).toEqual({ code: 0, output: 'function,function\n' });
+    expect(existsSync(new URL('dist/client/index.d.ts', `file://${ROOT}`))).toBe(true);
+    const help = await node(['dist/cli/main.js', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.output).toMatch(/^Usage: xtimer/);
   });
 });

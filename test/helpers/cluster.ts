@@ -36,6 +36,11 @@ export class Cluster {
     return `http://127.0.0.1:${this.ports[i]}`;
   }
 
+  /** The base URL of process i's API. */
+  apiOf(i: number): string {
+    return `http://127.0.0.1:${this.ports[i]}`;
+  }
+
   async kill(i: number): Promise<void> {
     await this.procs[i]!.stop('SIGKILL');
   }

@@ -6,6 +6,8 @@ export interface Delivery {
   taskId: string;
   timerId: number;
   scheduledAt: number;
+  /** X-Xtimer-Nominal-At: the instant before the run's jitter shift. */
+  nominalAt: number;
   attempt: number;
   arrivedAt: number;
   method: string;
@@ -56,6 +58,7 @@ export class Sink {
           taskId: String(h['x-xtimer-task-id'] ?? ''),
           timerId: Number(h['x-xtimer-timer-id']),
           scheduledAt: Number(h['x-xtimer-scheduled-at']),
+          nominalAt: Number(h['x-xtimer-nominal-at']),
           attempt: Number(h['x-xtimer-attempt']),
           arrivedAt,
           method: req.method ?? '',

@@ -103,16 +103,26 @@ describe('POST /api/timer/v1/def', () => {
     expect((await native(daily)).cron).toBe('30 2 * * *');
   });
 
-  it('takes a 7-field cron (seconds first, trailing year) that the native API refuses', async () => {
+  it('takes a 7-field cron (seconds first, trailing year), and the native API reads it the same way', async () => {
     const cron = '0 0 12 * * ? 2031';
     const id = await createGo({ cron });
     expect((await native(id)).cron).toBe(cron);
     const preview = await call(app, 'GET', `/api/v1/timers/${id}/preview?count=2`);
     expect(preview.body.items).toEqual(['2031-01-01T12:00:00.000+00:00', '2031-01-02T12:00:00.000+00:00']);
 
-    const rejected = await call(app, 'POST', '/api/v1/timers', timerBody({ cron }));
-    expect(rejected.status).toBe(400);
-    expect(rejected.body.error.code).toBe('INVALID_CRON');
+    // The cron a native GET shows can be sent back as it reads: a PATCH with it changes nothing.
+    const patched = await call(app, 'PATCH', `/api/v1/timers/${id}`, { cron: (await native(id)).cron });
+    expect(patched.status).toBe(200);
+    expect((await goTimer(id)).cron).toBe(cron);
+    const created = await call(
+      app,
+      'POST',
+      '/api/v1/timers',
+      timerBody({ cron, name: 'native-seven-fields', timezone: 'UTC' }),
+    );
+    expect(created.status).toBe(201);
+    const nativePreview = await call(app, 'GET', `/api/v1/timers/${created.body.id}/preview?count=1`);
+    expect(nativePreview.body.items).toEqual(['2031-01-01T12:00:00.000+00:00']);
   });
 
   it('takes cronexpr’s macros, shown as written', async () => {

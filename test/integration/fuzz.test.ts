@@ -185,6 +185,11 @@ const TIMER_FORM = {
   active: 'on',
 };
 
+/** A create body as the app-scoped routes take it: the app is the path's. */
+function withoutApp({ app: _app, ...rest }: Record<string, unknown>): Record<string, unknown> {
+  return rest;
+}
+
 const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /api/v1/timers': () => timerBody({ app: APP, name: `f-${Math.random().toString(36).slice(2)}` }),
   'POST /api/v1/timers/batch': () => ({
@@ -209,9 +214,16 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
     overlapPolicy: 'buffer_one',
     notify: { url: 'http://127.0.0.1:9/notify', on: ['failed'] },
   }),
+  'PUT /api/v1/apps/{app}/timers/{name}': () => withoutApp(timerBody({ name: undefined })),
+  'POST /api/v1/apps/{app}/apply': () => ({
+    timers: [withoutApp(timerBody({ name: `a-${Math.random().toString(36).slice(2)}` }))],
+    prune: false,
+    dryRun: Math.random() < 0.5,
+  }),
   'PATCH /api/v1/apps/{app}': () => ({ notify: { url: 'http://127.0.0.1:9/notify', on: ['missed'] } }),
   'POST /api/v1/apps': () => ({ app: `app${Math.random().toString(36).slice(2, 8)}` }),
   'POST /api/v1/apps/{app}/rotate': () => ({ rotate: 'key', graceSeconds: 60 }),
+  'PUT /api/v1/apps/{app}/calendars/{name}': () => ({ dates: ['2099-12-25'], description: 'fuzz' }),
   'POST /api/timer/v1/def': () => ({
     app: APP,
     name: `g-${Math.random().toString(36).slice(2)}`,
@@ -408,9 +420,14 @@ function requestFor(route: Route): fc.Arbitrary<HostileRequest> {
       urlPart(() => String(seedId)),
       urlPart(() => APP),
       urlPart(() => `${seedId}_${Date.now() - 60_000}`),
+      urlPart(() => `u-${Math.random().toString(36).slice(2)}`),
     )
-    .map(([id, appName, task]) =>
-      route.path.replace('{id}', id).replace('{app}', appName).replace('{task}', task),
+    .map(([id, appName, task, name]) =>
+      route.path
+        .replace('{id}', id)
+        .replace('{app}', appName)
+        .replace('{task}', task)
+        .replace('{name}', name),
     );
   const queryArb = fc
     .array(

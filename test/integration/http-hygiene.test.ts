@@ -167,6 +167,20 @@ describe('after an early answer', () => {
   });
 });
 
+describe('request headers over the limit', () => {
+  it('answers 431, not a 5xx, and closes the connection', async () => {
+    const conn = await RawConnection.open(server.port);
+    try {
+      conn.send(head('GET', '/healthz', { 'x-padding': 'p'.repeat(64 * 1024) }), Buffer.alloc(0));
+      const res = await conn.response();
+      expect(res?.status).toBe(431);
+      expect(await conn.closedByServer()).toBe(true);
+    } finally {
+      conn.close();
+    }
+  });
+});
+
 describe('after a request read to its end', () => {
   it('keeps the connection alive for the next request', async () => {
     const conn = await RawConnection.open(server.port);

@@ -29,6 +29,8 @@ const NATIVE_ROUTES = [
   ['post', '/api/v1/timers/{id}/trigger'],
   ['post', '/api/v1/timers/{id}/tasks/{taskId}/retry'],
   ['get', '/api/v1/preview'],
+  ['put', '/api/v1/apps/{app}/timers/{name}'],
+  ['post', '/api/v1/apps/{app}/apply'],
   ['get', '/healthz'],
   ['get', '/readyz'],
 ] as const;

@@ -107,6 +107,20 @@ describe('at create and update time', () => {
     );
   });
 
+  it('refuses a failure-notification URL at a private address, on a timer and on an app', async () => {
+    const res = await call(blocking, 'POST', '/api/v1/timers', {
+      ...withUrl('http://93.184.215.14/hook'),
+      notify: { url: 'http://10.0.0.7/alerts', on: ['failed'] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('TARGET_BLOCKED');
+    const app = await call(blocking, 'PATCH', '/api/v1/apps/billing', {
+      notify: { url: 'http://[::ffff:169.254.169.254]/alerts', on: ['failed'] },
+    });
+    expect(app.status).toBe(400);
+    expect(app.body.error.code).toBe('TARGET_BLOCKED');
+  });
+
   it('refuses the compatible create in its envelope', async () => {
     const res = await call(blocking, 'POST', '/api/timer/v1/def', {
       app: 'legacy',

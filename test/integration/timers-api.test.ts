@@ -109,6 +109,10 @@ describe('POST /api/v1/timers', () => {
       app: 'minimal',
       name: 'bare',
       cron: '0 0 * * *',
+      resolvedCron: '0 0 * * *',
+      every: null,
+      offset: null,
+      jitterMs: 0,
       timezone: 'UTC',
       callback: {
         url: 'https://example.test/hook',
@@ -128,7 +132,12 @@ describe('POST /api/v1/timers', () => {
       notify: null,
       labels: {},
       description: null,
+      autoPause: null,
+      skipCalendars: [],
       status: 'inactive',
+      pausedNote: null,
+      pausedAt: null,
+      pausedUntil: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
@@ -159,11 +168,23 @@ describe('POST /api/v1/timers', () => {
       notify: { url: 'https://alerts.example.test/xtimer', on: ['failed'] },
       labels: { team: 'payments', 'k8s.io/zone': 'eu-1' },
       description: 'Every field, as sent.',
+      every: null,
+      offset: null,
+      jitterMs: 30_000,
+      autoPause: { afterConsecutiveFailures: 5 },
+      skipCalendars: [],
     });
     const res = await call(app, 'POST', '/api/v1/timers', body);
     expect(res.status).toBe(201);
     const { id, createdAt, updatedAt, ...rest } = res.body;
-    expect(rest).toEqual({ ...body, status: 'inactive' });
+    expect(rest).toEqual({
+      ...body,
+      resolvedCron: '15 */5 * * * *',
+      status: 'inactive',
+      pausedNote: null,
+      pausedAt: null,
+      pausedUntil: null,
+    });
   });
 
   it('creates an inactive timer without materialising any run', async () => {

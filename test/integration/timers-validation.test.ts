@@ -88,11 +88,11 @@ const badCreates: BadCreate[] = [
     messageMentions: 'fields',
   },
   {
-    what: 'a 7-field cron (only the compatible API takes a year field)',
-    body: timerBody({ cron: '0 0 0 * * ? 2030' }),
+    what: 'an 8-field cron',
+    body: timerBody({ cron: '0 0 0 * * ? 2030 1' }),
     status: 400,
     code: 'INVALID_CRON',
-    messageMentions: 'cron: has 7 fields',
+    messageMentions: 'cron: has 8 fields, expected 5, 6 or 7',
   },
   {
     what: 'a garbage cron',

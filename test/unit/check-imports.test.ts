@@ -107,6 +107,32 @@ describe('forbidden arrows', () => {
     expect(forbiddenArrows(graph({ 'workers/main.ts': ['api/app.ts'] }))).toEqual([]);
     expect(forbiddenArrows(graph({ 'workers/trigger.ts': ['api/app.ts'] }))).toHaveLength(1);
   });
+
+  it('keeps the client alone, the CLI on the client, and the server off both', () => {
+    expect(
+      forbiddenArrows(
+        graph({
+          'cli/program.ts': ['client/index.ts', 'cli/errors.ts'],
+          'client/index.ts': ['client/openapi-types.ts'],
+        }),
+      ),
+    ).toEqual([]);
+    const broken = forbiddenArrows(
+      graph({
+        'client/index.ts': ['http/schemas/timer-schemas.ts'],
+        'cli/program.ts': ['src/domain/apply-plan.ts', 'api/etag.ts'],
+        'api/app.ts': ['client/index.ts'],
+        'src/services/x.ts': ['cli/errors.ts'],
+      }),
+    );
+    expect(broken.map((b) => `${b.from} -> ${b.to}`).sort()).toEqual([
+      'api/app.ts -> client/index.ts',
+      'cli/program.ts -> api/etag.ts',
+      'cli/program.ts -> src/domain/apply-plan.ts',
+      'client/index.ts -> http/schemas/timer-schemas.ts',
+      'src/services/x.ts -> cli/errors.ts',
+    ]);
+  });
 });
 
 describe('the repository', () => {

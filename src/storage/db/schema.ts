@@ -45,6 +45,12 @@ export const timers = mysqlTable(
     cron: varchar('cron', { length: 128 }),
     /** A one-shot timer's only instant (instead of a cron). */
     at: datetime('at', { mode: 'date', fsp: 3 }),
+    /** An interval timer's period in ms (instead of a cron): runs at epoch + offset_ms + k·every_ms. */
+    everyMs: bigint('every_ms', { mode: 'number' }),
+    /** An interval timer's offset from the epoch in ms, in [0, every_ms); 0 for other timers. */
+    offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
+    /** Each run shifted by a stable offset in [0, jitter_ms) from its nominal instant; 0: none. */
+    jitterMs: int('jitter_ms').notNull().default(0),
     /** The validity window: no run before `start_at` or at/after `end_at`; at most `max_runs` scheduled runs. */
     startAt: datetime('start_at', { mode: 'date', fsp: 3 }),
     endAt: datetime('end_at', { mode: 'date', fsp: 3 }),
@@ -78,6 +84,22 @@ export const timers = mysqlTable(
     misfirePolicy: varchar('misfire_policy', { length: 16 }).notNull().default('fire_once'),
     misfireThresholdMs: int('misfire_threshold_ms').notNull().default(60_000),
     status: varchar('status', { length: 16 }).notNull().default('inactive'),
+    /** Why the timer was disabled (the disable's note, or an auto-pause's); null: none. */
+    pausedNote: varchar('paused_note', { length: 1024 }),
+    pausedAt: datetime('paused_at', { mode: 'date', fsp: 3 }),
+    /** When the disabled timer resumes by itself: the pause sweep's conditional UPDATE enables it once. */
+    pausedUntil: datetime('paused_until', { mode: 'date', fsp: 3 }),
+    /** Disable after this many failed runs in a row; null: never. */
+    autoPauseAfter: int('auto_pause_after'),
+    /** Failed runs in a row (counted only while auto_pause_after is set). */
+    failureStreak: int('failure_streak').notNull().default(0),
+    /** JSON array of the app's calendar names whose dates the timer skips; null: none. */
+    skipCalendars: text('skip_calendars'),
+    /**
+     * JSON {date: [calendar names]}: those calendars' dates, copied here when the timer or a
+     * calendar changes, so every schedule computation reads them from the timer's row alone.
+     */
+    skipDates: mediumtext('skip_dates'),
     /** Bumped on every change; caches and planners compare it. */
     version: int('version').notNull().default(1),
     /**
@@ -100,6 +122,8 @@ export const timers = mysqlTable(
     // The migrator's top-up finds, every minute, the few active timers whose runs stop
     // soon (migration 0008): a range on this index instead of a scan of all timers.
     index('timers_status_planned_idx').on(t.status, t.plannedUntil),
+    // The pause sweep finds, every second, the disabled timers whose pause has run out.
+    index('timers_status_paused_until_idx').on(t.status, t.pausedUntil),
   ],
 );
 
@@ -194,6 +218,21 @@ export const apps = mysqlTable(
   ],
 );
 
+/** Calendars (issue 21): named lists of dates an app's timers skip (`skipCalendars`). */
+export const calendars = mysqlTable(
+  'calendars',
+  {
+    app: exactVarchar(64)('app').notNull(),
+    name: exactVarchar(64)('name').notNull(),
+    /** JSON array of `YYYY-MM-DD`, sorted (at most 1,000). */
+    dates: mediumtext('dates').notNull(),
+    description: text('description'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.app, t.name] })],
+);
+
 /**
  * The audit log: one row per change made through the API or the dashboard, with who
  * made it (`admin`, `open`, or an app key's id), the fields it changed before and after
@@ -225,3 +264,4 @@ export type TimerRow = typeof timers.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
+export type CalendarRow = typeof calendars.$inferSelect;

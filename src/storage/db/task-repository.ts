@@ -251,6 +251,40 @@ export class TaskRepository {
     return rows.map((r) => ({ timerId, runAt: r.runAt.getTime(), version: r.version }));
   }
 
+  /**
+   * Records a timer's scheduled runs still `pending` at or after `fromMs` as `skipped`
+   * where `reasonFor` gives a reason (a calendar now lists their date): they are never
+   * called, and history shows why. Returns them.
+   */
+  async skipPending(
+    timerId: number,
+    fromMs: number,
+    reasonFor: (runAt: number) => string | null,
+  ): Promise<PendingRun[]> {
+    const rows = await this.db
+      .select({ runAt: tasks.runAt, version: tasks.timerVersion })
+      .from(tasks)
+      .where(
+        and(
+          eq(tasks.timerId, timerId),
+          eq(tasks.status, 'pending'),
+          eq(tasks.trigger, 'schedule'),
+          gte(tasks.runAt, new Date(fromMs)),
+        ),
+      );
+    const skipped: PendingRun[] = [];
+    for (const r of rows) {
+      const reason = reasonFor(r.runAt.getTime());
+      if (reason === null) continue;
+      await this.db
+        .update(tasks)
+        .set({ status: 'skipped', error: reason })
+        .where(and(eq(tasks.timerId, timerId), eq(tasks.runAt, r.runAt), eq(tasks.status, 'pending')));
+      skipped.push({ timerId, runAt: r.runAt.getTime(), version: r.version });
+    }
+    return skipped;
+  }
+
   /** Removes every run of a deleted timer, a batch at a time. */
   async deleteAllForTimer(timerId: number, batch = 5000): Promise<void> {
     for (const table of ['tasks', 'task_failures']) {

@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { escape as escapeSql } from 'mysql2';
+import type { SkipDates } from '../../domain/calendar.js';
 import {
   type HttpMethod,
   type Labels,
@@ -27,6 +28,9 @@ function toTimer(row: TimerRow): Timer {
     name: row.name,
     cron: row.cron,
     at: ms(row.at),
+    everyMs: row.everyMs,
+    offsetMs: row.offsetMs,
+    jitterMs: row.jitterMs,
     compatCron: row.compatCron,
     timezone: row.timezone,
     callback: {
@@ -47,6 +51,13 @@ function toTimer(row: TimerRow): Timer {
     labels: row.labels === null ? {} : (JSON.parse(row.labels) as Labels),
     description: row.description,
     status: row.status as TimerStatus,
+    pausedNote: row.pausedNote,
+    pausedAt: ms(row.pausedAt),
+    pausedUntil: ms(row.pausedUntil),
+    autoPause: row.autoPauseAfter === null ? null : { afterConsecutiveFailures: row.autoPauseAfter },
+    failureStreak: row.failureStreak,
+    skipCalendars: row.skipCalendars === null ? [] : (JSON.parse(row.skipCalendars) as string[]),
+    skipDates: row.skipDates === null ? {} : (JSON.parse(row.skipDates) as SkipDates),
     version: row.version,
     plannedFrom: ms(row.plannedFrom),
     runsPlanned: row.runsPlanned,
@@ -62,6 +73,9 @@ function toColumns(t: TimerDraft) {
     name: t.name,
     cron: t.cron,
     at: date(t.at),
+    everyMs: t.everyMs,
+    offsetMs: t.offsetMs,
+    jitterMs: t.jitterMs,
     compatCron: t.compatCron ?? null,
     timezone: t.timezone,
     callbackUrl: t.callback.url,
@@ -81,6 +95,9 @@ function toColumns(t: TimerDraft) {
     labels: Object.keys(t.labels).length === 0 ? null : JSON.stringify(t.labels),
     description: t.description,
     status: t.status,
+    autoPauseAfter: t.autoPause?.afterConsecutiveFailures ?? null,
+    skipCalendars: t.skipCalendars.length === 0 ? null : JSON.stringify(t.skipCalendars),
+    skipDates: Object.keys(t.skipDates).length === 0 ? null : JSON.stringify(t.skipDates),
   };
 }
 
@@ -183,6 +200,10 @@ export class TimerRepository {
       ...toColumns(r.draft),
       ...planColumns(r.plan),
       plannedFrom: date(r.plannedFrom),
+      pausedNote: null,
+      pausedAt: null,
+      pausedUntil: null,
+      failureStreak: 0,
       createdAt: at,
       updatedAt: at,
     }));
@@ -250,6 +271,23 @@ export class TimerRepository {
     return rows[0] ? toTimer(rows[0]) : null;
   }
 
+  /** The app's timer of that name; `forUpdate` locks its row for the rest of the transaction. */
+  async findByName(app: string, name: string, options: { forUpdate?: boolean } = {}): Promise<Timer | null> {
+    const q = this.db
+      .select()
+      .from(timers)
+      .where(and(eq(timers.app, app), eq(timers.name, name)));
+    const rows = options.forUpdate ? await q.for('update') : await q;
+    return rows[0] ? toTimer(rows[0]) : null;
+  }
+
+  /** Every timer of the app, id order; `forUpdate` locks their rows (an apply compares and changes them all). */
+  async listByApp(app: string, options: { forUpdate?: boolean } = {}): Promise<Timer[]> {
+    const q = this.db.select().from(timers).where(eq(timers.app, app)).orderBy(asc(timers.id));
+    const rows = options.forUpdate ? await q.for('update') : await q;
+    return rows.map(toTimer);
+  }
+
   async findByIds(ids: readonly number[]): Promise<Timer[]> {
     if (ids.length === 0) return [];
     const rows = await this.db
@@ -305,6 +343,73 @@ export class TimerRepository {
       .update(timers)
       .set({ status, version: sql`${timers.version} + 1` })
       .where(eq(timers.id, id));
+  }
+
+  /** Records why and until when a timer is paused (null: clears it, on enable), and restarts its failure streak. */
+  async setPause(
+    id: number,
+    pause: { note: string | null; at: number; until: number | null } | null,
+  ): Promise<void> {
+    await this.db
+      .update(timers)
+      .set({
+        pausedNote: pause?.note ?? null,
+        pausedAt: pause === null ? null : new Date(pause.at),
+        pausedUntil: pause?.until == null ? null : new Date(pause.until),
+        failureStreak: 0,
+        updatedAt: sql`${timers.updatedAt}`,
+      })
+      .where(eq(timers.id, id));
+  }
+
+  /** Disabled timers whose pause has run out by `nowMs` (the pause sweep's range on (status, paused_until)). */
+  async pauseEndedIds(nowMs: number, limit = 100): Promise<number[]> {
+    const rows = await this.db
+      .select({ id: timers.id })
+      .from(timers)
+      .where(and(eq(timers.status, 'inactive'), lte(timers.pausedUntil, new Date(nowMs))))
+      .limit(limit);
+    return rows.map((r) => r.id);
+  }
+
+  /** The app's timers that name `calendar` in skipCalendars, locked for the rest of the transaction. */
+  async usingCalendar(app: string, calendar: string): Promise<Timer[]> {
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(and(eq(timers.app, app), sql`JSON_CONTAINS(${timers.skipCalendars}, JSON_QUOTE(${calendar}))`))
+      .orderBy(asc(timers.id))
+      .for('update');
+    return rows.map(toTimer);
+  }
+
+  /** The ids of an app's timers in `status`. */
+  async idsOfApp(app: string, status: TimerStatus): Promise<number[]> {
+    const rows = await this.db
+      .select({ id: timers.id })
+      .from(timers)
+      .where(and(eq(timers.app, app), eq(timers.status, status)))
+      .orderBy(asc(timers.id));
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Counts a settled run into the timer's failure streak: one more after a failure, none
+   * after a success. Returns the streak. One statement: LAST_INSERT_ID(expr) hands the
+   * new value back in the same round trip, whichever executor settles the run.
+   */
+  async countFailure(id: number, failed: boolean): Promise<number> {
+    if (!failed) {
+      await this.db
+        .update(timers)
+        .set({ failureStreak: 0, updatedAt: sql`${timers.updatedAt}` })
+        .where(eq(timers.id, id));
+      return 0;
+    }
+    const [result] = await this.db.execute(
+      sql`UPDATE timers SET failure_streak = LAST_INSERT_ID(failure_streak + 1) WHERE id = ${id}`,
+    );
+    return Number((result as unknown as { insertId: number }).insertId);
   }
 
   /** Marks an active timer completed (its schedule has made its last run); false if it was not active. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { LocalKeyQueue } from './local-key-queue.js';
 import type { ScriptedRedis } from './scripts.js';
 
 /** A holder token unique to this process and acquisition: `host:pid:random` (SPEC §4). */
@@ -12,6 +13,8 @@ export function newLockToken(): string {
  * release go through compare-token Lua scripts, so nobody frees a lock it lost.
  */
 export class RedisLock {
+  private readonly queue = new LocalKeyQueue();
+
   constructor(private readonly redis: ScriptedRedis) {}
 
   async acquire(key: string, ttlMs: number, token = newLockToken()): Promise<string | null> {
@@ -43,7 +46,10 @@ export class RedisLock {
   /**
    * Runs `fn` holding every one of `keys`, taken at once (one round trip however many).
    * If any is held elsewhere, those it took are given back before it waits and tries
-   * again: it never waits holding a lock, so two callers cannot deadlock.
+   * again: it never waits holding a lock, so two callers cannot deadlock. Callers in
+   * this process queue for the keys first, in order: one of them at a time polls Redis,
+   * and the next takes over the moment the last lets go, rather than 100 of them
+   * polling each other off the lock (and the busiest key answering "busy").
    */
   async withLocks<T>(
     keys: readonly string[],
@@ -52,6 +58,21 @@ export class RedisLock {
     fn: () => Promise<T>,
   ): Promise<{ value: T } | null> {
     const deadline = Date.now() + waitMs;
+    const leave = await this.queue.enter(keys, deadline);
+    if (!leave) return null;
+    try {
+      return await this.holding(keys, ttlMs, deadline, fn);
+    } finally {
+      leave();
+    }
+  }
+
+  private async holding<T>(
+    keys: readonly string[],
+    ttlMs: number,
+    deadline: number,
+    fn: () => Promise<T>,
+  ): Promise<{ value: T } | null> {
     let pause = 5;
     for (;;) {
       const tokens = await Promise.all(keys.map((key) => this.acquire(key, ttlMs)));

@@ -1,0 +1,417 @@
+import { createInterface } from 'node:readline';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { type components, createXtimerClient, type XtimerClient } from '../client/index.js';
+import { ApiError, EXIT, UsageError } from './errors.js';
+import { hasChanges, renderApplied, renderPlan } from './plan-view.js';
+import { colorsFor, type Terminal, table } from './terminal.js';
+import { readDocument, readTimersFile } from './timers-file.js';
+
+type Timer = components['schemas']['Timer'];
+type Task = components['schemas']['Task'];
+type ApplyResult = components['schemas']['ApplyResult'];
+
+const DEFAULT_URL = 'http://127.0.0.1:8081';
+/** Outcomes `runs --follow` reports: a run that has ended (a retry may end it again). */
+const SETTLED = new Set(['succeeded', 'failed', 'skipped', 'missed']);
+
+interface GlobalOptions {
+  url: string;
+  token?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** openapi-fetch's answer: the data, or the API's error envelope. */
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a successful answer; an error answer becomes an ApiError (exit 1) with the API's code and message. */
+async function must<T>(pending: Promise<Answer<T>>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (response.ok) return data as T;
+  const envelope = (error as { error?: { code?: string; message?: string } } | undefined)?.error;
+  throw new ApiError(
+    envelope?.code ?? `HTTP_${response.status}`,
+    envelope?.message ?? response.statusText,
+    response.status,
+  );
+}
+
+const positiveInt = (value: string): number => {
+  if (!/^[1-9][0-9]{0,5}$/.test(value)) throw new InvalidArgumentError('expected a positive whole number');
+  return Number(value);
+};
+
+const timerId = (value: string): string => {
+  if (!/^[1-9][0-9]{0,14}$/.test(value))
+    throw new InvalidArgumentError('expected a timer id (a positive number)');
+  return value;
+};
+
+const scheduleOf = (t: Timer) => t.cron ?? (t.at ? `at ${t.at}` : '');
+
+/** The `xtimer` command line over a terminal (the process's own, or a test's). */
+export function createProgram(term: Terminal): Command {
+  const out = (text: string): void => {
+    term.stdout.write(text);
+  };
+  const colors = colorsFor(term.stdout, term.env);
+  const program = new Command('xtimer');
+  program
+    .description(
+      'Manage xtimer timers: list, change, follow their runs, and apply a timers file (timers as code).',
+    )
+    .option('--url <url>', 'xtimer base URL (env XTIMER_URL)', term.env.XTIMER_URL || DEFAULT_URL)
+    // The token's default (XTIMER_TOKEN) is read when used: help must not print a secret.
+    .option('--token <token>', 'admin token or app API key (env XTIMER_TOKEN)')
+    .option('--json', 'print JSON for scripts instead of tables')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: out, writeErr: (text) => term.stderr.write(text) });
+
+  const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals<GlobalOptions>();
+  const clientOf = (cmd: Command): XtimerClient => {
+    const { url } = globals(cmd);
+    const token = globals(cmd).token ?? (term.env.XTIMER_TOKEN || undefined);
+    try {
+      new URL(url);
+    } catch {
+      throw new UsageError(`--url ${JSON.stringify(url)} is not a URL`);
+    }
+    return createXtimerClient({ baseUrl: url, token });
+  };
+  const printJson = (value: unknown): void => out(`${JSON.stringify(value, null, 2)}\n`);
+  const printTimer = (cmd: Command, t: Timer): void => {
+    if (globals(cmd).json) {
+      printJson(t);
+      return;
+    }
+    const rows: Array<[string, string]> = [
+      ['id', String(t.id)],
+      ['app', t.app],
+      ['name', t.name],
+      ['status', t.status],
+      ['schedule', scheduleOf(t)],
+      ['timezone', t.timezone],
+      ['callback', `${t.callback.method} ${t.callback.url}`],
+      ['retry', `${t.retry.maxAttempts} attempts, backoff ${t.retry.backoffMs} ms`],
+      ['misfire', t.misfirePolicy],
+      [
+        'labels',
+        Object.entries(t.labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', '),
+      ],
+      ['description', t.description ?? ''],
+      ['updated', t.updatedAt],
+    ];
+    out(table(['FIELD', 'VALUE'], rows));
+  };
+
+  const timers = program.command('timers').description('List, read and change timers');
+
+  timers
+    .command('list')
+    .description('List timers (id order)')
+    .option('--app <app>', 'only this app’s timers')
+    .option('--status <status>', 'only timers in this status (inactive, active, completed)')
+    .option('--label <key:value>', 'only timers carrying this label')
+    .option('--limit <n>', 'at most this many', positiveInt, 200)
+    .action(async (opts: { app?: string; status?: string; label?: string; limit: number }, cmd: Command) => {
+      const client = clientOf(cmd);
+      const items: Timer[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await must(
+          client.GET('/api/v1/timers', {
+            params: {
+              query: {
+                ...(opts.app === undefined ? {} : { app: opts.app }),
+                ...(opts.status === undefined ? {} : { status: opts.status as Timer['status'] }),
+                ...(opts.label === undefined ? {} : { label: opts.label }),
+                ...(cursor === undefined ? {} : { cursor }),
+                limit: Math.min(500, opts.limit - items.length),
+              },
+            },
+          }),
+        );
+        items.push(...page.items);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined && items.length < opts.limit);
+      if (globals(cmd).json) return printJson(items);
+      const rows = items.map((t) => [
+        String(t.id),
+        t.app,
+        t.name,
+        t.status,
+        scheduleOf(t),
+        t.timezone,
+        `${t.callback.method} ${t.callback.url}`,
+      ]);
+      out(table(['ID', 'APP', 'NAME', 'STATUS', 'SCHEDULE', 'TIMEZONE', 'CALLBACK'], rows));
+    });
+
+  timers
+    .command('get')
+    .description('Show a timer')
+    .argument('<id>', 'timer id', timerId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      printTimer(cmd, await must(clientOf(cmd).GET('/api/v1/timers/{id}', { params: { path: { id } } })));
+    });
+
+  timers
+    .command('create')
+    .description('Create a timer from a YAML or JSON file (the API’s create body), or from --data')
+    .option('-f, --file <path>', 'the timer, as YAML or JSON')
+    .option('--data <json>', 'the timer, as JSON')
+    .action(async (opts: { file?: string; data?: string }, cmd: Command) => {
+      if ((opts.file === undefined) === (opts.data === undefined))
+        throw new UsageError('give one of -f <file> and --data <json>');
+      let body: unknown;
+      if (opts.file !== undefined) body = readDocument(opts.file);
+      else {
+        try {
+          body = JSON.parse(opts.data!);
+        } catch (err) {
+          throw new UsageError(`--data is not JSON: ${(err as Error).message}`);
+        }
+      }
+      const created = await must(
+        clientOf(cmd).POST('/api/v1/timers', { body: body as components['schemas']['CreateTimer'] }),
+      );
+      printTimer(cmd, created);
+    });
+
+  timers
+    .command('delete')
+    .description('Delete a timer and cancel its pending runs')
+    .argument('<id>', 'timer id', timerId)
+    .option('--if-match <etag>', 'only if the timer is still at this version (its ETag)')
+    .action(async (id: string, opts: { ifMatch?: string }, cmd: Command) => {
+      await must(
+        clientOf(cmd).DELETE('/api/v1/timers/{id}', {
+          params: { path: { id }, header: opts.ifMatch === undefined ? {} : { 'if-match': opts.ifMatch } },
+        }),
+      );
+      if (globals(cmd).json) printJson({ id: Number(id), deleted: true });
+      else out(`Deleted timer ${id}.\n`);
+    });
+
+  for (const [name, what] of [
+    ['enable', 'Activate a timer: its runs are planned at once'],
+    ['disable', 'Deactivate a timer: nothing due after this fires'],
+  ] as const) {
+    timers
+      .command(name)
+      .description(what)
+      .argument('<id>', 'timer id', timerId)
+      .action(async (id: string, _opts: unknown, cmd: Command) => {
+        const path = name === 'enable' ? '/api/v1/timers/{id}/enable' : '/api/v1/timers/{id}/disable';
+        printTimer(cmd, await must(clientOf(cmd).POST(path, { params: { path: { id } } })));
+      });
+  }
+
+  timers
+    .command('trigger')
+    .description('Run a timer now, whatever its status')
+    .argument('<id>', 'timer id', timerId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const run = await must(clientOf(cmd).POST('/api/v1/timers/{id}/trigger', { params: { path: { id } } }));
+      if (globals(cmd).json) return printJson(run);
+      out(`Queued run ${run.id} of timer ${run.timerId} at ${run.runAt}.\n`);
+    });
+
+  program
+    .command('runs')
+    .description('A timer’s latest runs; with --follow, each outcome as it lands (one line per run)')
+    .argument('<timerId>', 'timer id', timerId)
+    .option('--follow', 'keep printing outcomes as runs end (Ctrl-C stops)')
+    .option('--status <list>', 'only runs in these statuses (comma list)')
+    .option('--limit <n>', 'how many of the latest runs to show first', positiveInt, 20)
+    .option('--interval <ms>', 'how often --follow asks, in ms', positiveInt, 1000)
+    .action(
+      async (
+        id: string,
+        opts: { follow?: boolean; status?: string; limit: number; interval: number },
+        cmd: Command,
+      ) => {
+        const client = clientOf(cmd);
+        const json = globals(cmd).json === true;
+        const latest = async (limit: number) =>
+          (
+            await must(
+              client.GET('/api/v1/timers/{id}/tasks', {
+                params: {
+                  path: { id },
+                  query: { limit: Math.min(500, limit), ...(opts.status ? { status: opts.status } : {}) },
+                },
+              }),
+            )
+          ).items;
+        const runLine = (t: Task) => {
+          if (json) return `${JSON.stringify(t)}\n`;
+          const paint =
+            t.status === 'succeeded' ? colors.green : t.status === 'failed' ? colors.red : colors.yellow;
+          const parts = [
+            t.runAt,
+            t.id,
+            paint(t.status.padEnd(9)),
+            `attempt ${t.attempts}`,
+            t.httpStatus === null ? '' : `http ${t.httpStatus}`,
+            t.latencyMs === null ? '' : `late ${t.latencyMs} ms`,
+            t.error ?? '',
+          ];
+          return `${parts.filter(Boolean).join('  ')}\n`;
+        };
+        const first = await latest(opts.limit);
+        if (!opts.follow) {
+          if (json) return printJson(first);
+          const rows = first.map((t) => [
+            t.id,
+            t.runAt,
+            t.status,
+            t.trigger,
+            String(t.attempts),
+            t.httpStatus === null ? '' : String(t.httpStatus),
+            t.latencyMs === null ? '' : String(t.latencyMs),
+            t.error ?? '',
+          ]);
+          return out(
+            table(['TASK ID', 'RUN AT', 'STATUS', 'TRIGGER', 'ATTEMPTS', 'HTTP', 'LATE MS', 'ERROR'], rows),
+          );
+        }
+        // Each run once per outcome, oldest first; a run seen before the follow began is not repeated.
+        const told = new Map<string, string>();
+        const tell = (runs: Task[]) => {
+          for (const t of [...runs].reverse()) {
+            if (!SETTLED.has(t.status) || told.get(t.id) === t.status) continue;
+            told.set(t.id, t.status);
+            out(runLine(t));
+          }
+        };
+        tell(first);
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, opts.interval));
+          tell(await latest(100));
+        }
+      },
+    );
+
+  program
+    .command('preview')
+    .description('The next fire times of a cron expression')
+    .argument('<cron>', 'cron, 5 fields (minute precision) or 6 (seconds first)')
+    .option('--tz <zone>', 'IANA time zone', 'UTC')
+    .option('--from <time>', 'from this time (ISO-8601 or epoch ms) instead of now')
+    .option('--count <n>', 'how many fire times', positiveInt, 10)
+    .action(async (cron: string, opts: { tz: string; from?: string; count: number }, cmd: Command) => {
+      const preview = await must(
+        clientOf(cmd).GET('/api/v1/preview', {
+          params: {
+            query: {
+              cron,
+              timezone: opts.tz,
+              count: opts.count,
+              ...(opts.from === undefined ? {} : { from: opts.from }),
+            },
+          },
+        }),
+      );
+      if (globals(cmd).json) return printJson(preview);
+      out(preview.items.map((t) => `${t}\n`).join(''));
+    });
+
+  const applyFile = async (
+    cmd: Command,
+    file: string,
+    prune: boolean,
+    dryRun: boolean,
+  ): Promise<{ app: string; result: ApplyResult }> => {
+    const { app, timers } = readTimersFile(file);
+    const result = await must(
+      clientOf(cmd).POST('/api/v1/apps/{app}/apply', {
+        params: { path: { app } },
+        body: { timers: timers as components['schemas']['Apply']['timers'], prune, dryRun },
+      }),
+    );
+    return { app, result };
+  };
+
+  program
+    .command('plan')
+    .description('Show what `apply` would change, as a diff; changes nothing')
+    .requiredOption('-f, --file <path>', 'timers file (YAML or JSON): {app, timers: [...]}')
+    .option('--prune', 'also show the deletions of timers the file leaves out')
+    .action(async (opts: { file: string; prune?: boolean }, cmd: Command) => {
+      const { app, result } = await applyFile(cmd, opts.file, opts.prune === true, true);
+      if (globals(cmd).json) return printJson(result);
+      out(renderPlan(app, result.plan, colors));
+    });
+
+  program
+    .command('apply')
+    .description('Make an app’s timers what the file says: shows the plan, asks, applies it all or nothing')
+    .requiredOption('-f, --file <path>', 'timers file (YAML or JSON): {app, timers: [...]}')
+    .option('--prune', 'delete the app’s timers the file leaves out')
+    .option('--yes', 'apply without asking (needed when stdin is not a terminal)')
+    .action(async (opts: { file: string; prune?: boolean; yes?: boolean }, cmd: Command) => {
+      const json = globals(cmd).json === true;
+      const prune = opts.prune === true;
+      const planned = await applyFile(cmd, opts.file, prune, true);
+      if (!json) out(renderPlan(planned.app, planned.result.plan, colors));
+      if (hasChanges(planned.result.plan) && opts.yes !== true) {
+        if (term.stdin.isTTY !== true) {
+          throw new UsageError(
+            'not applied: stdin is not a terminal to ask on; add --yes to apply without asking',
+          );
+        }
+        if (!(await confirm(term, `Apply these changes to app ${planned.app}? Only "yes" applies: `))) {
+          out('Not applied.\n');
+          throw new CommanderError(EXIT.api, 'xtimer.declined', 'not applied');
+        }
+      }
+      const { app, result } = await applyFile(cmd, opts.file, prune, false);
+      if (json) return printJson(result);
+      out(renderApplied(app, result));
+    });
+
+  return program;
+}
+
+async function confirm(term: Terminal, question: string): Promise<boolean> {
+  const rl = createInterface({ input: term.stdin, output: term.stdout as NodeJS.WritableStream });
+  try {
+    const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+/** Runs the command line `argv` (without node and the script); resolves to the exit code. */
+export async function runCli(argv: readonly string[], term: Terminal): Promise<number> {
+  const program = createProgram(term);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'xtimer.declined') return EXIT.api;
+      // Help asked for exits 0; commander has printed its message for anything else.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof UsageError) {
+      term.stderr.write(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof ApiError) {
+      term.stderr.write(`error: ${err.code}: ${err.message}\n`);
+      return EXIT.api;
+    }
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    term.stderr.write(`error: ${(err as Error).message}${cause ? ` (${cause})` : ''}\n`);
+    return EXIT.api;
+  }
+}

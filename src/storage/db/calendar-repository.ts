@@ -1,0 +1,74 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Calendar } from '../../domain/calendar.js';
+import type { Db } from './client.js';
+import { type CalendarRow, calendars } from './schema.js';
+
+function toCalendar(row: CalendarRow): Calendar {
+  return {
+    app: row.app,
+    name: row.name,
+    dates: JSON.parse(row.dates) as string[],
+    description: row.description,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** An app's calendars in MySQL. `db` may be a transaction. */
+export class CalendarRepository {
+  constructor(private readonly db: Db) {}
+
+  withDb(db: Db): CalendarRepository {
+    return new CalendarRepository(db);
+  }
+
+  async find(app: string, name: string): Promise<Calendar | null> {
+    const rows = await this.db
+      .select()
+      .from(calendars)
+      .where(and(eq(calendars.app, app), eq(calendars.name, name)));
+    return rows[0] ? toCalendar(rows[0]) : null;
+  }
+
+  async findMany(app: string, names: readonly string[]): Promise<Calendar[]> {
+    if (names.length === 0) return [];
+    const rows = await this.db
+      .select()
+      .from(calendars)
+      .where(and(eq(calendars.app, app), inArray(calendars.name, [...names])));
+    return rows.map(toCalendar);
+  }
+
+  async list(app: string): Promise<Calendar[]> {
+    const rows = await this.db
+      .select()
+      .from(calendars)
+      .where(eq(calendars.app, app))
+      .orderBy(asc(calendars.name));
+    return rows.map(toCalendar);
+  }
+
+  /** Creates or replaces the calendar; true if it is new. */
+  async put(
+    app: string,
+    name: string,
+    dates: readonly string[],
+    description: string | null,
+  ): Promise<boolean> {
+    const [result] = await this.db
+      .insert(calendars)
+      .values({ app, name, dates: JSON.stringify(dates), description })
+      .onDuplicateKeyUpdate({
+        set: { dates: JSON.stringify(dates), description, updatedAt: sql`CURRENT_TIMESTAMP(3)` },
+      });
+    // MySQL counts 1 affected row for an insert, 2 for an update of an existing row.
+    return (result as unknown as { affectedRows: number }).affectedRows === 1;
+  }
+
+  async delete(app: string, name: string): Promise<boolean> {
+    const [result] = await this.db
+      .delete(calendars)
+      .where(and(eq(calendars.app, app), eq(calendars.name, name)));
+    return (result as unknown as { affectedRows: number }).affectedRows > 0;
+  }
+}

@@ -1,0 +1,452 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallbackVerificationError, createXtimerClient, verifyCallback } from '../../client/index.js';
+import { TYPES_FILE, typesFromSpec } from '../../scripts/client-types.js';
+import { freePort, XtimerProcess } from '../helpers/processes.js';
+import { Sink } from '../helpers/sink.js';
+import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+
+/**
+ * Issue 22, timers as code, end to end against a real service: the `xtimer` CLI run as a
+ * child process (plan, apply --yes, runs --follow, --json, exit codes), the typed client
+ * and its committed types checked against the live /openapi.json, and verifyCallback on
+ * a real signed callback.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ADMIN_TOKEN = 'admin-token-for-the-timers-as-code-tests-0123';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes
+const ANSI = /\u001b\[/;
+
+let stores: TestStores;
+let sink: Sink;
+let proc: XtimerProcess;
+let base: string;
+let dir: string;
+let signingSecret: string;
+
+beforeAll(async () => {
+  stores = await createTestStores('ascode', {
+    XTIMER_ADMIN_TOKEN: ADMIN_TOKEN,
+    XTIMER_SECRET_KEY: 'secret-key-for-the-timers-as-code-tests-0123',
+    // The README's sample file calls these hosts; allowed by name, they are not resolved.
+    CALLBACK_ALLOW_HOSTS: '127.0.0.1,billing.internal,reports.internal',
+  });
+  sink = await new Sink().start();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
+  await proc.started();
+  dir = mkdtempSync(join(tmpdir(), 'xtimer-as-code-'));
+  const app = await fetch(`${base}/api/v1/apps`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ app: 'ops' }),
+  });
+  expect(app.status).toBe(201);
+  signingSecret = ((await app.json()) as { signingSecret: string }).signingSecret;
+});
+
+afterAll(async () => {
+  await proc?.stop();
+  await sink?.stop();
+  await stores?.cleanup();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `xtimer …` from the sources as its own process, configured by XTIMER_URL and XTIMER_TOKEN. */
+async function xtimer(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      XTIMER_URL: base,
+      XTIMER_TOKEN: ADMIN_TOKEN,
+      NO_COLOR: '',
+      FORCE_COLOR: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b));
+  child.stderr.on('data', (b: Buffer) => (stderr += b));
+  const [code] = await once(child, 'exit');
+  return { code, stdout, stderr };
+}
+
+function writeFile(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const timersYaml = () => `app: ops
+timers:
+  - name: heartbeat
+    cron: "* * * * * *"
+    status: active
+    callback:
+      url: ${sink.url('/beat')}
+      body: '{"job":"heartbeat"}'
+      headers:
+        content-type: application/json
+  - name: nightly-report
+    cron: "0 30 2 * * *"
+    timezone: Europe/Berlin
+    callback:
+      url: ${sink.url('/report')}
+`;
+
+describe('the xtimer CLI', () => {
+  let heartbeatId: number;
+
+  it('plans a file as a diff, refuses to apply without --yes off a terminal, applies with it', async () => {
+    const file = writeFile('timers.yaml', timersYaml());
+    const plan = await xtimer(['plan', '-f', file]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('+ heartbeat');
+    expect(plan.stdout).toContain('+ nightly-report');
+    expect(plan.stdout).toMatch(/Plan: 2 to create, 0 to update, 0 to delete, 0 unchanged/);
+    expect(plan.stdout).not.toMatch(ANSI);
+    // Colour when forced (a CI log), never with NO_COLOR.
+    expect((await xtimer(['plan', '-f', file], { FORCE_COLOR: '1' })).stdout).toMatch(ANSI);
+    expect((await xtimer(['plan', '-f', file], { FORCE_COLOR: '1', NO_COLOR: '1' })).stdout).not.toMatch(
+      ANSI,
+    );
+
+    const asked = await xtimer(['apply', '-f', file]);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toMatch(/--yes/);
+    const listed = await xtimer(['timers', 'list', '--app', 'ops', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual([]);
+
+    const applied = await xtimer(['apply', '-f', file, '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/Applied to app ops: 2 created, 0 updated, 0 deleted, 0 unchanged/);
+
+    const again = await xtimer(['plan', '-f', file, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({
+      applied: false,
+      plan: [
+        { name: 'heartbeat', action: 'unchanged' },
+        { name: 'nightly-report', action: 'unchanged' },
+      ],
+    });
+
+    const list = await xtimer(['timers', 'list', '--app', 'ops']);
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+APP\s+NAME\s+STATUS\s+SCHEDULE/);
+    expect(list.stdout).toMatch(/heartbeat\s+active\s+\* \* \* \* \* \*/);
+    const timers = JSON.parse((await xtimer(['timers', 'list', '--app', 'ops', '--json'])).stdout);
+    heartbeatId = timers.find((t: { name: string }) => t.name === 'heartbeat').id;
+    expect(timers.map((t: { name: string }) => t.name).sort()).toEqual(['heartbeat', 'nightly-report']);
+  });
+
+  it('shows a change as before → after, and prunes only with --prune', async () => {
+    const file = writeFile(
+      'changed.json',
+      JSON.stringify({
+        app: 'ops',
+        timers: [
+          {
+            name: 'heartbeat',
+            cron: '* * * * * *',
+            status: 'active',
+            callback: {
+              url: sink.url('/beat'),
+              body: '{"job":"heartbeat"}',
+              headers: { 'content-type': 'application/json' },
+            },
+            description: 'every second',
+          },
+        ],
+      }),
+    );
+    const plan = await xtimer(['plan', '-f', file, '--prune']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('~ heartbeat');
+    expect(plan.stdout).toContain('description: null → "every second"');
+    expect(plan.stdout).toContain('- nightly-report');
+    const applied = await xtimer(['apply', '-f', file, '--yes', '--json']);
+    expect(applied.code).toBe(0);
+    const result = JSON.parse(applied.stdout);
+    expect(result).toMatchObject({ applied: true, plan: [{ name: 'heartbeat', action: 'update' }] });
+    expect(result.plan).toHaveLength(1);
+    const names = JSON.parse((await xtimer(['timers', 'list', '--app', 'ops', '--json'])).stdout).map(
+      (t: { name: string }) => t.name,
+    );
+    expect(names.sort()).toEqual(['heartbeat', 'nightly-report']);
+  });
+
+  it('follows runs as their outcomes land, one line per run with its id; --json gives one object a line', async () => {
+    for (const json of [false, true]) {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'cli/main.ts',
+          'runs',
+          String(heartbeatId),
+          '--follow',
+          '--interval',
+          '200',
+          '--limit',
+          '1',
+          ...(json ? ['--json'] : []),
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, XTIMER_URL: base, XTIMER_TOKEN: ADMIN_TOKEN, NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b));
+      try {
+        const lines = await eventually(
+          () => {
+            const done = stdout.split('\n').filter(Boolean);
+            return done.length >= 4 && done;
+          },
+          'four runs followed',
+          20_000,
+        );
+        const ids = lines.map((line) => (json ? JSON.parse(line).id : /\b(\d+_\d+)\b/.exec(line)?.[1]));
+        for (const id of ids) expect(id).toMatch(new RegExp(`^${heartbeatId}_\\d+000$`));
+        expect(new Set(ids).size).toBe(ids.length);
+        if (json) expect(JSON.parse(lines[0]!)).toMatchObject({ timerId: heartbeatId, status: 'succeeded' });
+        else expect(lines[0]).toMatch(/succeeded/);
+      } finally {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+    }
+  });
+
+  it('exits 1 with the API code on an API error, 2 on a usage error, 0 with --help everywhere', async () => {
+    const missing = await xtimer(['timers', 'get', '999999']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/TIMER_NOT_FOUND: timer 999999 does not exist/);
+    const badFile = writeFile(
+      'bad.yaml',
+      'app: ops\ntimers:\n  - name: x\n    cron: "nope"\n    callback: {url: "http://127.0.0.1:9/"}\n',
+    );
+    const bad = await xtimer(['plan', '-f', badFile]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/INVALID_CRON: timers\.0\.cron: /);
+    const unauthorised = await xtimer(['timers', 'list'], { XTIMER_TOKEN: 'wrong' });
+    expect(unauthorised.code).toBe(1);
+    expect(unauthorised.stderr).toMatch(/UNAUTHORIZED/);
+    expect((await xtimer(['timers', 'get', 'abc'])).code).toBe(2);
+    expect((await xtimer(['nonsense'])).code).toBe(2);
+    expect((await xtimer(['plan'])).code).toBe(2);
+    expect((await xtimer(['plan', '-f', join(dir, 'absent.yaml')])).code).toBe(2);
+    for (const command of [[], ['timers'], ['timers', 'list'], ['runs'], ['preview'], ['plan'], ['apply']]) {
+      const help = await xtimer([...command, '--help']);
+      expect(help.code, command.join(' ')).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: xtimer/);
+      expect(help.stdout).not.toContain(ADMIN_TOKEN);
+    }
+  });
+
+  it('previews a cron in a time zone and drives a timer: get, disable, enable, trigger, delete', async () => {
+    const preview = await xtimer([
+      'preview',
+      '0 30 2 * * *',
+      '--tz',
+      'Asia/Shanghai',
+      '--from',
+      '2030-01-01T00:00:00Z',
+      '--count',
+      '2',
+    ]);
+    expect(preview.code, preview.stderr).toBe(0);
+    // 2030-01-01T00:00Z is 08:00 in Shanghai: the next 02:30 there is the next day's.
+    expect(preview.stdout).toBe('2030-01-02T02:30:00.000+08:00\n2030-01-03T02:30:00.000+08:00\n');
+    const created = await xtimer([
+      'timers',
+      'create',
+      '--json',
+      '--data',
+      JSON.stringify({
+        app: 'ops',
+        name: 'cli-made',
+        cron: '0 0 * * * *',
+        callback: { url: sink.url('/cli') },
+      }),
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = String(JSON.parse(created.stdout).id);
+    expect((await xtimer(['timers', 'get', id])).stdout).toMatch(/name\s+cli-made/);
+    expect(JSON.parse((await xtimer(['timers', 'enable', id, '--json'])).stdout).status).toBe('active');
+    expect(JSON.parse((await xtimer(['timers', 'disable', id, '--json'])).stdout).status).toBe('inactive');
+    const trigger = await xtimer(['timers', 'trigger', id]);
+    expect(trigger.stdout).toMatch(new RegExp(`^Queued run ${id}_\\d+ of timer ${id}`));
+    await eventually(() => sink.deliveries.some((d) => d.path === '/cli'), 'the triggered run');
+    expect((await xtimer(['timers', 'delete', id, '--if-match', '"1"'])).code).toBe(1);
+    expect((await xtimer(['timers', 'delete', id])).code).toBe(0);
+    expect((await xtimer(['timers', 'get', id])).code).toBe(1);
+  });
+
+  it("applies the README's sample timers.yaml as shown", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const chapter = readme.slice(readme.indexOf('## Timers as code'));
+    const sample = /```yaml\n# timers\.yaml\n([\s\S]*?)```/.exec(chapter)?.[1];
+    expect(sample, 'a ```yaml block starting "# timers.yaml"').toBeDefined();
+    const file = writeFile('readme-timers.yaml', sample!);
+    const plan = await xtimer(['plan', '-f', file]);
+    expect(plan.code, plan.stderr).toBe(0);
+    const applied = await xtimer(['apply', '-f', file, '--yes', '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout).plan.every((s: { action: string }) => s.action === 'create')).toBe(
+      true,
+    );
+  });
+});
+
+describe('the typed client', () => {
+  it('reads and changes timers with typed paths, the ETag guarding a change', async () => {
+    const client = createXtimerClient({ baseUrl: base, token: ADMIN_TOKEN });
+    const put = await client.PUT('/api/v1/apps/{app}/timers/{name}', {
+      params: { path: { app: 'ops', name: 'typed' } },
+      body: { cron: '0 0 * * * *', callback: { url: sink.url('/typed') } },
+    });
+    expect(put.response.status).toBe(201);
+    const id = String(put.data!.id);
+    const { data, error } = await client.GET('/api/v1/timers/{id}', { params: { path: { id } } });
+    expect(error).toBeUndefined();
+    expect(data).toMatchObject({ name: 'typed', status: 'inactive' });
+    const etag = put.response.headers.get('etag')!;
+    const enabled = await client.POST('/api/v1/timers/{id}/enable', { params: { path: { id } } });
+    expect(enabled.data?.status).toBe('active');
+    const stale = await client.PATCH('/api/v1/timers/{id}', {
+      params: { path: { id }, header: { 'if-match': etag } },
+      body: { description: 'late' },
+    });
+    expect(stale.response.status).toBe(412);
+    expect(stale.error?.error.code).toBe('VERSION_CONFLICT');
+    const unauthorised = await createXtimerClient({ baseUrl: base, token: 'nope' }).GET('/api/v1/timers');
+    expect(unauthorised.error?.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('has committed types equal to those generated from the live /openapi.json', async () => {
+    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    const live = await typesFromSpec(spec);
+    expect(readFileSync(TYPES_FILE, 'utf8'), 'client/openapi-types.ts is stale: npm run client:types').toBe(
+      live,
+    );
+  });
+
+  it('compiles against the types of the live spec', async () => {
+    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    // Under node_modules, so that openapi-fetch resolves from the checked files.
+    const check = join(ROOT, 'node_modules', `.xtimer-client-check-${process.pid}`);
+    mkdirSync(check, { recursive: true });
+    try {
+      writeFileSync(join(check, 'live-types.ts'), await typesFromSpec(spec));
+      writeFileSync(
+        join(check, 'usage.ts'),
+        `import type { Client } from 'openapi-fetch';
+import { createXtimerClient } from '../../client/index.js';
+import type { paths } from './live-types.js';
+
+const client: Client<paths> = createXtimerClient({ baseUrl: 'http://127.0.0.1:8081', token: 't' });
+
+export async function use(id: string): Promise<string> {
+  const { data, error } = await client.GET('/api/v1/timers/{id}', { params: { path: { id } } });
+  if (error) return error.error.code;
+  const plan = await client.POST('/api/v1/apps/{app}/apply', {
+    params: { path: { app: 'ops' } },
+    body: { timers: [{ name: 'n', cron: '* * * * *', callback: { url: 'http://x.example/' } }], dryRun: true },
+  });
+  const actions: string[] = (plan.data?.plan ?? []).map((s) => s.action);
+  // @ts-expect-error: the API has no such path
+  await client.GET('/api/v1/no-such-path');
+  return \`\${data.name} \${data.id + 1} \${actions.join()}\`;
+}
+`,
+      );
+      const tsc = spawn(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules/typescript/bin/tsc'),
+          '--ignoreConfig',
+          '--noEmit',
+          '--strict',
+          '--exactOptionalPropertyTypes',
+          '--skipLibCheck',
+          '--target',
+          'es2023',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--types',
+          'node',
+          join(check, 'usage.ts'),
+        ],
+        { cwd: check, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let output = '';
+      tsc.stdout.on('data', (b: Buffer) => (output += b));
+      tsc.stderr.on('data', (b: Buffer) => (output += b));
+      const [code] = await once(tsc, 'exit');
+      expect(output).toBe('');
+      expect(code).toBe(0);
+    } finally {
+      rmSync(check, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('verifyCallback', () => {
+  it("accepts a real xtimer callback signed with the app's secret, and refuses a changed one", async () => {
+    const heartbeat = await eventually(
+      () => sink.deliveries.find((d) => d.path === '/beat' && d.headers['webhook-signature']),
+      'a signed heartbeat callback',
+    );
+    const run = verifyCallback({ headers: heartbeat.headers, body: heartbeat.body }, signingSecret);
+    expect(run).toEqual({
+      taskId: heartbeat.taskId,
+      timerId: heartbeat.timerId,
+      scheduledAt: heartbeat.scheduledAt,
+      attempt: 1,
+      trigger: 'schedule',
+    });
+    // The same from a fetch Headers.
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(heartbeat.headers)) if (typeof v === 'string') headers.set(k, v);
+    expect(verifyCallback({ headers, body: heartbeat.body }, signingSecret)).toEqual(run);
+
+    expect(() =>
+      verifyCallback({ headers: heartbeat.headers, body: '{"job":"other"}' }, signingSecret),
+    ).toThrow(CallbackVerificationError);
+    const other = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(() => verifyCallback({ headers: heartbeat.headers, body: heartbeat.body }, other)).toThrow(
+      CallbackVerificationError,
+    );
+    const { 'webhook-signature': _, ...unsigned } = heartbeat.headers;
+    expect(() => verifyCallback({ headers: unsigned, body: heartbeat.body }, signingSecret)).toThrow(
+      /missing/,
+    );
+    const moved = { ...heartbeat.headers, 'x-xtimer-task-id': `${heartbeat.timerId}_1` };
+    expect(() => verifyCallback({ headers: moved, body: heartbeat.body }, signingSecret)).toThrow(
+      /does not match/,
+    );
+  });
+});
