@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
+import { createDashboard, DASHBOARD_PATH, type DashboardDeps } from '../dashboard/dashboard.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
@@ -8,13 +9,12 @@ import type { AppService } from '../src/services/app-service.js';
 import type { AuditService } from '../src/services/audit-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
-import { respondErrorByPath } from './compat-envelope.js';
 import { openModeGuard } from './open-mode-guard.js';
 import { newRouter } from './router.js';
 import { appTimerRoutes } from './routes/app-timers.js';
 import { appRoutes } from './routes/apps.js';
 import { auditRoutes } from './routes/audit.js';
-import { compatRoutes } from './routes/compat-xtimer.js';
+import { compatRoutes, respondErrorByPath } from './routes/compat-xtimer.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -25,16 +25,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_APPLY_BODY_BYTES = 16 * 1024 * 1024;
 const APPLY_PATH = /^\/api\/v1\/apps\/[^/]+\/apply$/;
 
-/**
- * An application this one hands whole requests to under a path prefix (the dashboard): it
- * answers the prefix itself and every path below it. Built by the composition root, so
- * that the API does not import its sibling.
- */
-export interface MountedApp {
-  path: string;
-  fetch(request: Request, env: unknown): Response | Promise<Response>;
-}
-
 export interface AppDeps {
   timers: TimerService;
   /** Apps and who a bearer token is: every /api request is authenticated through it. */
@@ -44,8 +34,8 @@ export interface AppDeps {
   readiness: Record<string, ReadinessCheck>;
   callbackTimeoutMs: number;
   logger: Logger;
-  /** The dashboard (queues board, timers pages), served under its path; left out when absent. */
-  dashboard?: MountedApp | undefined;
+  /** The queues board and timers page at /dashboard; left out when absent. */
+  dashboard?: Pick<DashboardDeps, 'queues' | 'auth'> | undefined;
   /** This process's metrics at /metrics; left out when absent. */
   metrics?: Metrics | undefined;
   /** PUBLIC_HOSTS: Host names an open-mode API answers to besides loopback (default none). */
@@ -138,11 +128,18 @@ export function createApp(deps: AppDeps) {
   app.route('/', docsRoutes());
   if (deps.metrics) app.route('/', metricsRoutes(deps.metrics));
   if (deps.dashboard) {
-    const dashboard = deps.dashboard;
+    const dashboard = createDashboard({
+      ...deps.dashboard,
+      timers: deps.timers,
+      audit: deps.audit,
+      callbackTimeoutMs: deps.callbackTimeoutMs,
+      logger: deps.logger,
+      isAdminToken: deps.apps.adminTokenCheck,
+    });
     // Whole requests, not merged routes: the dashboard matches paths its own (non-strict) way.
     const toDashboard = (c: Context) => dashboard.fetch(c.req.raw, c.env);
-    app.all(dashboard.path, toDashboard);
-    app.all(`${dashboard.path}/*`, toDashboard);
+    app.all(DASHBOARD_PATH, toDashboard);
+    app.all(`${DASHBOARD_PATH}/*`, toDashboard);
   }
   app.notFound((c) =>
     respondErrorByPath(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),

@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
-import { statusOf, toXtimerError } from '../http/errors.js';
+import { statusOf, toXtimerError } from '../api/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { tokensEqual } from '../src/security/api-keys.js';
 import { type Actor, ADMIN, OPEN } from '../src/services/access.js';
@@ -88,18 +88,6 @@ export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
     return c.html(errorPage(status, e.message, paths), status);
   });
   return app;
-}
-
-/**
- * The dashboard as the api app mounts it (AppDeps.dashboard): its path, and a handler
- * taking whole requests.
- */
-export function mountDashboard(deps: DashboardDeps): {
-  path: string;
-  fetch(request: Request, env: unknown): Response | Promise<Response>;
-} {
-  const app = createDashboard(deps);
-  return { path: DASHBOARD_PATH, fetch: (request, env) => app.fetch(request, env as object | undefined) };
 }
 
 /**

@@ -33,8 +33,6 @@ const LOCK_STALE_MS = 10 * 60_000;
 /** What the build reads: a change to any of these makes dist stale. */
 const SOURCES = [
   'src',
-  'src',
-  'http',
   'api',
   'workers',
   'dashboard',

@@ -28,17 +28,10 @@ import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startNotifier } from './notifier.js';
-import type { RunningRole } from './running-role.js';
 
-/**
- * A dead executor's jobs come back within ~15 s (BullMQ's stalled check every 5 s past a
- * 15 s job lock); their runs' leases have lapsed by then, so the next executor claims
- * them as the next attempt.
- */
-const EXECUTE_JOB_LOCK_MS = 15_000;
-const STALLED_CHECK_EVERY_MS = 5_000;
-/** A job found stalled this many times fails instead of coming back (its runs are then the compensator's). */
-const MAX_STALLED_COUNT = 10;
+export interface Role {
+  close(): Promise<void>;
+}
 
 /**
  * The executor role: BullMQ workers on `execute`, wired to a RunExecutor. Queue
@@ -46,7 +39,7 @@ const MAX_STALLED_COUNT = 10;
  * or a batch of runs) from the claim, through the wait for the due millisecond, to the
  * outcome; runs waiting for their app's slot or backing off before a retry hold none.
  */
-export async function startExecutor(core: Core): Promise<RunningRole> {
+export async function startExecutor(core: Core): Promise<Role> {
   const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'executor' });
   // Claims and bloom checks of runs arriving together go out in one pipeline.
@@ -151,9 +144,11 @@ export async function startExecutor(core: Core): Promise<RunningRole> {
         connection: bullConnection,
         prefix: keys.bullPrefix(),
         concurrency: Math.ceil(config.executorConcurrency / config.executorWorkers),
-        lockDuration: EXECUTE_JOB_LOCK_MS,
-        stalledInterval: STALLED_CHECK_EVERY_MS,
-        maxStalledCount: MAX_STALLED_COUNT,
+        // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
+        // have lapsed by then, so the next executor claims them as the next attempt.
+        lockDuration: 15_000,
+        stalledInterval: 5_000,
+        maxStalledCount: 10,
         // One stalled-job check per process is enough: it scans every active job.
         skipStalledCheck: i > 0,
         removeOnComplete: KEEP_COMPLETED,

@@ -5,7 +5,6 @@
  */
 import { createApp } from '../api/app.js';
 import { listen, metricsOnlyApp } from '../api/server.js';
-import { mountDashboard } from '../dashboard/dashboard.js';
 import {
   type Config,
   ConfigError,
@@ -27,19 +26,13 @@ import { startMigrator } from './migrator.js';
 import { startScheduler } from './scheduler.js';
 import { startTrigger } from './trigger.js';
 
-/** A store not reachable at start-up is tried again after tries × this, at most STORE_RETRY_MAX_MS. */
-const STORE_RETRY_STEP_MS = 500;
-const STORE_RETRY_MAX_MS = 5000;
-/** Counting the active timers is a MySQL query: a scrape reuses the count for this long. */
-const ACTIVE_TIMERS_FRESH_MS = 10_000;
-
 async function untilReady(what: string, logger: Logger, attempt: () => Promise<void>): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
       await attempt();
       return;
     } catch (err) {
-      const wait = Math.min(tries * STORE_RETRY_STEP_MS, STORE_RETRY_MAX_MS);
+      const wait = Math.min(tries * 500, 5000);
       logger.warn({ err: (err as Error).message, retryInMs: wait, tries }, `${what} is not reachable yet`);
       await new Promise((r) => setTimeout(r, wait));
     }
@@ -70,25 +63,19 @@ export async function main(config: Config): Promise<Shutdown> {
           : 'the API is open to the network: no XTIMER_ADMIN_TOKEN is set and XTIMER_INSECURE=1 allows it',
       );
     }
-    const apiLogger = logger.child({ component: 'api' });
     const app = createApp({
       timers: core.timers,
       apps: core.apps,
       audit: core.audit,
       callbackTimeoutMs: config.callbackTimeoutMs,
-      logger: apiLogger,
-      dashboard: mountDashboard({
+      logger: logger.child({ component: 'api' }),
+      dashboard: {
         queues: core.queues,
         auth:
           config.dashboardUser && config.dashboardPassword
             ? { username: config.dashboardUser, password: config.dashboardPassword }
             : null,
-        timers: core.timers,
-        audit: core.audit,
-        callbackTimeoutMs: config.callbackTimeoutMs,
-        logger: apiLogger,
-        isAdminToken: core.apps.adminTokenCheck,
-      }),
+      },
       readiness: {
         redis: async () => {
           await redis.ping();
@@ -130,7 +117,7 @@ export async function main(config: Config): Promise<Shutdown> {
 function collectClusterGauges(core: Core): void {
   let activeReadAt = 0;
   core.metrics.onScrape(async () => {
-    if (Date.now() - activeReadAt < ACTIVE_TIMERS_FRESH_MS) return;
+    if (Date.now() - activeReadAt < 10_000) return;
     activeReadAt = Date.now();
     core.metrics.activeTimers.set(await core.timers.countActive());
   });

@@ -10,19 +10,14 @@ import {
   MigrationRunner,
   RETAIN_HISTORY_EVERY_MS,
 } from '../src/services/migration-runner.js';
-import { PeriodicDuties } from '../src/services/periodic-duties.js';
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
-import type { RunningRole } from './running-role.js';
+import type { Role } from './executor.js';
 
-/** How often the slices-intact marker is looked at (Redis lost data: rebuild the slices). */
 const INTACT_CHECK_EVERY_MS = 5_000;
-const MINUTES_PER_DAY = 24 * 60;
-/** Beside the firing roles the migrator materialises in bites of this many rows, resting as long as it worked. */
-const MIGRATION_FLUSH_ROWS = 5000;
 /** How often disabled timers whose `until` has come are resumed (a range on one index). */
 const PAUSE_SWEEP_EVERY_MS = 1000;
 
@@ -41,7 +36,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       logger,
       // Beside the firing roles, materialise at half speed in smaller bites: the window
       // is needed only a step from now, the runs firing now are due now.
-      { restRatio: 1, flushRows: MIGRATION_FLUSH_ROWS },
+      { restRatio: 1, flushRows: 5000 },
     ),
     compensator: new Compensator({
       timers,
@@ -59,7 +54,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
         retentionDays: config.taskRetentionDays,
         failedRetentionDays: config.taskRetentionFailedDays,
         // Runs are planned up to two windows ahead: their days exist before them.
-        aheadDays: 2 + Math.ceil((2 * config.migrateStepMinutes) / MINUTES_PER_DAY),
+        aheadDays: 2 + Math.ceil((2 * config.migrateStepMinutes) / (24 * 60)),
       },
       logger,
     ),
@@ -79,31 +74,51 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
  * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
  * partitions every 10 minutes, the pauses that end every second.
  */
-export async function startMigrator(core: Core): Promise<RunningRole> {
+export async function startMigrator(core: Core): Promise<Role> {
   const logger = core.logger.child({ component: 'migrator' });
   const runner = createMigrationRunner(core, logger);
   const { config } = core;
 
-  // Their schedules go by this process's clock, as the timers that wake them do.
-  const duties = new PeriodicDuties({ logger, now: Date.now });
-  duties.every('slice check', { periodMs: INTACT_CHECK_EVERY_MS }, () => runner.rebuildIfLost());
+  const pending = new Map<string, NodeJS.Timeout>();
+  let running = true;
+  const inFlight = new Set<Promise<void>>();
+  function every(name: string, periodMs: number, fn: () => Promise<unknown>, alignTo?: number): void {
+    const run = () => {
+      if (!running) return;
+      const p = fn()
+        .then(() => undefined)
+        .catch((err) =>
+          logger.warn({ task: name, err: (err as Error).message }, `${name} failed; will retry`),
+        )
+        .finally(() => {
+          inFlight.delete(p);
+          if (!running) return;
+          const delay = alignTo ? alignTo - (Date.now() % alignTo) + 1000 : periodMs;
+          pending.set(name, setTimeout(run, Math.min(delay, periodMs)));
+        });
+      inFlight.add(p);
+    };
+    run();
+  }
+
+  every('slice check', INTACT_CHECK_EVERY_MS, () => runner.rebuildIfLost());
   // At start-up, then just after each window boundary (re-checked every minute in case
   // the lock holder died mid-way and the 20-min lock lapsed).
-  duties.every(
-    'migration',
-    { periodMs: runner.checkEveryMs, alignToMs: stepMs(config.migrateStepMinutes) },
-    () => runner.migrate(),
-  );
+  every('migration', runner.checkEveryMs, () => runner.migrate(), stepMs(config.migrateStepMinutes));
   // Just after each minute starts: the rest of the window for timers planned near-term.
-  duties.every('top-up', { periodMs: MINUTE, alignToMs: MINUTE }, () => runner.topUp());
-  duties.every('compensator', { periodMs: COMPENSATE_EVERY_MS }, () => runner.compensate());
-  duties.every('history retention', { periodMs: RETAIN_HISTORY_EVERY_MS }, () => runner.retainHistory());
+  every('top-up', MINUTE, () => runner.topUp(), MINUTE);
+  every('compensator', COMPENSATE_EVERY_MS, () => runner.compensate());
+  every('history retention', RETAIN_HISTORY_EVERY_MS, () => runner.retainHistory());
   // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
   // it happens once whichever nodes run, restart, or find Redis empty.
-  duties.every('pause sweep', { periodMs: PAUSE_SWEEP_EVERY_MS }, () => core.timers.resumeEnded(core.now()));
+  every('pause sweep', PAUSE_SWEEP_EVERY_MS, () => core.timers.resumeEnded(core.now()));
   logger.info({ stepMinutes: config.migrateStepMinutes }, 'migrator started');
 
   return {
-    close: () => duties.stop(),
+    async close() {
+      running = false;
+      for (const t of pending.values()) clearTimeout(t);
+      await Promise.all(inFlight);
+    },
   };
 }

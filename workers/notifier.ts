@@ -4,16 +4,13 @@ import type { Core } from '../src/core.js';
 import type { NotifyJobData } from '../src/domain/failure-event.js';
 import { NotificationFailed, type NotificationSender } from '../src/services/notification-sender.js';
 import { KEEP_COMPLETED, KEEP_FAILED, NOTIFY_QUEUE } from '../src/storage/redis/queues.js';
-import type { RunningRole } from './running-role.js';
-
-/** Notifications sent at once: each is one HTTP call to an app's notify URL, mostly waiting. */
-const NOTIFY_CONCURRENCY = 50;
+import type { Role } from './executor.js';
 
 /**
  * Part of the executor role: a BullMQ worker on `notify` sending failure notifications;
  * the queue retries each with exponential backoff (NOTIFY_ATTEMPTS tries).
  */
-export function startNotifier(core: Core, sender: NotificationSender, connection: Redis): RunningRole {
+export function startNotifier(core: Core, sender: NotificationSender, connection: Redis): Role {
   const logger = core.logger.child({ component: 'notifier' });
   const worker = new Worker<NotifyJobData>(
     NOTIFY_QUEUE,
@@ -29,7 +26,7 @@ export function startNotifier(core: Core, sender: NotificationSender, connection
     {
       connection,
       prefix: core.keys.bullPrefix(),
-      concurrency: NOTIFY_CONCURRENCY,
+      concurrency: 50,
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
     },

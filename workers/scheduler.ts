@@ -1,15 +1,11 @@
 import { hostname } from 'node:os';
 import type { Core } from '../src/core.js';
-import { PeriodicDuties } from '../src/services/periodic-duties.js';
 import { SliceScheduler, untilNextTick } from '../src/services/slice-scheduler.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
-import type { RunningRole } from './running-role.js';
-
-/** A Redis outage fails every tick: one warning per this many failed ticks. */
-const TICK_FAILURES_PER_WARNING = 30;
+import type { Role } from './executor.js';
 
 /** The scheduler role: a SliceScheduler ticking every SCHEDULER_TICK_MS, off the whole second. */
-export async function startScheduler(core: Core): Promise<RunningRole> {
+export async function startScheduler(core: Core): Promise<Role> {
   const { config } = core;
   const logger = core.logger.child({ component: 'scheduler' });
   const scheduler = new SliceScheduler({
@@ -24,19 +20,33 @@ export async function startScheduler(core: Core): Promise<RunningRole> {
     logger,
   });
 
-  const duties = new PeriodicDuties({ logger, now: Date.now });
-  duties.every(
-    'scheduler tick',
-    {
-      periodMs: config.schedulerTickMs,
-      nextDelayMs: (now) => untilNextTick(now, config.schedulerTickMs),
-      warnEveryFailures: TICK_FAILURES_PER_WARNING,
-    },
-    () => scheduler.tick(Date.now()),
-  );
+  let running = true;
+  let current: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let failures = 0;
+  const loop = () => {
+    if (!running) return;
+    current = scheduler
+      .tick(Date.now())
+      .then(() => {
+        if (failures > 0) logger.info('scheduler tick works again');
+        failures = 0;
+      })
+      .catch((err) => {
+        if (failures++ % 30 === 0) logger.warn({ err: (err as Error).message }, 'scheduler tick failed');
+      })
+      .finally(() => {
+        if (running) timer = setTimeout(loop, untilNextTick(Date.now(), config.schedulerTickMs));
+      });
+  };
+  loop();
   logger.info({ tickMs: config.schedulerTickMs, prefetchMs: config.prefetchMs }, 'scheduler started');
 
   return {
-    close: () => duties.stop(),
+    async close() {
+      running = false;
+      clearTimeout(timer);
+      await current;
+    },
   };
 }

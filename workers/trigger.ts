@@ -13,29 +13,19 @@ import {
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
-import type { RunningRole } from './running-role.js';
+import type { Role } from './executor.js';
 
 /** Lock time of a completed slice (SPEC §4): past the scheduler's previous-minute pass. */
 export const SLICE_ACK_TTL_MS = 130_000;
 /** Execute jobs per addBulk (each a run or a batch of runs). */
 const FAN_OUT_CHUNK = 200;
-/**
- * A slice job's BullMQ lock, renewed while it walks its minute; a dead trigger's slice
- * job is found stalled within lock + check interval and taken over by another trigger.
- */
-const SLICE_JOB_LOCK_MS = 10_000;
-const STALLED_CHECK_EVERY_MS = 5_000;
-/** Takeovers a slice job may go through before it fails (the scheduler then claims the slice again). */
-const MAX_STALLED_COUNT = 20;
-/** Minutes whose slices are walked at once at worst: the previous (late), the current, the next (prefetched). */
-const MINUTES_WALKED_AT_ONCE = 3;
 
 /**
  * The trigger role: a BullMQ worker on `trigger`, wired to a SliceWalker that walks each
  * slice job's minute and fans its runs into `execute` (a lone run as its own job, several
  * as one batch job).
  */
-export async function startTrigger(core: Core): Promise<RunningRole> {
+export async function startTrigger(core: Core): Promise<Role> {
   const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'trigger' });
   const lock = new RedisLock(core.redis);
@@ -82,9 +72,9 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
       connection: bullConnection,
       prefix: keys.bullPrefix(),
       concurrency: config.triggerConcurrency,
-      lockDuration: SLICE_JOB_LOCK_MS,
-      stalledInterval: STALLED_CHECK_EVERY_MS,
-      maxStalledCount: MAX_STALLED_COUNT,
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 20,
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,
     },
@@ -95,7 +85,7 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
       logger.error({ slice: job.name, err: err.message }, 'slice job failed; it will be taken over');
   });
   logger.info({ concurrency: config.triggerConcurrency }, 'trigger started');
-  if (config.triggerConcurrency < MINUTES_WALKED_AT_ONCE * config.maxBuckets) {
+  if (config.triggerConcurrency < 3 * config.maxBuckets) {
     // Each slice job holds its slot for its minute: a busy minute has MAX_BUCKETS slices,
     // and the previous and next minute's overlap it. Fine if other trigger processes share them.
     logger.warn(

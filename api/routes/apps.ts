@@ -1,4 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
+import type { AppInfo, AppService, IssuedApp } from '../../src/services/app-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { newRouter } from '../router.js';
 import {
   AppInfoSchema,
   AppListSchema,
@@ -7,11 +10,8 @@ import {
   IssuedAppSchema,
   RotateSchema,
   UpdateAppSchema,
-} from '../../http/schemas/app-schemas.js';
-import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
-import type { AppInfo, AppService, IssuedApp } from '../../src/services/app-service.js';
-import { type ApiEnv, secured } from '../auth.js';
-import { newRouter } from '../router.js';
+} from '../schemas/app-schemas.js';
+import { ErrorSchema } from '../schemas/timer-schemas.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },

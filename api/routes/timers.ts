@@ -1,5 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { fromZodError } from '../../http/errors.js';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
+import type { TimerService } from '../../src/services/timer-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { fromZodError } from '../errors.js';
+import { ifMatchOf, timerHeaders } from '../etag.js';
 import {
   presentCalendar,
   presentExplained,
@@ -7,8 +11,9 @@ import {
   presentQueuedRun,
   presentTask,
   presentTimer,
-} from '../../http/presenters.js';
-import { AppParamSchema } from '../../http/schemas/app-schemas.js';
+} from '../presenters.js';
+import { newRouter } from '../router.js';
+import { AppParamSchema } from '../schemas/app-schemas.js';
 import {
   CalendarParamSchema,
   CalendarSchema,
@@ -32,13 +37,8 @@ import {
   TimerPreviewQuerySchema,
   TimerSchema,
   UpdateTimerSchema,
-} from '../../http/schemas/timer-schemas.js';
-import { draftFrom, patchFrom } from '../../http/timer-draft.js';
-import { ErrorCode, XtimerError } from '../../src/errors.js';
-import type { TimerService } from '../../src/services/timer-service.js';
-import { type ApiEnv, secured } from '../auth.js';
-import { ifMatchOf, timerHeaders } from '../etag.js';
-import { newRouter } from '../router.js';
+} from '../schemas/timer-schemas.js';
+import { draftFrom, patchFrom } from '../timer-draft.js';
 
 export interface TimerRoutesDeps {
   timers: TimerService;

@@ -106,7 +106,7 @@ export class AppService {
       await this.record(tx, actor, 'app_create', name, null, { keyId: apiKeyId(name, keyHash) });
     });
     await this.deps.announce(name);
-    return { ...this.info(await this.stored(name)), apiKey, signingSecret };
+    return { ...this.info((await this.apps.find(name))!), apiKey, signingSecret };
   }
 
   async list(actor: Actor): Promise<AppInfo[]> {
@@ -133,7 +133,7 @@ export class AppService {
     const until = grace > 0 ? new Date(now + grace) : null;
     const issued = await this.deps.database.transaction(async (tx) => {
       const apps = this.apps.withDb(tx.db);
-      const row = await apps.find(name, { forUpdate: true });
+      const row = await apps.find(name, true);
       if (!row) throw appNotFound(name);
       const validUntil = until?.toISOString() ?? null;
       if (what === 'key') {
@@ -165,7 +165,7 @@ export class AppService {
       return { signingSecret };
     });
     await this.deps.announce(name);
-    return { ...this.info(await this.stored(name)), ...issued };
+    return { ...this.info((await this.apps.find(name))!), ...issued };
   }
 
   /** Sets (or, with null, clears) the app's default failure notification: the admin or the app itself. */
@@ -174,20 +174,13 @@ export class AppService {
     if (notify) await this.deps.guard?.assertAllowed(notify.url, 'notify.url');
     await this.deps.database.transaction(async (tx) => {
       const apps = this.apps.withDb(tx.db);
-      const row = await apps.find(name, { forUpdate: true });
+      const row = await apps.find(name, true);
       if (!row) throw appNotFound(name);
       await apps.update(name, { notify: notify === null ? null : JSON.stringify(notify) });
       const fields = (n: Notify | null) => maskFields({ notify: n });
       await this.record(tx, actor, 'app_update', name, fields(parseNotify(row.notify)), fields(notify));
     });
-    return this.info(await this.stored(name));
-  }
-
-  /** The app as stored now (just written, so it exists unless deleted meanwhile). */
-  private async stored(name: string): Promise<AppRow> {
-    const row = await this.apps.find(name);
-    if (!row) throw appNotFound(name);
-    return row;
+    return this.info((await this.apps.find(name))!);
   }
 
   private async record(

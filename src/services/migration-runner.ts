@@ -9,10 +9,6 @@ import type { CompensationReport, Compensator } from './compensator.js';
 import type { HistoryRetention } from './history-retention.js';
 import type { Migration } from './migration.js';
 
-/** The migration lock's times for hour windows (SPEC §4); shorter windows scale them down. */
-const MAX_WORKING_LOCK_MS = 20 * 60_000;
-const MAX_DONE_LOCK_MS = 120 * 60_000;
-
 /**
  * Migration lock times (SPEC §4): 20 min while working, 120 min once the window is done,
  * for hour windows. Shorter windows scale them down (a third and twice the window), so a
@@ -25,8 +21,8 @@ export function migrationLockTimes(stepMinutes: number): {
 } {
   const step = stepMs(stepMinutes);
   return {
-    workingMs: Math.min(MAX_WORKING_LOCK_MS, Math.floor(step / 3)),
-    doneMs: Math.min(MAX_DONE_LOCK_MS, 2 * step),
+    workingMs: Math.min(20 * 60_000, Math.floor(step / 3)),
+    doneMs: Math.min(120 * 60_000, 2 * step),
     checkEveryMs: Math.min(MINUTE, Math.floor(step / 4)),
   };
 }
@@ -37,23 +33,14 @@ export const COMPENSATE_EVERY_MS = 30_000;
 export const RETAIN_HISTORY_EVERY_MS = 10 * 60_000;
 /** How long a rebuild of the slices may take before another migrator may try. */
 const REBUILD_LOCK_MS = 5 * 60_000;
-/** A long migration logs its progress (and extends its working lock) this often. */
 const PROGRESS_EVERY_MS = 2000;
-/**
- * The compensator's and the history's locks lapse this long before their next period, so
- * the next pass (on whichever migrator) finds them free despite timer jitter.
- */
-const LOCK_EARLY_LAPSE_MS = 5000;
-/** A top-up late in its minute still holds the minute's lock this long. */
-const MIN_TOP_UP_LOCK_MS = 1000;
 
 export interface MigrationRunnerDeps {
-  migration: Pick<Migration, 'run' | 'rebuildSlices'>;
-  compensator: Pick<Compensator, 'run'>;
-  history: Pick<HistoryRetention, 'run'>;
-  lock: Pick<RedisLock, 'acquire' | 'extend' | 'release'>;
-  /** Where the slices-intact marker lives. */
-  redis: Pick<ScriptedRedis, 'exists' | 'set'>;
+  migration: Migration;
+  compensator: Compensator;
+  history: HistoryRetention;
+  lock: RedisLock;
+  redis: ScriptedRedis;
   keys: Keys;
   metrics: Metrics;
   stepMinutes: number;
@@ -125,7 +112,7 @@ export class MigrationRunner {
     const now = d.now();
     const lockKey = d.keys.migratorLock(`top-up:${minuteKey(now)}`);
     // Kept to the end of the minute, never released: one top-up per minute.
-    if (!(await d.lock.acquire(lockKey, Math.max(MIN_TOP_UP_LOCK_MS, MINUTE - (now % MINUTE))))) return;
+    if (!(await d.lock.acquire(lockKey, Math.max(1000, MINUTE - (now % MINUTE))))) return;
     const result = await d.migration.run(
       planHorizon(now, d.stepMinutes),
       now,
@@ -157,10 +144,7 @@ export class MigrationRunner {
   /** Adds the coming days' history partitions and drops expired ones, unless another migrator just did. */
   async retainHistory(): Promise<void> {
     const { d } = this;
-    const token = await d.lock.acquire(
-      d.keys.migratorLock('history'),
-      RETAIN_HISTORY_EVERY_MS - LOCK_EARLY_LAPSE_MS,
-    );
+    const token = await d.lock.acquire(d.keys.migratorLock('history'), RETAIN_HISTORY_EVERY_MS - 5000);
     if (!token) return;
     const report = await d.history.run(d.now());
     d.metrics.historyPartitions.inc({ action: 'added' }, report.added);
@@ -172,7 +156,7 @@ export class MigrationRunner {
   /** One compensator pass, unless another migrator ran one within the period. */
   async compensate(): Promise<CompensationReport | null> {
     const { d } = this;
-    const token = await d.lock.acquire(d.keys.compensatorLock(), COMPENSATE_EVERY_MS - LOCK_EARLY_LAPSE_MS);
+    const token = await d.lock.acquire(d.keys.compensatorLock(), COMPENSATE_EVERY_MS - 5000);
     if (!token) return null;
     const report = await d.compensator.run(d.now());
     for (const [action, n] of Object.entries(report)) if (n > 0) d.metrics.compensated.inc({ action }, n);

@@ -97,10 +97,6 @@ const IN_FLIGHT_LEASE_MARGIN_MS = 5000;
 const BACKOFF_LEASE_MARGIN_MS = 60_000;
 /** A held run whose lease ends within this is waited for: its holder is likely gone (live ones renew well before). */
 const LAPSING_LEASE_MS = 1000;
-/** Such a run is looked at again this long after its lease has lapsed. */
-const AFTER_LAPSE_MS = 100;
-/** Most runs one history query asks MySQL about (runs checked in the same tick share one). */
-const HISTORY_CHECK_BATCH = 500;
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
 
@@ -123,22 +119,8 @@ interface Execution {
 
 /** Why a run is settled without a call. */
 interface NoCall {
-  kind: 'no-call';
   status: 'skipped' | 'missed';
   reason: string;
-}
-
-/** Whether a run is called: the timer to call it by, or why it is not. */
-type CallDecision = { kind: 'call'; timer: Timer } | NoCall;
-
-const noCall = (status: NoCall['status'], reason: string): NoCall => ({ kind: 'no-call', status, reason });
-
-const OVERLAP_SKIP = noCall('skipped', 'skipped: overlap (the previous run of the timer is still in flight)');
-
-/** A call built before the due instant, and the timer it was built from. */
-interface PreparedSend {
-  timer: Timer;
-  call: PreparedCall;
 }
 
 /**
@@ -160,7 +142,7 @@ export class RunExecutor {
     this.historyCheck = new MicroBatcher(async (runs) => {
       const found = await d.history(runs);
       return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
-    }, HISTORY_CHECK_BATCH);
+    }, 500);
   }
 
   /**
@@ -254,7 +236,7 @@ export class RunExecutor {
       const remaining = claim.untilMs - d.now();
       if (claim.state === 'backoff' || look > 1 || remaining > LAPSING_LEASE_MS)
         return this.duplicate('claim');
-      await d.sleep(Math.max(0, remaining) + AFTER_LAPSE_MS);
+      await d.sleep(Math.max(0, remaining) + LAPSING_LEASE_MS / 10);
     }
   }
 
@@ -285,13 +267,13 @@ export class RunExecutor {
       return this.duplicate('history');
     }
     if (row.status === 'running' && (row.leaseUntil ?? 0) > d.now()) {
-      await d.claims.withdraw(lease.run, lease.owner, lease.attempt);
+      await d.claims.release(lease.run, lease.owner, lease.attempt, false);
       d.leases.drop(lease);
       return this.duplicate('history');
     }
     if (row.attempts >= lease.attempt) {
       // Its holder died mid-call after Redis lost the claim: this is attempt attempts + 1.
-      await d.claims.withdraw(lease.run, lease.owner, lease.attempt);
+      await d.claims.release(lease.run, lease.owner, lease.attempt, false);
       d.leases.drop(lease);
       return this.claim(
         { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, row.attempts) },
@@ -302,61 +284,43 @@ export class RunExecutor {
     return null;
   }
 
-  /**
-   * After the claim, in order: decide and build the call before the due instant; wait
-   * for the turn (the due millisecond, the timer's overlap slot, an app slot); then the
-   * fenced send.
-   */
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
-    const decision = this.decide(x.cached, x.run);
-    if (decision.kind === 'no-call') return this.settleUncalled(x, decision);
-    const prepared: PreparedSend = { timer: decision.timer, call: await this.prepare(decision.timer, x) };
-    const turn = await this.awaitTurn(x, decision.timer, handOff);
-    if (turn === 'withdrawn') return this.giveBack(x);
-    if (turn === 'skip') return this.settleUncalled(x, OVERLAP_SKIP);
-    try {
-      return await this.sendIfStillHeld(x, prepared);
-    } finally {
-      this.d.slots.give(decision.timer.app);
-    }
-  }
+    const d = this.d;
+    const early = this.whyNotCall(x.cached, x.run);
+    if (early) return this.settle(x, early.status, null, early.reason);
+    const timer = x.cached.timer as Timer;
+    let call = await this.prepare(timer, x);
 
-  /**
-   * Waits for the run's turn: its due millisecond (the release gate), then its timer's
-   * overlap slot, then a slot of its app. 'go' holds the app slot; 'withdrawn' (shutdown)
-   * and 'skip' (overlap) hold none.
-   */
-  private async awaitTurn(
-    x: Execution,
-    timer: Timer,
-    handOff: (r: RunReport) => void,
-  ): Promise<'go' | 'skip' | 'withdrawn'> {
-    if ((await this.d.gate.at(x.run.runAt)) === 'withdrawn') return 'withdrawn';
+    if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.giveBack(x);
     const overlap = await this.awaitOverlapSlot(x, timer, handOff);
-    if (overlap !== 'go') return overlap;
-    return (await this.awaitAppSlot(x, timer.app, handOff)) ? 'go' : 'withdrawn';
-  }
-
-  /**
-   * The fenced send: only while the lease is still this execution's. A timer that changed
-   * while the run waited (a disable, an update), or a run that waited long for its app, is
-   * decided again by the timer as it is now, and by the time it is now.
-   */
-  private async sendIfStillHeld(x: Execution, prepared: PreparedSend): Promise<RunReport> {
-    if (!(await this.stillHeld(x))) {
-      await this.releaseOverlap(x);
-      return this.duplicate('fenced');
+    if (overlap === 'withdrawn') return this.giveBack(x);
+    if (overlap === 'skip') {
+      return this.settle(
+        x,
+        'skipped',
+        null,
+        'skipped: overlap (the previous run of the timer is still in flight)',
+      );
     }
-    let { timer, call } = prepared;
-    if (x.cached.stale || x.detached) {
-      x.cached = await this.d.cache.get(x.run.timerId);
-      const current = this.decide(x.cached, x.run);
-      if (current.kind === 'no-call') return this.settleUncalled(x, current);
-      timer = current.timer;
-      call = await this.prepare(timer, x);
+    if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
+    try {
+      if (!(await this.stillHeld(x))) {
+        await this.releaseOverlap(x);
+        return this.duplicate('fenced');
+      }
+      if (x.cached.stale || x.detached) {
+        // Changed while it waited (a disable, an update), or it waited long for its app:
+        // go by the timer as it is now, and by the time it is now.
+        x.cached = await d.cache.get(x.run.timerId);
+        const late = this.whyNotCall(x.cached, x.run);
+        if (late) return this.settle(x, late.status, null, late.reason);
+        call = await this.prepare(x.cached.timer as Timer, x);
+      }
+      this.unsent.delete(x.lease);
+      return await this.send(x, x.cached.timer as Timer, call);
+    } finally {
+      d.slots.give(timer.app);
     }
-    this.unsent.delete(x.lease);
-    return this.send(x, timer, call);
   }
 
   /**
@@ -490,39 +454,34 @@ export class RunExecutor {
     return { verdict: 'duplicate' };
   }
 
-  /** Whether the run is called, by its timer as cached: the timer to call, or why not. */
-  private decide(cached: CachedTimer, run: RunToExecute): CallDecision {
+  /** Why a run must not be called, if it must not. */
+  private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
     const timer = cached.timer;
-    if (!timer) return noCall('skipped', 'skipped: the timer was deleted');
+    if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
     // Run now and retry are a user's explicit asks: they go whatever the timer's status.
-    if (run.trigger !== undefined) return { kind: 'call', timer };
+    if (run.trigger !== undefined) return null;
     // A continuation (a retry, or a run whose holder died) was due while the timer was
     // active and has been attempted: it goes on whatever happened since.
     const continuation = (run.afterAttempt ?? 0) > 0;
     if (timer.status !== 'active' && !continuation)
-      return noCall('skipped', 'skipped: the timer is inactive');
+      return { status: 'skipped', reason: 'skipped: the timer is inactive' };
     // A calendar listing the run's date since it was planned (its re-plan races the queue).
     const schedule = scheduleOf(timer);
     const skippedBy = schedule.skippedBy(schedule.nominalOf(run.runAt));
-    if (skippedBy !== null) return noCall('skipped', `skipped: calendar ${skippedBy.join(', ')}`);
+    if (skippedBy !== null) return { status: 'skipped', reason: `skipped: calendar ${skippedBy.join(', ')}` };
     const superseded = supersededReason(timer, run.runAt, run.version);
-    if (superseded) return noCall('skipped', superseded);
-    if (continuation) return { kind: 'call', timer };
+    if (superseded) return { status: 'skipped', reason: superseded };
+    if (continuation) return null;
     const now = this.d.now();
     const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
       const [next] = scheduleOf(timer).next(at, 1);
       return next ?? null;
     });
-    if (decision === 'fire') return { kind: 'call', timer };
-    return noCall(
-      'missed',
-      `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
-    );
-  }
-
-  /** Settles a run that makes no call (skipped, missed). */
-  private settleUncalled(x: Execution, why: NoCall): Promise<RunReport> {
-    return this.settle(x, why.status, null, why.reason);
+    if (decision === 'fire') return null;
+    return {
+      status: 'missed',
+      reason: `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
+    };
   }
 
   /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
@@ -582,7 +541,7 @@ export class RunExecutor {
   /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
   private async giveBack(x: Execution): Promise<RunReport> {
     await this.releaseOverlap(x);
-    await this.d.claims.withdraw(x.ref, x.owner, x.lease.attempt);
+    await this.d.claims.release(x.ref, x.owner, x.lease.attempt, false);
     if (x.detached) {
       const { timerId, runAt, version, afterAttempt, trigger } = x.run;
       await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger });

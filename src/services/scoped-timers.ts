@@ -1,7 +1,6 @@
 import type { ChangeAuthor } from '../domain/audit.js';
 import type { Calendar } from '../domain/calendar.js';
 import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domain/timer.js';
-import type { ExplainedRun } from '../domain/timer-schedule.js';
 import type { VersionMatch } from '../domain/version-match.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
@@ -16,48 +15,9 @@ import type {
   QueuedRunView,
   TaskQuery,
   TimerQuery,
+  TimerService,
   UpsertOutcome,
-} from './timer-queries.js';
-
-/** The timer use cases ScopedTimers wraps (TimerService's), each change made as `by`. */
-export interface TimerUseCases {
-  create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer>;
-  createMany(drafts: readonly TimerDraft[], by?: ChangeAuthor): Promise<Timer[]>;
-  upsert(
-    draft: TimerDraft,
-    by?: ChangeAuthor,
-    ifMatch?: VersionMatch,
-  ): Promise<{ timer: Timer; outcome: UpsertOutcome }>;
-  apply(
-    app: string,
-    drafts: readonly TimerDraft[],
-    options: ApplyOptions,
-    by?: ChangeAuthor,
-  ): Promise<ApplyResult>;
-  get(id: number): Promise<Timer>;
-  list(q: TimerQuery): Promise<Page<Timer>>;
-  listNumbered(q: NumberedTimerQuery): Promise<Numbered<Timer>>;
-  listTasks(timerId: number, q: TaskQuery): Promise<Page<Task>>;
-  listTasksNumbered(q: NumberedTaskQuery): Promise<Numbered<Task>>;
-  preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }>;
-  explain(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: ExplainedRun[] }>;
-  update(id: number, patch: TimerPatch, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<Timer>;
-  delete(id: number, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<void>;
-  enable(id: number, by?: ChangeAuthor): Promise<Timer>;
-  disable(id: number, by?: ChangeAuthor, pause?: PauseRequest): Promise<Timer>;
-  pauseApp(app: string, pause: PauseRequest, by?: ChangeAuthor): Promise<number>;
-  resumeApp(app: string, by?: ChangeAuthor): Promise<number>;
-  putCalendar(
-    app: string,
-    name: string,
-    body: { dates: readonly string[]; description: string | null },
-  ): Promise<{ calendar: Calendar; created: boolean }>;
-  getCalendar(app: string, name: string): Promise<Calendar>;
-  listCalendars(app: string): Promise<Calendar[]>;
-  deleteCalendar(app: string, name: string): Promise<void>;
-  trigger(id: number, by?: ChangeAuthor): Promise<QueuedRunView>;
-  retryRun(timerId: number, taskId: string, by?: ChangeAuthor): Promise<QueuedRunView>;
-}
+} from './timer-service.js';
 
 /**
  * The timer use cases as one actor may use them (TimerService.as(actor)); what the
@@ -68,7 +28,7 @@ export interface TimerUseCases {
  */
 export class ScopedTimers {
   constructor(
-    private readonly timers: TimerUseCases,
+    private readonly timers: TimerService,
     readonly actor: Actor,
     private readonly author: ChangeAuthor,
     private readonly limiter: RateLimiter | undefined,

@@ -4,12 +4,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { SliceJobData } from '../storage/redis/queues.js';
 import type { SliceReader, SliceRunRef, WindowRead } from './slice-reader.js';
 
-/** A slice's minute is read and fanned out in windows of this length (SPEC §5.4). */
 const WINDOW_MS = 1000;
-/** A window read is tried this many times before the slice job fails (and is taken over). */
 const READ_TRIES = 5;
-/** The wait before a read's n-th retry is n times this. */
-const READ_RETRY_STEP_MS = 200;
 
 export interface SliceWalkerDeps {
   reader: Pick<SliceReader, 'read'>;
@@ -96,7 +92,7 @@ export class SliceWalker {
       } catch (err) {
         if (tries >= READ_TRIES || stopping.aborted) throw err;
         log.warn({ err: (err as Error).message, tries }, 'slice window read failed; retrying');
-        await this.d.sleep(READ_RETRY_STEP_MS * tries, stopping);
+        await this.d.sleep(200 * tries, stopping);
       }
     }
   }

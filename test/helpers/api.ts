@@ -1,5 +1,5 @@
 import { type App, createApp } from '../../api/app.js';
-import { type BasicAuthCredentials, mountDashboard } from '../../dashboard/dashboard.js';
+import type { BasicAuthCredentials } from '../../dashboard/dashboard.js';
 import type { Core } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
 
@@ -8,22 +8,13 @@ export function createTestApp(
   core: Core,
   options: { dashboardAuth?: BasicAuthCredentials | null } = {},
 ): App {
-  const logger = createLogger('silent');
   return createApp({
     timers: core.timers,
     apps: core.apps,
     audit: core.audit,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
-    logger,
-    dashboard: mountDashboard({
-      queues: core.queues,
-      auth: options.dashboardAuth ?? null,
-      timers: core.timers,
-      audit: core.audit,
-      callbackTimeoutMs: core.config.callbackTimeoutMs,
-      logger,
-      isAdminToken: core.apps.adminTokenCheck,
-    }),
+    logger: createLogger('silent'),
+    dashboard: { queues: core.queues, auth: options.dashboardAuth ?? null },
     publicHosts: core.config.publicHosts,
     readiness: {
       redis: async () => {

@@ -39,7 +39,7 @@ function driveToEnd<T>(wheel: TimingWheel<T>): { releasedAt: Map<T, number>; wak
   return { releasedAt, wakeUps };
 }
 
-describe('the timing wheel: releasing entries at their due millisecond', () => {
+describe('TimingWheel', () => {
   it('releases entries in due order, ties in insertion order', () => {
     const wheel = new TimingWheel<string>({ startMs: T0 });
     wheel.add(T0 + 30, 'c');
@@ -83,6 +83,17 @@ describe('the timing wheel: releasing entries at their due millisecond', () => {
     expect(wheel.add(T0 + 49, 'just passed')).toBeNull();
   });
 
+  it('never moves its time backwards', () => {
+    const wheel = new TimingWheel<string>({ startMs: T0 });
+    wheel.add(T0 + 100, 'run');
+    wheel.advance(T0 + 50);
+
+    expect(wheel.advance(T0 + 10)).toEqual([]);
+    expect(wheel.timeMs).toBe(T0 + 50);
+    expect(wheel.add(T0 + 40, 'behind')).toBeNull();
+    expect(wheel.advance(T0 + 100)).toEqual(['run']);
+  });
+
   it('hands back a handle carrying the due time and value', () => {
     const wheel = new TimingWheel<{ taskKey: string }>({ startMs: T0 });
     const value = { taskKey: '7_1741947424821' };
@@ -92,37 +103,6 @@ describe('the timing wheel: releasing entries at their due millisecond', () => {
     expect(entry?.value).toBe(value);
   });
 
-  it('releases at the exact ms with a tick coarser than a millisecond', () => {
-    const wheel = new TimingWheel<string>({ startMs: T0, tickMs: 10, wheelSize: 8 });
-    const due = T0 + 1234;
-    wheel.add(due, 'run');
-    wheel.add(due + 3, 'later in the same tick');
-
-    const expiration = wheel.nextExpiration();
-    expect(expiration).not.toBeNull();
-    expect(expiration!).toBeLessThanOrEqual(due);
-    expect(wheel.advance(due - 1)).toEqual([]);
-    expect(wheel.nextExpiration()).toBe(due);
-    expect(wheel.advance(due)).toEqual(['run']);
-    expect(wheel.nextExpiration()).toBe(due + 3);
-    expect(wheel.advance(due + 3)).toEqual(['later in the same tick']);
-  });
-
-  it('drains every pending value in due order', () => {
-    const wheel = new TimingWheel<string>({ startMs: T0 });
-    wheel.add(T0 + HOUR, 'c');
-    wheel.add(T0 + 5, 'a');
-    wheel.add(T0 + MINUTE, 'b');
-    wheel.add(T0 + 7, 'cancelled')?.cancel();
-
-    expect(wheel.drain()).toEqual(['a', 'b', 'c']);
-    expect(wheel.size).toBe(0);
-    expect(wheel.nextExpiration()).toBeNull();
-    expect(wheel.advance(T0 + 2 * HOUR)).toEqual([]);
-  });
-});
-
-describe('the timing wheel: entries far ahead (overflow levels)', () => {
   it('cascades entries minutes, hours and days ahead down through overflow levels to their exact ms', () => {
     const wheel = new TimingWheel<string>({ startMs: T0 });
     const dues = {
@@ -167,26 +147,6 @@ describe('the timing wheel: entries far ahead (overflow levels)', () => {
     for (const [id, at] of releasedAt) expect(at).toBe(dues[id]);
   });
 
-  it('returns everything due across an hour-long jump, in order', () => {
-    const next = random(42);
-    const wheel = new TimingWheel<Item>({ startMs: T0 });
-    const items: Item[] = [];
-    for (let id = 0; id < 5000; id++) {
-      // Whole seconds, as cron runs land, so many share a millisecond.
-      const item = { id, dueMs: T0 + 1 + Math.floor(next() * 3600) * SECOND };
-      items.push(item);
-      wheel.add(item.dueMs, item);
-    }
-
-    const released = wheel.advance(T0 + HOUR + SECOND);
-
-    expect(released).toEqual(expectedOrder(items));
-    expect(wheel.size).toBe(0);
-    expect(wheel.nextExpiration()).toBeNull();
-  });
-});
-
-describe('the timing wheel: cancelling', () => {
   it('never releases a cancelled entry', () => {
     const wheel = new TimingWheel<string>({ startMs: T0 });
     wheel.add(T0 + 10, 'kept');
@@ -245,31 +205,26 @@ describe('the timing wheel: cancelling', () => {
     expect(wheel.nextExpiration()).toBe(T0 + 10);
     expect(wheel.advance(T0 + 10)).toEqual(['b']);
   });
-});
 
-describe('the timing wheel: its clock and its input', () => {
-  it('never moves its time backwards', () => {
-    const wheel = new TimingWheel<string>({ startMs: T0 });
-    wheel.add(T0 + 100, 'run');
-    wheel.advance(T0 + 50);
+  it('returns everything due across an hour-long jump, in order', () => {
+    const next = random(42);
+    const wheel = new TimingWheel<Item>({ startMs: T0 });
+    const items: Item[] = [];
+    for (let id = 0; id < 5000; id++) {
+      // Whole seconds, as cron runs land, so many share a millisecond.
+      const item = { id, dueMs: T0 + 1 + Math.floor(next() * 3600) * SECOND };
+      items.push(item);
+      wheel.add(item.dueMs, item);
+    }
 
-    expect(wheel.advance(T0 + 10)).toEqual([]);
-    expect(wheel.timeMs).toBe(T0 + 50);
-    expect(wheel.add(T0 + 40, 'behind')).toBeNull();
-    expect(wheel.advance(T0 + 100)).toEqual(['run']);
+    const released = wheel.advance(T0 + HOUR + SECOND);
+
+    expect(released).toEqual(expectedOrder(items));
+    expect(wheel.size).toBe(0);
+    expect(wheel.nextExpiration()).toBeNull();
   });
 
-  it('rejects a non-finite due time', () => {
-    const wheel = new TimingWheel<string>({ startMs: T0 });
-
-    expect(() => wheel.add(Number.POSITIVE_INFINITY, 'never')).toThrow(RangeError);
-    expect(() => wheel.add(Number.NaN, 'never')).toThrow(RangeError);
-    expect(() => wheel.advance(Number.NaN)).toThrow(RangeError);
-  });
-});
-
-describe('the timing wheel: at scale', () => {
-  it('releases 100,000 entries over 10 minutes, cancelled ones left out, in due order across two big steps', () => {
+  it('handles 100,000 entries spread over 10 minutes, some cancelled, released in two big steps', () => {
     const next = random(2024);
     const wheel = new TimingWheel<Item>({ startMs: T0 });
     const items: Item[] = [];
@@ -289,5 +244,42 @@ describe('the timing wheel: at scale', () => {
     expect(firstHalf).toEqual(expected.filter((item) => item.dueMs <= T0 + 5 * MINUTE));
     expect([...firstHalf, ...rest]).toEqual(expected);
     expect(wheel.size).toBe(0);
+  });
+
+  it('releases at the exact ms with a tick coarser than a millisecond', () => {
+    const wheel = new TimingWheel<string>({ startMs: T0, tickMs: 10, wheelSize: 8 });
+    const due = T0 + 1234;
+    wheel.add(due, 'run');
+    wheel.add(due + 3, 'later in the same tick');
+
+    const expiration = wheel.nextExpiration();
+    expect(expiration).not.toBeNull();
+    expect(expiration!).toBeLessThanOrEqual(due);
+    expect(wheel.advance(due - 1)).toEqual([]);
+    expect(wheel.nextExpiration()).toBe(due);
+    expect(wheel.advance(due)).toEqual(['run']);
+    expect(wheel.nextExpiration()).toBe(due + 3);
+    expect(wheel.advance(due + 3)).toEqual(['later in the same tick']);
+  });
+
+  it('drains every pending value in due order', () => {
+    const wheel = new TimingWheel<string>({ startMs: T0 });
+    wheel.add(T0 + HOUR, 'c');
+    wheel.add(T0 + 5, 'a');
+    wheel.add(T0 + MINUTE, 'b');
+    wheel.add(T0 + 7, 'cancelled')?.cancel();
+
+    expect(wheel.drain()).toEqual(['a', 'b', 'c']);
+    expect(wheel.size).toBe(0);
+    expect(wheel.nextExpiration()).toBeNull();
+    expect(wheel.advance(T0 + 2 * HOUR)).toEqual([]);
+  });
+
+  it('rejects a non-finite due time', () => {
+    const wheel = new TimingWheel<string>({ startMs: T0 });
+
+    expect(() => wheel.add(Number.POSITIVE_INFINITY, 'never')).toThrow(RangeError);
+    expect(() => wheel.add(Number.NaN, 'never')).toThrow(RangeError);
+    expect(() => wheel.advance(Number.NaN)).toThrow(RangeError);
   });
 });

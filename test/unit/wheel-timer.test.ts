@@ -18,22 +18,22 @@ function random(seed: number): () => number {
   };
 }
 
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-function fakeTimer<T>() {
-  vi.useFakeTimers();
-  vi.setSystemTime(T0);
-  const deliveries: { at: number; values: T[] }[] = [];
-  const timer = new WheelTimer<T>({
-    now: () => Date.now(),
-    onDue: (values) => deliveries.push({ at: Date.now(), values }),
+describe('WheelTimer with a fake clock', () => {
+  afterEach(() => {
+    vi.useRealTimers();
   });
-  return { timer, deliveries };
-}
 
-describe('WheelTimer on a fake clock: firing at the due millisecond', () => {
+  function fakeTimer<T>() {
+    vi.useFakeTimers();
+    vi.setSystemTime(T0);
+    const deliveries: { at: number; values: T[] }[] = [];
+    const timer = new WheelTimer<T>({
+      now: () => Date.now(),
+      onDue: (values) => deliveries.push({ at: Date.now(), values }),
+    });
+    return { timer, deliveries };
+  }
+
   it('fires at the exact due millisecond', () => {
     const { timer, deliveries } = fakeTimer<string>();
     timer.schedule(T0 + 250, 'run');
@@ -80,21 +80,6 @@ describe('WheelTimer on a fake clock: firing at the due millisecond', () => {
     expect(deliveries).toEqual([{ at: T0, values: ['takeover', 'late start', 'due now'] }]);
     expect(timer.size).toBe(0);
   });
-});
-
-describe('WheelTimer on a fake clock: cancelling', () => {
-  it('never fires a cancelled entry', () => {
-    const { timer, deliveries } = fakeTimer<string>();
-    timer.schedule(T0 + 100, 'kept');
-    const handle = timer.schedule(T0 + 100, 'disabled');
-
-    expect(handle.cancel()).toBe(true);
-    expect(handle.cancel()).toBe(false);
-    expect(timer.size).toBe(1);
-    vi.advanceTimersByTime(100);
-
-    expect(deliveries).toEqual([{ at: T0 + 100, values: ['kept'] }]);
-  });
 
   it('does not deliver an overdue entry cancelled before the batch goes out', () => {
     const { timer, deliveries } = fakeTimer<string>();
@@ -106,25 +91,6 @@ describe('WheelTimer on a fake clock: cancelling', () => {
     vi.advanceTimersByTime(0);
 
     expect(deliveries).toEqual([{ at: T0, values: ['kept'] }]);
-  });
-
-  it('clears its Node timer once every pending entry is cancelled', () => {
-    const { timer } = fakeTimer<string>();
-    const handle = timer.schedule(T0 + MINUTE, 'run');
-    expect(vi.getTimerCount()).toBe(1);
-
-    handle.cancel();
-
-    expect(vi.getTimerCount()).toBe(0);
-  });
-});
-
-describe('WheelTimer on a fake clock: its one Node timer', () => {
-  it('keeps exactly one Node timer armed however many entries are pending', () => {
-    const { timer } = fakeTimer<number>();
-    for (let i = 0; i < 1000; i++) timer.schedule(T0 + 10 + (i % 300) * 7, i);
-
-    expect(vi.getTimerCount()).toBe(1);
   });
 
   it('re-arms when an earlier entry is scheduled after a later one', () => {
@@ -139,6 +105,36 @@ describe('WheelTimer on a fake clock: its one Node timer', () => {
       { at: T0 + 100, values: ['earlier'] },
       { at: T0 + 800, values: ['later'] },
     ]);
+  });
+
+  it('keeps exactly one Node timer armed however many entries are pending', () => {
+    const { timer } = fakeTimer<number>();
+    for (let i = 0; i < 1000; i++) timer.schedule(T0 + 10 + (i % 300) * 7, i);
+
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it('never fires a cancelled entry', () => {
+    const { timer, deliveries } = fakeTimer<string>();
+    timer.schedule(T0 + 100, 'kept');
+    const handle = timer.schedule(T0 + 100, 'disabled');
+
+    expect(handle.cancel()).toBe(true);
+    expect(handle.cancel()).toBe(false);
+    expect(timer.size).toBe(1);
+    vi.advanceTimersByTime(100);
+
+    expect(deliveries).toEqual([{ at: T0 + 100, values: ['kept'] }]);
+  });
+
+  it('clears its Node timer once every pending entry is cancelled', () => {
+    const { timer } = fakeTimer<string>();
+    const handle = timer.schedule(T0 + MINUTE, 'run');
+    expect(vi.getTimerCount()).toBe(1);
+
+    handle.cancel();
+
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('re-arms instead of delivering when its Node timer wakes before the due ms', () => {
@@ -160,6 +156,20 @@ describe('WheelTimer on a fake clock: its one Node timer', () => {
     expect(deliveries).toEqual([{ at: T0 + 100, values: ['run'] }]);
   });
 
+  it('returns the pending values from stop() and fires nothing afterwards', () => {
+    const { timer, deliveries } = fakeTimer<string>();
+    timer.schedule(T0 + 2 * HOUR, 'hours away');
+    timer.schedule(T0 + 50, 'soon');
+    timer.schedule(T0 - 1, 'overdue');
+
+    expect(timer.stop()).toEqual(['overdue', 'soon', 'hours away']);
+    expect(timer.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(3 * HOUR);
+    expect(deliveries).toEqual([]);
+    expect(() => timer.schedule(T0 + 4 * HOUR, 'after stop')).toThrow(/stopped/);
+  });
+
   it('keeps the process alive while entries are pending unless told to unref', () => {
     vi.useFakeTimers();
     vi.setSystemTime(T0);
@@ -174,22 +184,6 @@ describe('WheelTimer on a fake clock: its one Node timer', () => {
     expect(unrefedHandle?.hasRef()).toBe(false);
     kept.stop();
     unrefed.stop();
-  });
-});
-
-describe('WheelTimer on a fake clock: stopping', () => {
-  it('returns the pending values from stop() and fires nothing afterwards', () => {
-    const { timer, deliveries } = fakeTimer<string>();
-    timer.schedule(T0 + 2 * HOUR, 'hours away');
-    timer.schedule(T0 + 50, 'soon');
-    timer.schedule(T0 - 1, 'overdue');
-
-    expect(timer.stop()).toEqual(['overdue', 'soon', 'hours away']);
-    expect(timer.size).toBe(0);
-    expect(vi.getTimerCount()).toBe(0);
-    vi.advanceTimersByTime(3 * HOUR);
-    expect(deliveries).toEqual([]);
-    expect(() => timer.schedule(T0 + 4 * HOUR, 'after stop')).toThrow(/stopped/);
   });
 });
 

@@ -24,10 +24,9 @@ export class AppRepository {
     }
   }
 
-  /** The app's row; `forUpdate` locks it until the transaction ends. */
-  async find(name: string, options: { forUpdate?: boolean } = {}): Promise<AppRow | null> {
+  async find(name: string, forUpdate = false): Promise<AppRow | null> {
     const q = this.db.select().from(apps).where(eq(apps.name, name));
-    const rows = options.forUpdate ? await q.for('update') : await q;
+    const rows = forUpdate ? await q.for('update') : await q;
     return rows[0] ?? null;
   }
 

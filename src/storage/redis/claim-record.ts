@@ -28,9 +28,9 @@ const RECORD = /^([a-z]+)\|(\d+)\|(\d+)\|(.*)$/s;
 
 export function parseClaimRecord(raw: string | null | undefined): ClaimRecord | null {
   if (typeof raw !== 'string') return null;
-  const [, state = '', attempt, untilMs, holder = ''] = RECORD.exec(raw) ?? [];
-  if (!STATES.has(state)) return null;
-  return { state: state as ClaimState, attempt: Number(attempt), untilMs: Number(untilMs), holder };
+  const m = RECORD.exec(raw);
+  if (!m || !STATES.has(m[1]!)) return null;
+  return { state: m[1] as ClaimState, attempt: Number(m[2]), untilMs: Number(m[3]), holder: m[4]! };
 }
 
 export function formatClaimRecord(r: ClaimRecord): string {

@@ -134,17 +134,9 @@ export class RunClaims {
     return retryAt > 0 ? retryAt : null;
   }
 
-  /**
-   * Gives back a claimed attempt that was never made (shutdown, or a copy that found the
-   * run in other hands): the lease ends at once and the next owner claims the same attempt.
-   */
-  async withdraw(run: RunRef, owner: string, attempt: number): Promise<boolean> {
-    return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, 1)) === 1;
-  }
-
-  /** Ends this owner's lease at once after its attempt was made: the next owner claims the next attempt. */
-  async release(run: RunRef, owner: string, attempt: number): Promise<boolean> {
-    return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, 0)) === 1;
+  /** Ends this owner's lease at once; `attemptMade` false undoes the claimed attempt. */
+  async release(run: RunRef, owner: string, attempt: number, attemptMade: boolean): Promise<boolean> {
+    return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, attemptMade ? 0 : 1)) === 1;
   }
 
   /**

@@ -24,6 +24,6 @@ local remaining = attempt - tonumber(ARGV[3])
 if remaining <= 0 then
   redis.call("DEL", KEYS[1])
 else
-  rewriteClaim(KEYS[1], "running", remaining, 0, ARGV[1])
+  redis.call("SET", KEYS[1], "running|" .. remaining .. "|0|" .. ARGV[1], "KEEPTTL")
 end
 return 1

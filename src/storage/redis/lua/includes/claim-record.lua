@@ -21,17 +21,8 @@ local function readClaim(key)
   return { state = state, attempt = tonumber(attempt), untilMs = tonumber(untilMs), holder = holder }
 end
 
-local function formatClaim(state, attempt, untilMs, holder)
-  return state .. "|" .. attempt .. "|" .. untilMs .. "|" .. holder
-end
-
 local function writeClaim(key, state, attempt, untilMs, holder, ttlMs)
-  redis.call("SET", key, formatClaim(state, attempt, untilMs, holder), "PX", math.max(1, ttlMs))
-end
-
--- Rewrites a record in place, keeping the time the key has left.
-local function rewriteClaim(key, state, attempt, untilMs, holder)
-  redis.call("SET", key, formatClaim(state, attempt, untilMs, holder), "KEEPTTL")
+  redis.call("SET", key, state .. "|" .. attempt .. "|" .. untilMs .. "|" .. holder, "PX", math.max(1, ttlMs))
 end
 
 local function isFinished(record)

@@ -22,7 +22,7 @@ import { ErrorCode } from '../../src/errors.js';
 /**
  * Request and response schemas of the native API. The same schemas validate
  * requests and generate /openapi.json. An issue carrying `params.code` names its
- * error code; http/errors.ts maps the rest by field.
+ * error code; api/errors.ts maps the rest by field.
  */
 
 const withCode = (code: ErrorCode) => ({ params: { code } });

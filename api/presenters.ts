@@ -5,7 +5,7 @@ import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import { scheduleOf } from '../src/domain/timer-schedule.js';
-import type { QueuedRunView } from '../src/services/timer-queries.js';
+import type { QueuedRunView } from '../src/services/timer-service.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
 export function presentTimer(t: Timer) {
