@@ -48,13 +48,25 @@ export class TimerCache {
       const timer = await this.loader.load(id);
       const entry: CachedTimer = { id, timer, stale: false, loadedAt: this.now() };
       // A change announced while loading wins over what was read: that copy may predate it.
-      if (epoch === this.epoch && generation === (this.generations.get(id) ?? 0)) this.entries.set(id, entry);
+      if (epoch === this.epoch && generation === (this.generations.get(id) ?? 0)) this.store(entry);
       else entry.stale = true;
       return entry;
     } catch (err) {
       if (cached) return cached;
       throw err;
     }
+  }
+
+  /**
+   * Keeps `entry` as the timer's copy. The copy it replaces (a concurrent load, or one
+   * past its TTL) may still be held by a run waiting for its instant: it is marked
+   * stale, as an invalidation would only reach the copy the map holds. So every copy
+   * handed out is either the one held here or stale, and an invalidation reaches all.
+   */
+  private store(entry: CachedTimer): void {
+    const replaced = this.entries.get(entry.id);
+    if (replaced) replaced.stale = true;
+    this.entries.set(entry.id, entry);
   }
 
   /** Drops one timer (a change was announced), or every timer (`null`: announcements may have been missed). */

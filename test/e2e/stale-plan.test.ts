@@ -56,7 +56,7 @@ describe('a PATCH during a migration', () => {
     await sleep(stale.at(-1)!.runAt + 2000 - Date.now());
     const afterPatch = sink.forTimer(id!).filter((d) => d.scheduledAt > patchedAt + 1000);
     expect(afterPatch.length).toBeGreaterThan(3);
-    expect(afterPatch.every((d) => (d.scheduledAt / 1000) % 2 === 1)).toBe(true);
+    expect(afterPatch.filter((d) => (d.scheduledAt / 1000) % 2 === 0)).toEqual([]);
     for (const run of stale) {
       const settled = await settledRun(cluster.api(), `${id}_${run.runAt}`, 10_000);
       expect(settled).toMatchObject({ status: 'skipped', attempts: 0 });

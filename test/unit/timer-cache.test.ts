@@ -38,4 +38,14 @@ describe('TimerCache', () => {
     await cache.get(42);
     expect(reads).toBe(2);
   });
+
+  it('lets an invalidation reach every copy it handed out, those of concurrent loads too', async () => {
+    // Two runs of one timer ask for it at once (a planner batch): each load makes a copy,
+    // and the later one replaces the earlier in the map while both runs hold theirs.
+    const cache = new TimerCache(async (): Promise<Timer[]> => [testTimer({ version: 1 })]);
+    const [first, second] = await Promise.all([cache.get(42), cache.get(42)]);
+    cache.invalidate(42);
+    expect(first.stale).toBe(true);
+    expect(second.stale).toBe(true);
+  });
 });
