@@ -1,4 +1,5 @@
 import { LIMITS } from '../domain/timer.js';
+import { CallTimeoutError, exchange } from './callback-exchange.js';
 import type { PreparedCall } from './callback-request.js';
 import { OriginPools } from './origin-pools.js';
 import { TARGET_BLOCKED, type TargetGuard } from './target-guard.js';
@@ -59,34 +60,28 @@ export class HttpCaller {
     const refusal = call.refusal ?? this.literalProblem(call.origin);
     if (refusal)
       return { kind: 'error', error: refusal, timedOut: false, sentAt, durationMs: 0, final: true };
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), call.timeoutMs);
     try {
-      const { res, output } = await this.pools.with(call.origin, async (pool) => {
-        const res = await pool.request({
-          path: call.path,
-          method: call.method,
-          headers: call.headers,
-          body: call.body ?? null,
-          signal: deadline.signal,
-          headersTimeout: call.timeoutMs,
-          bodyTimeout: call.timeoutMs,
-        });
-        return { res, output: await readHead(res.body, LIMITS.outputMaxChars) };
-      });
-      const retryAfter = res.headers['retry-after'];
-      return {
-        kind: 'response',
-        status: res.statusCode,
-        output,
-        retryAfter: Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null),
-        sentAt,
-        durationMs: Date.now() - sentAt,
-      };
+      // The deadline starts once a connection is free (OriginPools queues callers beyond
+      // the origin's connections), so it bounds the receiver's time alone.
+      const answer = await this.pools.with(call.origin, (pool) =>
+        exchange(
+          pool,
+          {
+            path: call.path,
+            method: call.method,
+            headers: call.headers,
+            body: call.body ?? null,
+            headersTimeout: call.timeoutMs,
+            bodyTimeout: call.timeoutMs,
+          },
+          { maxOutput: LIMITS.outputMaxChars, timeoutMs: call.timeoutMs },
+        ),
+      );
+      return { kind: 'response', ...answer, sentAt, durationMs: Date.now() - sentAt };
     } catch (err) {
       const e = err as Error & { code?: string };
       const timedOut =
-        deadline.signal.aborted ||
+        e instanceof CallTimeoutError ||
         e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
         e.code === 'UND_ERR_BODY_TIMEOUT' ||
         e.code === 'UND_ERR_CONNECT_TIMEOUT';
@@ -98,8 +93,6 @@ export class HttpCaller {
         durationMs: Date.now() - sentAt,
         ...(e.code === TARGET_BLOCKED ? { final: true } : {}),
       };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -118,23 +111,4 @@ export class HttpCaller {
   async close(): Promise<void> {
     await this.pools.close();
   }
-}
-
-/**
- * Reads the first `max` characters of a response body, which is what a run stores. A body
- * that goes on is not read further: the stream is destroyed, which drops the connection
- * (a large or endless body must not hold the call open, nor be read for nothing).
- */
-async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of body) {
-    text += decoder.decode(chunk, { stream: true });
-    if (text.length >= max) {
-      body.destroy();
-      return text.slice(0, max);
-    }
-  }
-  text += decoder.decode();
-  return text.length > max ? text.slice(0, max) : text;
 }

@@ -74,4 +74,35 @@ describe('one deadline per call', () => {
       output: 'done',
     });
   });
+
+  it('reads a multi-byte answer split across chunks as text', async () => {
+    const origin = await receiver((res) => {
+      res.write(Buffer.from([0xc3]));
+      setTimeout(() => res.end(Buffer.from([0xa9, 0x21])), 20);
+    });
+    expect(await caller.send(call(origin, 1000))).toMatchObject({ kind: 'response', output: 'é!' });
+  });
+
+  it('starts the deadline once a connection is free: a call queued behind busy ones is not timed out', async () => {
+    const oneConnection = new HttpCaller(1);
+    let answered = 0;
+    const origin = await receiver((res) => {
+      // Each answer takes 300 ms: the third call waits 600 ms for the one connection, longer
+      // than its 500 ms deadline, and is still answered within it once sent.
+      setTimeout(() => {
+        answered++;
+        res.end(`answer ${answered}`);
+      }, 300);
+    });
+    try {
+      const results = await Promise.all([1, 2, 3].map(() => oneConnection.send(call(origin, 500))));
+      expect(results.map((r) => r.kind === 'response' && r.output)).toEqual([
+        'answer 1',
+        'answer 2',
+        'answer 3',
+      ]);
+    } finally {
+      await oneConnection.close();
+    }
+  });
 });
