@@ -108,6 +108,9 @@ const schema = z.object({
   EXECUTOR_CONCURRENCY: int(1, 100_000).default(10_000),
   // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
   EXECUTOR_WORKERS: int(1, 64).default(4),
+  // Runs one executor process carries at once (claimed, waiting for their millisecond, being
+  // called); more wait in the queue, unclaimed, so an overloaded process keeps its pace.
+  EXECUTOR_MAX_RUNS: int(100, 1_000_000).default(10_000),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
   // Callbacks of one app in flight at once in one executor process; more wait (fairness between apps).
   APP_MAX_IN_FLIGHT: int(1, 100_000).default(1000),
@@ -162,6 +165,7 @@ export type Config = {
   migrateStepMinutes: number;
   triggerConcurrency: number;
   executorConcurrency: number;
+  executorMaxRuns: number;
   executorWorkers: number;
   callbackTimeoutMs: number;
   /** Callbacks of one app in flight at once per executor process. */
@@ -283,6 +287,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     migrateStepMinutes: e.MIGRATE_STEP_MINUTES,
     triggerConcurrency: e.TRIGGER_CONCURRENCY,
     executorConcurrency: e.EXECUTOR_CONCURRENCY,
+    executorMaxRuns: e.EXECUTOR_MAX_RUNS,
     executorWorkers: e.EXECUTOR_WORKERS,
     callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
     appMaxInFlight: e.APP_MAX_IN_FLIGHT,

@@ -8,6 +8,7 @@ import { LeaseKeeper } from '../src/services/lease-keeper.js';
 import { NotificationSender } from '../src/services/notification-sender.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
 import { RunAftermath } from '../src/services/run-aftermath.js';
+import { RunBudget } from '../src/services/run-budget.js';
 import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/run-executor.js';
 import { RunRecorder } from '../src/services/run-recorder.js';
 import { TimerCache } from '../src/services/timer-cache.js';
@@ -63,6 +64,7 @@ export async function startExecutor(core: Core): Promise<Role> {
   const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
   const gate = new ReleaseGate();
   const slots = new AppSlots(config.appMaxInFlight);
+  const budget = new RunBudget(config.executorMaxRuns);
   const claims = new RunClaims(fast, keys);
   const leases = new LeaseKeeper(claims, Date.now, undefined, logger).start();
   const lossWatch = new RedisLossWatch(fast, keys)
@@ -107,6 +109,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     caller,
     gate,
     slots,
+    budget,
     continuations,
     overlap,
     aftermath,
@@ -165,6 +168,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     {
       concurrency: config.executorConcurrency,
       workers: config.executorWorkers,
+      maxRuns: config.executorMaxRuns,
       appMaxInFlight: config.appMaxInFlight,
     },
     'executor started',
@@ -176,7 +180,7 @@ export async function startExecutor(core: Core): Promise<Role> {
       // calls in flight finish.
       lossWatch.stop();
       const closing = Promise.all([...workers.map((w) => w.close()), notifier.close()]);
-      const withdrawn = gate.close() + slots.close();
+      const withdrawn = budget.close() + gate.close() + slots.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');
       await closing;
       await executor.drain();

@@ -119,6 +119,8 @@ export class LeaseKeeper {
     let reasserted = 0;
     results.forEach((result: RenewResult, i) => {
       const lease = leases[i]!;
+      // Finished meanwhile (its record now holds the outcome): nothing is lost.
+      if (!this.held.has(lease)) return;
       if (result === 'lost') {
         if (!lease.lost) lost++;
         lease.lost = true;

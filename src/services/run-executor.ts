@@ -18,6 +18,7 @@ import type { RunClaims, RunRef } from '../storage/redis/run-claims.js';
 import type { AppSlots } from './app-slots.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release-gate.js';
+import type { RunBudget } from './run-budget.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
 
@@ -57,6 +58,8 @@ export interface RunExecutorDeps {
   caller: Pick<HttpCaller, 'send'>;
   gate: ReleaseGate;
   slots: AppSlots;
+  /** Runs this process carries at once (EXECUTOR_MAX_RUNS); absent: no limit. */
+  budget?: RunBudget | undefined;
   continuations: RunContinuations;
   /** The timers' overlap slots (overlapPolicy skip and buffer_one), shared by every executor. */
   overlap: Pick<OverlapSlots, 'holdRunning' | 'holdBuffered' | 'releaseRunning' | 'releaseBuffered'>;
@@ -151,20 +154,37 @@ export class RunExecutor {
    */
   execute(run: RunToExecute): Promise<RunReport> {
     return new Promise<RunReport>((resolve, reject) => {
+      const budget = this.d.budget;
       let handedOff = false;
+      let permit = false;
+      const letGo = () => {
+        if (!permit) return;
+        permit = false;
+        budget?.give();
+      };
       const handOff = (report: RunReport) => {
         if (handedOff) return;
         handedOff = true;
+        // A run that no longer needs its job (detached, or done) no longer needs its permit.
+        letGo();
         resolve(report);
       };
-      const work = this.carryOut(run, handOff).then(handOff, (err: unknown) => {
-        if (!handedOff) reject(err);
-        else
-          this.d.logger.error(
-            { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
-            'detached run failed; its lease lapses and the compensator queues it again',
-          );
-      });
+      const admitted = budget ? budget.take() : Promise.resolve(true);
+      const work = admitted
+        .then((granted): Promise<RunReport> | RunReport => {
+          permit = granted && budget !== undefined;
+          // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
+          return granted ? this.carryOut(run, handOff) : { verdict: 'withdrawn' };
+        })
+        .then(handOff, (err: unknown) => {
+          letGo();
+          if (!handedOff) reject(err);
+          else
+            this.d.logger.error(
+              { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
+              'detached run failed; its lease lapses and the compensator queues it again',
+            );
+        });
       this.active.add(work);
       void work.finally(() => this.active.delete(work));
     });
@@ -498,6 +518,8 @@ export class RunExecutor {
     const outcome = this.outcome(x.run, status, attempts, { result, error: reason });
     d.recorder.record(outcome);
     d.metrics.runs.inc({ outcome: status });
+    // No heartbeat from here on: the finish ends the lease.
+    d.leases.drop(x.lease);
     await d.claims.finish(x.ref, x.owner, attempt, status);
     await this.releaseOverlap(x);
     const timer = x.cached.timer;

@@ -8,6 +8,7 @@ import { Metrics } from '../../src/observability/metrics.js';
 import { AppSlots } from '../../src/services/app-slots.js';
 import { LeaseKeeper } from '../../src/services/lease-keeper.js';
 import { ReleaseGate } from '../../src/services/release-gate.js';
+import { RunBudget } from '../../src/services/run-budget.js';
 import { RunExecutor, type RunToExecute } from '../../src/services/run-executor.js';
 import { RunRecorder } from '../../src/services/run-recorder.js';
 import { TimerCache } from '../../src/services/timer-cache.js';
@@ -46,7 +47,7 @@ function ok(status = 200): CallResult {
   return { kind: 'response', status, output: 'ok', retryAfter: null, sentAt: clock, durationMs: 3 };
 }
 
-function harness(timers: Timer | Timer[], perApp = 10): Harness {
+function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harness {
   clock = T0 + 1000 * seq;
   const known = Array.isArray(timers) ? timers : [timers];
   const keys = createKeys(stores.config.prefix);
@@ -78,6 +79,7 @@ function harness(timers: Timer | Timer[], perApp = 10): Harness {
     },
     gate: new ReleaseGate(() => clock),
     slots: h.slots,
+    budget,
     overlap: new OverlapSlots(stores.redis, keys),
     continuations: {
       retry: async (run, delayMs) => {
@@ -235,6 +237,21 @@ describe('a failed call', () => {
   });
 });
 
+/**
+ * Apps `noisy` and `quiet`, one call in flight each at most; noisy's receiver never
+ * answers, and one noisy run is already in flight when this returns.
+ */
+async function noisyAppHanging(budget?: RunBudget) {
+  const noisy = testTimer({ id: 1, app: 'noisy' });
+  const quiet = testTimer({ id: 2, app: 'quiet' });
+  const h = harness([noisy, quiet], 1, budget);
+  h.answer = (call) =>
+    call.headers['x-xtimer-timer-id'] === '1' ? new Promise(() => undefined) : Promise.resolve(ok());
+  void h.executor.execute(dueRun(noisy));
+  await eventually(() => h.sent.length === 1, 'noisy call sent');
+  return { h, noisy, quiet };
+}
+
 describe("an app's in-flight limit", () => {
   it('parks a run over the limit without its job, and calls it as soon as a call of its app ends', async () => {
     const timer = testTimer();
@@ -256,15 +273,53 @@ describe("an app's in-flight limit", () => {
   });
 
   it("does not hold back another app's runs", async () => {
-    const noisy = testTimer({ id: 1, app: 'noisy' });
-    const quiet = testTimer({ id: 2, app: 'quiet' });
-    const h = harness([noisy, quiet], 1);
-    h.answer = (call) =>
-      call.headers['x-xtimer-timer-id'] === '1' ? new Promise(() => undefined) : Promise.resolve(ok());
-    void h.executor.execute(dueRun(noisy));
-    await eventually(() => h.sent.length === 1, 'noisy call sent');
+    const { h, noisy, quiet } = await noisyAppHanging();
     expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
     expect(await h.executor.execute(dueRun(quiet))).toMatchObject({ verdict: 'succeeded' });
+  });
+});
+
+describe("the process's run budget", () => {
+  it('leaves a run beyond it unclaimed until a run ends, then carries it', async () => {
+    const timer = testTimer();
+    const budget = new RunBudget(1);
+    const h = harness(timer, 10, budget);
+    let answerFirst!: (r: CallResult) => void;
+    h.answer = () => new Promise((resolve) => (answerFirst = resolve));
+    const first = h.executor.execute(dueRun(timer));
+    await eventually(() => h.sent.length === 1, 'first call sent');
+    h.answer = async () => ok();
+    const run = dueRun(timer);
+    const second = h.executor.execute(run);
+    await eventually(() => budget.waiting === 1, 'second run waits for a permit');
+    // Not claimed while it waits: its record is absent, so another executor may take it.
+    expect(await h.claims.peek([{ key: `${run.timerId}_${run.runAt}`, runAt: run.runAt }])).toEqual([null]);
+    answerFirst(ok());
+    await first;
+    expect(await second).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(2);
+  });
+
+  it('is given back by a run that lets go of its job to wait for its app', async () => {
+    const { h, noisy, quiet } = await noisyAppHanging(new RunBudget(2));
+    // The second noisy run waits for its app's slot, detached: it holds no permit...
+    expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
+    // ...so the quiet app's run gets the second permit at once.
+    expect(await h.executor.execute(dueRun(quiet))).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('withdraws a run still waiting for a permit at shutdown, unclaimed', async () => {
+    const timer = testTimer();
+    const budget = new RunBudget(1);
+    const h = harness(timer, 10, budget);
+    h.answer = () => new Promise(() => undefined);
+    void h.executor.execute(dueRun(timer));
+    await eventually(() => h.sent.length === 1, 'first call sent');
+    const waiting = h.executor.execute(dueRun(timer));
+    await eventually(() => budget.waiting === 1, 'second run waits for a permit');
+    budget.close();
+    expect(await waiting).toEqual({ verdict: 'withdrawn' });
+    expect(h.sent).toHaveLength(1);
   });
 });
 
