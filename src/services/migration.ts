@@ -139,8 +139,13 @@ export class Migration {
     let batch: Planned[] = [];
     let rows: PlannedRun[] = [];
     const flush = async () => {
-      const timers = batch;
-      const batchRows = rows;
+      // A timer disabled or changed since the list was read (a long migration under
+      // load takes minutes) gets none of these runs: its own change planned it, and
+      // runs of its old plan would only be claimed and recorded skipped, by the million.
+      const current = await this.timers.activeVersions(batch.map((p) => p.timer.id));
+      const unchanged = (timerId: number, version: number) => current.get(timerId) === version;
+      const timers = batch.filter((p) => unchanged(p.timer.id, p.timer.version));
+      const batchRows = rows.filter((r) => unchanged(r.timerId, r.version));
       batch = [];
       rows = [];
       await this.tasks.insertRuns(batchRows, 3);

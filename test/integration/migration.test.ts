@@ -107,6 +107,41 @@ describe('migration', () => {
     expect(row.p.getTime()).toBe(T0 + HOUR);
   });
 
+  it('writes no runs for a timer disabled or changed after it read the list (their change planned them)', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`m${i}`, '* * * * *');
+    // The list is read whole before the first batch is written: change two timers between.
+    const racing = Object.create(timers) as TimerRepository;
+    racing.pageToPlan = async (...args) => {
+      const page = await timers.pageToPlan(...args);
+      if (page.length === 0) {
+        await stores.database.pool.query(
+          "UPDATE timers SET status = 'inactive', version = version + 1 WHERE name = 'm19'",
+        );
+        await stores.database.pool.query("UPDATE timers SET version = version + 1 WHERE name = 'm10'");
+      }
+      return page;
+    };
+    const racingMigration = new Migration(
+      racing,
+      tasks,
+      slices,
+      async (jobs) => dispatched.push(...jobs),
+      1500,
+      createLogger('silent'),
+      { pageSize: 7, flushRows: 500 },
+    );
+    await racingMigration.run(T0 + HOUR, T0);
+    const [rows] = await stores.database.pool.query(
+      'SELECT t.name, COUNT(k.run_at) AS n FROM timers t LEFT JOIN tasks k ON k.timer_id = t.id GROUP BY t.name',
+    );
+    const byName = new Map((rows as Array<{ name: string; n: number }>).map((r) => [r.name, Number(r.n)]));
+    expect(byName.get('m19')).toBe(0);
+    expect(byName.get('m10')).toBe(0);
+    expect(byName.get('m0')).toBe(60);
+    expect(await countRuns()).toBe(18 * 60);
+    expect((await sliceMembers()).size).toBe(18 * 60);
+  });
+
   it('is idempotent: running it again adds nothing and a timer already planned is left alone', async () => {
     await addTimer('a', '*/10 * * * * *');
     await migration.run(T0 + HOUR, T0);

@@ -480,6 +480,16 @@ export class TimerRepository {
       );
   }
 
+  /** Of `ids`, the timers still active, with their version now (one query, for the migrator). */
+  async activeVersions(ids: readonly number[]): Promise<Map<number, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .select({ id: timers.id, version: timers.version })
+      .from(timers)
+      .where(and(inArray(timers.id, [...ids]), eq(timers.status, 'active')));
+    return new Map(rows.map((r) => [r.id, r.version]));
+  }
+
   /** A page of active timers (id order) whose runs stop short of `beforeMs`, with where they stop. */
   async pageToPlan(
     beforeMs: number,
