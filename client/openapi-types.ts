@@ -3090,7 +3090,7 @@ export interface components {
              */
             actor: string;
             /** @enum {string} */
-            action: "create" | "update" | "enable" | "disable" | "delete" | "trigger" | "retry" | "app_create" | "app_update" | "key_rotate" | "secret_rotate";
+            action: "create" | "update" | "enable" | "disable" | "delete" | "trigger" | "retry" | "app_create" | "app_update" | "key_rotate" | "secret_rotate" | "calendar_put" | "calendar_delete";
             app: string;
             timerId: number | null;
             batchId: string | null;

@@ -1,6 +1,6 @@
 import type { Timer, TimerDraft } from './timer.js';
 
-/** What an audit entry records: a change to a timer, or to an app's credentials. */
+/** What an audit entry records: a change to a timer, to an app's credentials, or to an app's calendars. */
 export const AUDIT_ACTIONS = [
   'create',
   'update',
@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   'app_update',
   'key_rotate',
   'secret_rotate',
+  'calendar_put',
+  'calendar_delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -127,7 +127,7 @@ export class ScopedTimers {
   ) {
     assertCanUseApp(this.actor, app);
     await this.spend();
-    return this.timers.putCalendar(app, name, body);
+    return this.timers.putCalendar(app, name, body, this.author);
   }
 
   async getCalendar(app: string, name: string): Promise<Calendar> {
@@ -143,7 +143,7 @@ export class ScopedTimers {
   async deleteCalendar(app: string, name: string): Promise<void> {
     assertCanUseApp(this.actor, app);
     await this.spend();
-    await this.timers.deleteCalendar(app, name);
+    await this.timers.deleteCalendar(app, name, this.author);
   }
 
   async explain(id: number, count: number, fromMs?: number) {

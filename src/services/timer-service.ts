@@ -864,13 +864,22 @@ export class TimerService {
     app: string,
     name: string,
     body: { dates: readonly string[]; description: string | null },
+    by?: ChangeAuthor,
   ): Promise<{ calendar: Calendar; created: boolean }> {
     const dates = [...new Set(body.dates)].sort();
     const { created, changes } = await this.underAppLock(app, () =>
       this.deps.database.transaction(async (tx) => {
         const now = this.deps.now();
         const calendars = this.calendars.withDb(tx.db);
+        const before = await calendars.find(app, name);
         const created = await calendars.put(app, name, dates, body.description);
+        if (by) {
+          const after = { name, dates, description: body.description };
+          await this.deps.audit.record(
+            auditEntry(by, 'calendar_put', { app, timerId: null }, before && calendarFields(before), after),
+            tx,
+          );
+        }
         const changes: Array<[number, PlanChange]> = [];
         for (const timer of await this.timersIn(tx).usingCalendar(app, name)) {
           const skipDates = await this.skipDatesFor(app, timer.skipCalendars, calendars);
@@ -906,7 +915,7 @@ export class TimerService {
   }
 
   /** Deletes a calendar no timer names (CALENDAR_IN_USE naming them otherwise). */
-  async deleteCalendar(app: string, name: string): Promise<void> {
+  async deleteCalendar(app: string, name: string, by?: ChangeAuthor): Promise<void> {
     await this.underAppLock(app, () =>
       this.deps.database.transaction(async (tx) => {
         const users = await this.timersIn(tx).usingCalendar(app, name);
@@ -917,8 +926,16 @@ export class TimerService {
             { timers: users.map((t) => ({ id: t.id, name: t.name })) },
           );
         }
-        if (!(await this.calendars.withDb(tx.db).delete(app, name))) {
+        const calendars = this.calendars.withDb(tx.db);
+        const before = await calendars.find(app, name);
+        if (!before || !(await calendars.delete(app, name))) {
           throw new XtimerError(ErrorCode.NOT_FOUND, `app ${app} has no calendar ${name}`);
+        }
+        if (by) {
+          await this.deps.audit.record(
+            auditEntry(by, 'calendar_delete', { app, timerId: null }, calendarFields(before), null),
+            tx,
+          );
         }
       }),
     );
@@ -1332,4 +1349,9 @@ function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
       throw problem('jitterMs', `must be at most the schedule's shortest gap between runs (${gap} ms)`);
     }
   }
+}
+
+/** A calendar as its audit entries show it. */
+function calendarFields(calendar: Calendar) {
+  return { name: calendar.name, dates: calendar.dates, description: calendar.description };
 }

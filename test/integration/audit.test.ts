@@ -204,6 +204,32 @@ describe('what is recorded', () => {
     }
   });
 
+  it("records an app's calendars written, replaced and deleted, with the dates before and after", async () => {
+    const key = (await call(app, 'POST', '/api/v1/apps', { app: 'almanac' }, AS_ADMIN)).body;
+    const path = '/api/v1/apps/almanac/calendars/holidays';
+    expect((await call(app, 'PUT', path, { dates: ['2026-12-25'] }, bearer(key.apiKey))).status).toBe(201);
+    const replaced = await call(
+      app,
+      'PUT',
+      path,
+      { dates: ['2026-12-25', '2027-01-01'], description: 'days off' },
+      AS_ADMIN,
+    );
+    expect(replaced.status).toBe(200);
+    expect((await call(app, 'DELETE', path, undefined, AS_ADMIN)).status).toBe(204);
+    // A refused delete (no such calendar any more) records nothing.
+    expect((await call(app, 'DELETE', path, undefined, AS_ADMIN)).status).toBe(404);
+    const entries = (await audit('app=almanac')).filter((e) => e.action.startsWith('calendar_'));
+    expect(
+      entries.map((e) => [e.action, e.actor, e.timerId, e.before?.dates ?? null, e.after?.dates ?? null]),
+    ).toEqual([
+      ['calendar_delete', 'admin', null, ['2026-12-25', '2027-01-01'], null],
+      ['calendar_put', 'admin', null, ['2026-12-25'], ['2026-12-25', '2027-01-01']],
+      ['calendar_put', key.keyId, null, null, ['2026-12-25']],
+    ]);
+    expect(entries[1].after).toMatchObject({ name: 'holidays', description: 'days off' });
+  });
+
   it('records nothing for a refused change', async () => {
     const id = (await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'beta' }), AS_ADMIN)).body.id;
     const before = await auditRows(secured);
