@@ -45,7 +45,8 @@ export class Child {
     args: string[] = [],
     env: Record<string, string> = {},
   ) {
-    this.proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    // The young generation npm start gives the service (package.json), for every child.
+    this.proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', script, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
