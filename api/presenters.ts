@@ -5,6 +5,7 @@ import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import { scheduleOf } from '../src/domain/timer-schedule.js';
+import type { BackfillView } from '../src/services/backfill-service.js';
 import type { QueuedRunView } from '../src/services/timer-service.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
@@ -72,6 +73,25 @@ export function presentQueuedRun(r: QueuedRunView) {
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function presentBackfill({ backfill: b, progress: p }: BackfillView) {
+  return {
+    id: b.id,
+    timerId: b.timerId,
+    from: new Date(b.from).toISOString(),
+    to: new Date(b.to).toISOString(),
+    overlapPolicy: b.overlapPolicy,
+    status: b.status,
+    runs: b.runs,
+    planned: b.planned,
+    sent: b.sent,
+    done: p.succeeded + p.failed + p.skipped + p.missed,
+    failed: p.failed,
+    progress: p,
+    createdBy: b.createdBy,
+    createdAt: new Date(b.createdAt).toISOString(),
+  };
+}
 
 /** Fire times in the schedule's zone; `timer` without an id is a schedule not saved yet. */
 export function presentPreview(timer: Pick<Timer, 'timezone'> & { id?: number }, runs: number[]) {

@@ -1504,6 +1504,308 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/timers/{id}/backfills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The timer's backfills, newest first (the latest 20) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Its backfills */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Backfill"][];
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Run the schedule's runs over a past range [from, to), paced at BACKFILL_RATE
+         * @description At most 10,000 runs. Runs the history already has are left alone; the others are sent with X-Xtimer-Trigger: backfill, with the same task ids, claims and fencing as scheduled runs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["StartBackfill"];
+                };
+            };
+            responses: {
+                /** @description The backfill, started */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Backfill"];
+                    };
+                };
+                /** @description A to after now, an empty range, or more than 10,000 runs (BACKFILL_TOO_LARGE) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another backfill of the timer is under way over part of the range (BACKFILL_OVERLAPS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/timers/{id}/backfills/{backfillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A backfill's progress: runs planned, sent, done and failed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    backfillId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The backfill */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Backfill"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer, or no such backfill of it (BACKFILL_NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Cancel a backfill: its runs not yet sent are removed; those sent end as they will */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    backfillId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The backfill, cancelled (or as it ended, if it had) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Backfill"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer, or no such backfill of it (BACKFILL_NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timers/{id}/preview": {
         parameters: {
             query?: never;
@@ -2721,7 +3023,7 @@ export interface components {
              * @description What made the run: its schedule, a run now, or a retry.
              * @enum {string}
              */
-            trigger: "schedule" | "manual" | "retry";
+            trigger: "schedule" | "manual" | "retry" | "backfill";
             attempts: number;
             httpStatus: number | null;
             output: string | null;
@@ -2743,6 +3045,58 @@ export interface components {
             status: "pending";
             /** @enum {string} */
             trigger: "manual" | "retry";
+        };
+        Backfill: {
+            /** @example 7 */
+            id: number;
+            timerId: number;
+            from: string;
+            to: string;
+            /** @enum {string|null} */
+            overlapPolicy: "allow" | "skip" | "buffer_one" | null;
+            /**
+             * @description sending (queuing its runs at BACKFILL_RATE), sent (all queued, waiting for outcomes), completed (every run ended), cancelled
+             * @enum {string}
+             */
+            status: "sending" | "sent" | "completed" | "cancelled";
+            /** @description The schedule's instants in the range. */
+            runs: number;
+            /** @description Runs the backfill made: instants already in the run history are left alone. */
+            planned: number;
+            /** @description Runs queued so far. */
+            sent: number;
+            /** @description Runs that have ended (succeeded, failed, skipped or missed). */
+            done: number;
+            failed: number;
+            progress: components["schemas"]["BackfillProgress"];
+            createdBy: string | null;
+            createdAt: string;
+        };
+        /** @description Its runs by status. */
+        BackfillProgress: {
+            pending: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            skipped: number;
+            missed: number;
+        };
+        StartBackfill: {
+            /**
+             * @description The first instant of the range (included).
+             * @example 2026-12-01T09:00:00Z
+             */
+            from: string;
+            /**
+             * @description The end of the range (excluded); not after now.
+             * @example 2026-12-02T09:00:00Z
+             */
+            to: string;
+            /**
+             * @description What a backfill run does while the timer's previous run is in flight (default: the timer's policy).
+             * @enum {string}
+             */
+            overlapPolicy?: "allow" | "skip" | "buffer_one";
         };
         Preview: {
             /** @description Absent for an unsaved schedule. */
@@ -3090,7 +3444,7 @@ export interface components {
              */
             actor: string;
             /** @enum {string} */
-            action: "create" | "update" | "enable" | "disable" | "delete" | "trigger" | "retry" | "app_create" | "app_update" | "key_rotate" | "secret_rotate" | "calendar_put" | "calendar_delete";
+            action: "create" | "update" | "enable" | "disable" | "delete" | "trigger" | "retry" | "app_create" | "app_update" | "key_rotate" | "secret_rotate" | "calendar_put" | "calendar_delete" | "backfill" | "backfill_cancel";
             app: string;
             timerId: number | null;
             batchId: string | null;

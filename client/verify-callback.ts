@@ -29,7 +29,7 @@ export class CallbackVerificationError extends Error {
   }
 }
 
-const TRIGGERS = ['schedule', 'manual', 'retry'] as const;
+const TRIGGERS = ['schedule', 'manual', 'retry', 'backfill'] as const;
 const TASK_KEY = /^([1-9][0-9]{0,15})_([0-9]{1,15})$/;
 
 function headerReader(headers: CallbackRequest['headers']): (name: string) => string | undefined {

@@ -111,6 +111,8 @@ const schema = z.object({
   // Runs one executor process carries at once (claimed, waiting for their millisecond, being
   // called); more wait in the queue, unclaimed, so an overloaded process keeps its pace.
   EXECUTOR_MAX_RUNS: int(100, 1_000_000).default(10_000),
+  // Runs a second one backfill sends (a backfill's runs are past: they wait their turn).
+  BACKFILL_RATE: int(1, 10_000).default(50),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
   // Callbacks of one app in flight at once in one executor process; more wait (fairness between apps).
   APP_MAX_IN_FLIGHT: int(1, 100_000).default(1000),
@@ -166,6 +168,8 @@ export type Config = {
   triggerConcurrency: number;
   executorConcurrency: number;
   executorMaxRuns: number;
+  /** BACKFILL_RATE: runs a second per backfill. */
+  backfillRate: number;
   executorWorkers: number;
   callbackTimeoutMs: number;
   /** Callbacks of one app in flight at once per executor process. */
@@ -288,6 +292,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     triggerConcurrency: e.TRIGGER_CONCURRENCY,
     executorConcurrency: e.EXECUTOR_CONCURRENCY,
     executorMaxRuns: e.EXECUTOR_MAX_RUNS,
+    backfillRate: e.BACKFILL_RATE,
     executorWorkers: e.EXECUTOR_WORKERS,
     callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
     appMaxInFlight: e.APP_MAX_IN_FLIGHT,

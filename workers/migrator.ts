@@ -2,6 +2,7 @@ import type { Core } from '../src/core.js';
 import { stepMs } from '../src/domain/migration-window.js';
 import { MINUTE } from '../src/domain/slice.js';
 import type { Logger } from '../src/observability/logger.js';
+import { BackfillPacer } from '../src/services/backfill-pacer.js';
 import { Compensator } from '../src/services/compensator.js';
 import { HistoryRetention } from '../src/services/history-retention.js';
 import { Migration } from '../src/services/migration.js';
@@ -20,6 +21,8 @@ import type { Role } from './executor.js';
 const INTACT_CHECK_EVERY_MS = 5_000;
 /** How often disabled timers whose `until` has come are resumed (a range on one index). */
 const PAUSE_SWEEP_EVERY_MS = 1000;
+/** How often backfills' runs are queued (each at BACKFILL_RATE a second). */
+const BACKFILL_TICK_MS = 200;
 
 /** The migrator's duties over the core's stores, with the core's clock (tests drive both). */
 export function createMigrationRunner(core: Core, logger: Logger): MigrationRunner {
@@ -72,7 +75,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
  * The migrator role: a MigrationRunner's duties on their clocks — the next window at
  * start-up and at every window boundary, the top-up just after every minute starts,
  * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
- * partitions every 10 minutes, the pauses that end every second.
+ * partitions every 10 minutes, the pauses that end every second, backfills' runs at their pace.
  */
 export async function startMigrator(core: Core): Promise<Role> {
   const logger = core.logger.child({ component: 'migrator' });
@@ -112,6 +115,14 @@ export async function startMigrator(core: Core): Promise<Role> {
   // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
   // it happens once whichever nodes run, restart, or find Redis empty.
   every('pause sweep', PAUSE_SWEEP_EVERY_MS, () => core.timers.resumeEnded(core.now()));
+  // Backfills: every migrator paces those no other holds at the moment (row locks).
+  const backfills = new BackfillPacer({
+    database: core.database,
+    dispatch: (jobs) => core.queues.execute.addBulk(jobs),
+    ratePerSecond: config.backfillRate,
+    logger: logger.child({ component: 'backfill' }),
+  });
+  every('backfill', BACKFILL_TICK_MS, () => backfills.tick(core.now()));
   logger.info({ stepMinutes: config.migrateStepMinutes }, 'migrator started');
 
   return {

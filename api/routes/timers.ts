@@ -5,6 +5,7 @@ import { type ApiEnv, secured } from '../auth.js';
 import { fromZodError } from '../errors.js';
 import { ifMatchOf, timerHeaders } from '../etag.js';
 import {
+  presentBackfill,
   presentCalendar,
   presentExplained,
   presentPreview,
@@ -15,6 +16,8 @@ import {
 import { newRouter } from '../router.js';
 import { AppParamSchema } from '../schemas/app-schemas.js';
 import {
+  BackfillParamSchema,
+  BackfillSchema,
   CalendarParamSchema,
   CalendarSchema,
   CreateTimerBatchSchema,
@@ -31,6 +34,7 @@ import {
   page,
   QueuedRunSchema,
   SchedulePreviewQuerySchema,
+  StartBackfillSchema,
   TaskIdParamSchema,
   TaskSchema,
   TimerBatchSchema,
@@ -299,6 +303,65 @@ const routes = {
       ...limited,
     },
   }),
+  startBackfill: createRoute({
+    method: 'post',
+    path: '/timers/{id}/backfills',
+    tags: ['runs'],
+    ...secured,
+    summary: "Run the schedule's runs over a past range [from, to), paced at BACKFILL_RATE",
+    description:
+      'At most 10,000 runs. Runs the history already has are left alone; the others are sent with X-Xtimer-Trigger: backfill, with the same task ids, claims and fencing as scheduled runs.',
+    request: {
+      params: IdParamSchema,
+      body: { content: { 'application/json': { schema: StartBackfillSchema } } },
+    },
+    responses: {
+      202: json(BackfillSchema, 'The backfill, started'),
+      ...errors,
+      400: json(ErrorSchema, 'A to after now, an empty range, or more than 10,000 runs (BACKFILL_TOO_LARGE)'),
+      409: json(
+        ErrorSchema,
+        'Another backfill of the timer is under way over part of the range (BACKFILL_OVERLAPS)',
+      ),
+      ...limited,
+    },
+  }),
+  listBackfills: createRoute({
+    method: 'get',
+    path: '/timers/{id}/backfills',
+    tags: ['runs'],
+    ...secured,
+    summary: "The timer's backfills, newest first (the latest 20)",
+    request: { params: IdParamSchema },
+    responses: { 200: json(z.object({ items: z.array(BackfillSchema) }), 'Its backfills'), ...errors },
+  }),
+  backfill: createRoute({
+    method: 'get',
+    path: '/timers/{id}/backfills/{backfillId}',
+    tags: ['runs'],
+    ...secured,
+    summary: "A backfill's progress: runs planned, sent, done and failed",
+    request: { params: BackfillParamSchema },
+    responses: {
+      200: json(BackfillSchema, 'The backfill'),
+      ...errors,
+      404: json(ErrorSchema, 'No such timer, or no such backfill of it (BACKFILL_NOT_FOUND)'),
+    },
+  }),
+  cancelBackfill: createRoute({
+    method: 'delete',
+    path: '/timers/{id}/backfills/{backfillId}',
+    tags: ['runs'],
+    ...secured,
+    summary: 'Cancel a backfill: its runs not yet sent are removed; those sent end as they will',
+    request: { params: BackfillParamSchema },
+    responses: {
+      200: json(BackfillSchema, 'The backfill, cancelled (or as it ended, if it had)'),
+      ...errors,
+      404: json(ErrorSchema, 'No such timer, or no such backfill of it (BACKFILL_NOT_FOUND)'),
+      ...limited,
+    },
+  }),
   preview: createRoute({
     method: 'get',
     path: '/timers/{id}/preview',
@@ -420,6 +483,23 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     .openapi(routes.retry, async (c) => {
       const { id, taskId } = c.req.valid('param');
       return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
+    })
+    .openapi(routes.startBackfill, async (c) => {
+      const { from, to, overlapPolicy } = c.req.valid('json');
+      const started = await timersOf(c).startBackfill(c.req.valid('param').id, { from, to, overlapPolicy });
+      return c.json(presentBackfill(started), 202);
+    })
+    .openapi(routes.listBackfills, async (c) => {
+      const items = await timersOf(c).listBackfills(c.req.valid('param').id);
+      return c.json({ items: items.map(presentBackfill) }, 200);
+    })
+    .openapi(routes.backfill, async (c) => {
+      const { id, backfillId } = c.req.valid('param');
+      return c.json(presentBackfill(await timersOf(c).backfill(id, backfillId)), 200);
+    })
+    .openapi(routes.cancelBackfill, async (c) => {
+      const { id, backfillId } = c.req.valid('param');
+      return c.json(presentBackfill(await timersOf(c).cancelBackfill(id, backfillId)), 200);
     })
     .openapi(routes.preview, async (c) => {
       const { count, from, explain } = c.req.valid('query');

@@ -1,6 +1,6 @@
 import type { Timer, TimerDraft } from './timer.js';
 
-/** What an audit entry records: a change to a timer, to an app's credentials, or to an app's calendars. */
+/** What an audit entry records: a change to a timer or its runs, to an app's credentials, or to an app's calendars. */
 export const AUDIT_ACTIONS = [
   'create',
   'update',
@@ -15,6 +15,8 @@ export const AUDIT_ACTIONS = [
   'secret_rotate',
   'calendar_put',
   'calendar_delete',
+  'backfill',
+  'backfill_cancel',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -11,8 +11,8 @@ export const USER_TIMER_STATUSES = ['inactive', 'active'] as const;
 export const OVERLAP_POLICIES = ['allow', 'skip', 'buffer_one'] as const;
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 
-/** What made a run: its schedule, a user's run now, or a user's retry of a failed or missed run. */
-export const RUN_TRIGGERS = ['schedule', 'manual', 'retry'] as const;
+/** What made a run: its schedule, a user's run now, a user's retry of a failed or missed run, or a backfill. */
+export const RUN_TRIGGERS = ['schedule', 'manual', 'retry', 'backfill'] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** The final outcomes a failure notification can report. */

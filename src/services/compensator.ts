@@ -121,11 +121,13 @@ export class Compensator {
     const recovered: RunOutcome[] = [];
     stuck.forEach((r: StuckRun, i) => {
       const v = verdicts[i]!;
+      const run: QueuedRun = { timerId: r.timerId, runAt: r.runAt, version: r.version };
+      if (r.trigger !== 'schedule') run.trigger = r.trigger;
       // No record: Redis lost it, and MySQL's lease has run out: the holder died too.
-      if (v.kind === 'unclaimed') abandoned.push({ ...r, afterAttempt: r.attempts });
+      if (v.kind === 'unclaimed') abandoned.push({ ...run, afterAttempt: r.attempts });
       else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
       else if (v.kind === 'abandoned')
-        abandoned.push({ ...r, afterAttempt: Math.max(v.attempt, r.attempts) });
+        abandoned.push({ ...run, afterAttempt: Math.max(v.attempt, r.attempts) });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);

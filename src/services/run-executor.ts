@@ -5,7 +5,7 @@ import type { CallSigning } from '../callback/webhook-signer.js';
 import { misfireDecision } from '../domain/misfire.js';
 import { supersededReason } from '../domain/superseded-run.js';
 import { taskKey } from '../domain/task-key.js';
-import { LIMITS, type TaskStatus, type Timer } from '../domain/timer.js';
+import { LIMITS, type OverlapPolicy, type TaskStatus, type Timer } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -344,10 +344,9 @@ export class RunExecutor {
   }
 
   /**
-   * The timer's overlap policy, for scheduled runs: `skip` skips a run whose predecessor
+   * The run's overlap policy (overlapPolicyOf): `skip` skips a run whose predecessor
    * (retries included) is still in flight anywhere in the cluster; `buffer_one` lets one
-   * run wait for it, detached from its job, and skips the rest. Runs made on demand and
-   * `allow` timers go on at once.
+   * run wait for it, detached from its job, and skips the rest; `allow` goes on at once.
    */
   private async awaitOverlapSlot(
     x: Execution,
@@ -355,13 +354,14 @@ export class RunExecutor {
     handOff: (r: RunReport) => void,
   ): Promise<'go' | 'skip' | 'withdrawn'> {
     const d = this.d;
-    if (timer.overlapPolicy === 'allow' || x.run.trigger !== undefined) return 'go';
+    const policy = overlapPolicyOf(timer, x.run);
+    if (policy === 'allow') return 'go';
     const ttl = timer.callback.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS;
     if (await d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
       x.holdsOverlap = true;
       return 'go';
     }
-    if (timer.overlapPolicy === 'skip') return 'skip';
+    if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
     x.detached = true;
     handOff({ verdict: 'deferred' });
@@ -429,7 +429,8 @@ export class RunExecutor {
     );
     if (attempt > 1) d.metrics.retries.inc();
     const result = await sending;
-    d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
+    // A backfill's runs are past instants by design: their delay is no lateness.
+    if (x.run.trigger !== 'backfill') d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
     d.metrics.callbackDuration.observe(result.durationMs / 1000);
     const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
     if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
@@ -598,4 +599,15 @@ export class RunExecutor {
       leaseUntil: extra.leaseUntil ?? null,
     };
   }
+}
+
+/**
+ * The overlap policy a run follows: its timer's for scheduled runs, the backfill's own
+ * (or else its timer's) for a backfill's; a run now or a retry, a user's explicit ask,
+ * goes at once.
+ */
+function overlapPolicyOf(timer: Timer, run: RunToExecute): OverlapPolicy {
+  if (run.trigger === undefined) return timer.overlapPolicy;
+  if (run.trigger === 'backfill') return run.overlapPolicy ?? timer.overlapPolicy;
+  return 'allow';
 }

@@ -5,6 +5,7 @@ import type { VersionMatch } from '../domain/version-match.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
 import { type Actor, assertCanUseApp } from './access.js';
+import type { BackfillRequest, BackfillView } from './backfill-service.js';
 import type { Page } from './page.js';
 import type {
   ApplyOptions,
@@ -175,6 +176,27 @@ export class ScopedTimers {
     await this.owned(id);
     await this.spend();
     return this.timers.retryRun(id, taskId, this.author);
+  }
+
+  /** Runs the schedule over a past range (202 with the backfill; its runs are paced). */
+  async startBackfill(id: number, req: BackfillRequest): Promise<BackfillView> {
+    const timer = await this.owned(id);
+    await this.spend();
+    return this.timers.backfills.start(timer, req, this.author);
+  }
+
+  async backfill(id: number, backfillId: number): Promise<BackfillView> {
+    return this.timers.backfills.get(await this.owned(id), backfillId);
+  }
+
+  async listBackfills(id: number): Promise<BackfillView[]> {
+    return this.timers.backfills.list(await this.owned(id));
+  }
+
+  async cancelBackfill(id: number, backfillId: number): Promise<BackfillView> {
+    const timer = await this.owned(id);
+    await this.spend();
+    return this.timers.backfills.cancel(timer, backfillId, this.author);
   }
 
   /** The timer, if this actor may use it (404 if it does not exist, 403 if it is another app's). */

@@ -44,6 +44,7 @@ import type { RedisLock } from '../storage/redis/redis-lock.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import { type Actor, actorName } from './access.js';
 import type { AuditService } from './audit-service.js';
+import { BackfillService } from './backfill-service.js';
 import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
@@ -186,7 +187,11 @@ export class TimerService {
     CREATES_IN_FLIGHT,
   );
 
+  /** Backfills of the timers' schedules over past ranges. */
+  readonly backfills: BackfillService;
+
   constructor(private readonly deps: TimerServiceDeps) {
+    this.backfills = new BackfillService(deps);
     this.timers = new TimerRepository(deps.database.db);
     this.tasks = new TaskRepository(deps.database.db, deps.database.pool);
     this.calendars = new CalendarRepository(deps.database.db);

@@ -109,7 +109,7 @@ export interface DeliveryReport {
 
 /** Compares the runs every-second `timerIds` owed in [from, to) with what `sink` received. */
 export function deliveryReport(
-  sink: Sink,
+  sink: Pick<Sink, 'deliveries'>,
   timerIds: number[],
   from: number,
   to: number,

@@ -234,6 +234,40 @@ export const calendars = mysqlTable(
 );
 
 /**
+ * Backfills (issue 21): a timer's schedule run over a past range `[from, to)`. Its runs
+ * are rows of `tasks` with trigger `backfill`, written when it starts; the pacer sends
+ * them in run order, `BACKFILL_RATE` a second, from `cursor_at` on.
+ */
+export const backfills = mysqlTable(
+  'backfills',
+  {
+    id: bigint('id', { mode: 'number', unsigned: true }).autoincrement().primaryKey(),
+    timerId: bigint('timer_id', { mode: 'number', unsigned: true }).notNull(),
+    app: exactVarchar(64)('app').notNull(),
+    fromAt: datetime('from_at', { mode: 'date', fsp: 3 }).notNull(),
+    toAt: datetime('to_at', { mode: 'date', fsp: 3 }).notNull(),
+    /** The overlap policy its runs follow (null: the timer's). */
+    overlapPolicy: varchar('overlap_policy', { length: 16 }),
+    /** `sending`, `sent` (all queued; waiting for the last outcomes), `completed` or `cancelled`. */
+    status: varchar('status', { length: 16 }).notNull(),
+    /** The schedule's instants in the range. */
+    runs: int('runs').notNull(),
+    /** Of those, the runs it made (the others were already in the run history). */
+    planned: int('planned').notNull(),
+    /** Runs queued so far. */
+    sent: int('sent').notNull().default(0),
+    /** The next run to queue is the first planned at or after this instant. */
+    cursorAt: datetime('cursor_at', { mode: 'date', fsp: 3 }).notNull(),
+    /** When the pacer last looked for runs it queued that never ended (lost with Redis). */
+    checkedAt: datetime('checked_at', { mode: 'date', fsp: 3 }),
+    createdBy: varchar('created_by', { length: 128 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('backfills_timer_idx').on(t.timerId, t.id), index('backfills_status_idx').on(t.status, t.id)],
+);
+
+/**
  * The audit log: one row per change made through the API or the dashboard, with who
  * made it (`admin`, `open`, or an app key's id), the fields it changed before and after
  * (JSON, credentials masked), and the batch it belongs to (an apply's id), if any.
@@ -265,3 +299,4 @@ export type AuditRow = typeof auditLog.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 export type CalendarRow = typeof calendars.$inferSelect;
+export type BackfillRow = typeof backfills.$inferSelect;

@@ -83,9 +83,17 @@ export interface RunState {
 /** A run MySQL shows running past its lease. */
 export interface StuckRun extends PendingRun {
   attempts: number;
+  /** What made it: its next attempt goes out as the same kind of run. */
+  trigger: RunTrigger;
 }
 
 const TERMINAL = "'succeeded','failed','skipped','missed'";
+/**
+ * A backfill's pending runs are past instants waiting their turn: its pacer sends them
+ * (BackfillPacer) and queues again those it sent that never ended. The slices, the
+ * trigger's fallback and the compensator, which go by run time, leave them alone.
+ */
+const NOT_BACKFILL = "run_trigger <> 'backfill'";
 
 interface PendingRow {
   timer_id: number;
@@ -360,7 +368,7 @@ export class TaskRepository {
   ): Promise<PendingRun[]> {
     const [rows] = await this.pool.query(
       `SELECT timer_id, run_at, timer_version FROM tasks
-        WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND MOD(timer_id, ?) = ?
+        WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND MOD(timer_id, ?) = ? AND ${NOT_BACKFILL}
         ORDER BY run_at`,
       [new Date(fromMs), new Date(toMs), bucketCount, bucket],
     );
@@ -401,12 +409,13 @@ export class TaskRepository {
     const [rows] = after
       ? await this.pool.query(
           `SELECT id, timer_id, run_at, timer_version FROM tasks
-            WHERE status = 'pending' AND run_at < ? AND (run_at > ? OR (run_at = ? AND id > ?))
+            WHERE status = 'pending' AND run_at < ? AND (run_at > ? OR (run_at = ? AND id > ?)) AND ${NOT_BACKFILL}
             ORDER BY run_at, id LIMIT ?`,
           [new Date(toMs), new Date(after.runAt), new Date(after.runAt), after.id, limit],
         )
       : await this.pool.query(
-          `SELECT id, timer_id, run_at, timer_version FROM tasks WHERE status = 'pending' AND run_at >= ? AND run_at < ?
+          `SELECT id, timer_id, run_at, timer_version FROM tasks
+            WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND ${NOT_BACKFILL}
             ORDER BY run_at, id LIMIT ?`,
           [new Date(fromMs), new Date(toMs), limit],
         );
@@ -420,7 +429,7 @@ export class TaskRepository {
   async pendingPerMinute(fromMs: number, toMs: number): Promise<Map<number, number>> {
     const [rows] = await this.pool.query(
       `SELECT FLOOR(UNIX_TIMESTAMP(run_at) / 60) AS m, COUNT(*) AS n FROM tasks
-        WHERE status = 'pending' AND run_at >= ? AND run_at < ? GROUP BY m`,
+        WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND ${NOT_BACKFILL} GROUP BY m`,
       [new Date(fromMs), new Date(toMs)],
     );
     return new Map((rows as Array<{ m: number; n: number }>).map((r) => [Number(r.m) * 60_000, Number(r.n)]));
@@ -429,7 +438,8 @@ export class TaskRepository {
   /** The oldest runs still pending and due before `beforeMs`. */
   async overduePending(beforeMs: number, limit: number): Promise<PendingRun[]> {
     const [rows] = await this.pool.query(
-      `SELECT timer_id, run_at, timer_version FROM tasks WHERE status = 'pending' AND run_at < ? ORDER BY run_at LIMIT ?`,
+      `SELECT timer_id, run_at, timer_version FROM tasks
+        WHERE status = 'pending' AND run_at < ? AND ${NOT_BACKFILL} ORDER BY run_at LIMIT ?`,
       [new Date(beforeMs), limit],
     );
     return (rows as PendingRow[]).map(toPendingRun);
@@ -438,13 +448,14 @@ export class TaskRepository {
   /** The oldest runs still running whose lease ended before `beforeMs`. */
   async pastLease(beforeMs: number, limit: number): Promise<StuckRun[]> {
     const [rows] = await this.pool.query(
-      `SELECT timer_id, run_at, timer_version, attempts FROM tasks
+      `SELECT timer_id, run_at, timer_version, attempts, run_trigger FROM tasks
         WHERE status = 'running' AND lease_until < ? ORDER BY run_at LIMIT ?`,
       [new Date(beforeMs), limit],
     );
-    return (rows as Array<PendingRow & { attempts: number }>).map((r) => ({
+    return (rows as Array<PendingRow & { attempts: number; run_trigger: string }>).map((r) => ({
       ...toPendingRun(r),
       attempts: Number(r.attempts),
+      trigger: r.run_trigger as RunTrigger,
     }));
   }
 

@@ -3,6 +3,7 @@ import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { NotifyJobData } from '../../domain/failure-event.js';
 import { taskKey } from '../../domain/task-key.js';
+import type { OverlapPolicy, RunTrigger } from '../../domain/timer.js';
 import type { Keys } from './keys.js';
 
 /** BullMQ queues (SPEC §2): slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
@@ -36,8 +37,10 @@ export interface QueuedRun {
    * the attempts made so far. The next is claimed as attempt afterAttempt + 1.
    */
   afterAttempt?: number | undefined;
-  /** What made it, when not its schedule: a user's run now or retry (sent as X-Xtimer-Trigger). */
-  trigger?: 'manual' | 'retry' | undefined;
+  /** What made it, when not its schedule: a user's run now or retry, a backfill (sent as X-Xtimer-Trigger). */
+  trigger?: Exclude<RunTrigger, 'schedule'> | undefined;
+  /** A backfill's own overlap policy, when it has one (other runs follow their timer's). */
+  overlapPolicy?: OverlapPolicy | undefined;
 }
 
 /** Just the fields of a run a job carries (the caller's objects may hold more). */
@@ -46,6 +49,7 @@ function queued(run: QueuedRun): QueuedRun {
   if (run.version !== undefined) out.version = run.version;
   if (run.afterAttempt !== undefined) out.afterAttempt = run.afterAttempt;
   if (run.trigger !== undefined) out.trigger = run.trigger;
+  if (run.overlapPolicy !== undefined) out.overlapPolicy = run.overlapPolicy;
   return out;
 }
 
