@@ -285,6 +285,30 @@ export async function sinkStats(
   return (await res.json()) as SinkStats;
 }
 
+/**
+ * The sink's figures for the runs due in [from, to), once their arrivals have settled:
+ * polled until all `expected` have arrived, or none has for `quietMs`, or `capMs` has
+ * passed since `to`. So a run that comes late counts as late (in the percentiles), and
+ * `expected - delivered` counts only runs that never came.
+ */
+export async function settledStats(
+  sinkPort: number,
+  from: number,
+  to: number,
+  expected: number,
+  opts: { quietMs: number; capMs: number; timers?: { min: number; max: number } },
+): Promise<SinkStats & { settledAfterMs: number }> {
+  let s = await sinkStats(sinkPort, from, to, opts.timers);
+  let lastGrowth = Date.now();
+  while (s.delivered < expected && Date.now() - lastGrowth < opts.quietMs && Date.now() < to + opts.capMs) {
+    await sleep(500);
+    const next = await sinkStats(sinkPort, from, to, opts.timers);
+    if (next.delivered > s.delivered) lastGrowth = Date.now();
+    s = next;
+  }
+  return { ...s, settledAfterMs: Math.max(0, Date.now() - to) };
+}
+
 export async function resetSink(sinkPort: number): Promise<void> {
   await fetch(`http://127.0.0.1:${sinkPort}/_reset`);
 }

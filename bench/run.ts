@@ -30,7 +30,7 @@ import {
   ROOT,
   redisInfo,
   resetSink,
-  sinkStats,
+  settledStats,
   sleep,
 } from './harness.js';
 import { historyBench } from './history-bench.js';
@@ -45,6 +45,8 @@ import { startBullmq, startFloor, startXtimer, type Target } from './targets.js'
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+/** How long the precision lines wait for late arrivals: until 10 s pass without one (3 s quick), at most 2 min. */
+const SETTLE = { quietMs: quick ? 3000 : 10_000, capMs: 120_000 };
 const only = args
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
@@ -116,10 +118,9 @@ async function measure(
       // Too few runs to show above the noise (another target's keys freed meanwhile): no figure.
       bytesPerRun = pending > 0 && mem > memBefore ? Math.round((mem - memBefore) / pending) : null;
     }
-    // Late arrivals still count (up to 5 s; 2 s in a quick run).
-    await sleep(quick ? 2000 : 5000);
-    const s = await sinkStats(sinkPort, t0, t1);
+    // Late arrivals still count, however late, until they stop coming: missing means never sent.
     const expected = timers * seconds;
+    const s = await settledStats(sinkPort, t0, t1, expected, SETTLE);
     const line: BenchLine = {
       scenario,
       system,

@@ -7,12 +7,11 @@
  * (the shifted instant).
  */
 import { type BenchLine, deliveryLine, printLine } from './bench-line.js';
-import { cpuMeterWithStores, resetSink, type SinkRef, sinkStats, sleep } from './harness.js';
+import { cpuMeterWithStores, resetSink, type SinkRef, settledStats, sleep } from './harness.js';
 import { createTimers, launchXtimer } from './targets.js';
 
 const MINUTE = 60_000;
 const SETTLE_MS = 10_000;
-const LATE_ARRIVALS_MS = 5000;
 /** How long the receiver takes to answer each call. */
 const RECEIVER_MS = 100;
 
@@ -79,9 +78,8 @@ async function measureVariant(
     const { peak } = (await (await fetch(`http://127.0.0.1:${sink.port}/_inflight`)).json()) as {
       peak: number;
     };
-    await sleep(LATE_ARRIVALS_MS);
-    const s = await sinkStats(sink.port, t0, t1);
     const expected = timers * minutes;
+    const s = await settledStats(sink.port, t0, t1, expected, { quietMs: 10_000, capMs: 120_000 });
     const line = deliveryLine({
       scenario: `spread: ${name}`,
       timers,
