@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../src/domain/audit.js';
+import { backfillState } from '../src/domain/backfill.js';
 import type { Calendar } from '../src/domain/calendar.js';
 import { formatDuration } from '../src/domain/duration.js';
 import { taskKey } from '../src/domain/task-key.js';
@@ -81,7 +82,7 @@ export function presentBackfill({ backfill: b, progress: p }: BackfillView) {
     from: new Date(b.from).toISOString(),
     to: new Date(b.to).toISOString(),
     overlapPolicy: b.overlapPolicy,
-    status: b.status,
+    status: backfillState(b),
     runs: b.runs,
     planned: b.planned,
     sent: b.sent,

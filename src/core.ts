@@ -74,6 +74,7 @@ export function createCore(
     announce: (id) => events.announce(id),
     audit,
     now,
+    historyDays: config.taskRetentionDays,
     policy: {
       maxTimersPerApp: config.maxTimersPerApp,
       minRunIntervalMs: config.minRunIntervalMs,

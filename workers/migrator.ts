@@ -14,6 +14,7 @@ import {
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import type { Role } from './executor.js';
@@ -119,6 +120,7 @@ export async function startMigrator(core: Core): Promise<Role> {
   const backfills = new BackfillPacer({
     database: core.database,
     dispatch: (jobs) => core.queues.execute.addBulk(jobs),
+    requeue: (runs) => requeueRuns(core.queues.execute, runs),
     ratePerSecond: config.backfillRate,
     logger: logger.child({ component: 'backfill' }),
   });

@@ -3,7 +3,10 @@ import type { OverlapPolicy } from './timer.js';
 /** The most runs one backfill makes. */
 export const BACKFILL_MAX_RUNS = 10_000;
 
-/** Stored states: queuing its runs, all queued (waiting for their outcomes), done, or cancelled. */
+/** Where the pacer is with a backfill: queuing its runs, all queued (waiting for their outcomes), or ended. */
+export type BackfillStage = 'sending' | 'sent' | 'ended';
+
+/** How a backfill stands, as users see it. */
 export const BACKFILL_STATES = ['sending', 'sent', 'completed', 'cancelled'] as const;
 export type BackfillState = (typeof BACKFILL_STATES)[number];
 
@@ -14,23 +17,34 @@ export interface Backfill {
   app: string;
   from: number;
   to: number;
-  /** The overlap policy its runs follow (null: the timer's). */
+  /** The overlap policy its runs follow (null: `allow`). */
   overlapPolicy: OverlapPolicy | null;
-  status: BackfillState;
+  stage: BackfillStage;
+  /** Round 0 queues each run once; later rounds queue again, at the same pace, runs lost meanwhile. */
+  round: number;
   /** The schedule's instants in the range. */
   runs: number;
   /** Of those, the runs it made: the others were in the run history already and are left alone. */
   planned: number;
-  /** Runs queued so far. */
+  /** Runs queued so far (each counted once). */
   sent: number;
-  /** The next run to queue is the first planned at or after this instant. */
+  /** The next run to queue is the first pending one at or after this instant. */
   cursor: number;
-  /** When the pacer last looked for queued runs that never ended. */
-  checkedAt: number | null;
-  createdBy: string | null;
-  createdAt: number;
-  /** When the pacer last queued runs of it (its creation, before). */
+  /** When the pacer last queued runs of it, or looked at them (its creation, before). */
   pacedAt: number;
+  /** When its round last ended (its runs were last all queued). */
+  checkedAt: number | null;
+  cancelledAt: number | null;
+  createdBy: string | null;
+  /** Its runs are the backfill runs in its range whose rows were written in [createdAt, runsUntil]. */
+  createdAt: number;
+  runsUntil: number;
+}
+
+/** What users see of a backfill's state. */
+export function backfillState(b: Pick<Backfill, 'stage' | 'cancelledAt'>): BackfillState {
+  if (b.cancelledAt !== null) return 'cancelled';
+  return b.stage === 'ended' ? 'completed' : b.stage;
 }
 
 /** How a backfill's runs stand in the run history. */

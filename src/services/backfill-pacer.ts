@@ -2,30 +2,38 @@ import type { Backfill } from '../domain/backfill.js';
 import type { Logger } from '../observability/logger.js';
 import { BackfillRepository } from '../storage/db/backfill-repository.js';
 import type { Database } from '../storage/db/client.js';
-import { continuationJob, type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
+import { type ExecuteJob, executeJobs, type QueuedRun } from '../storage/redis/queues.js';
 
 /** Backfills one tick looks at. */
 const BACKFILLS_PER_TICK = 20;
-/** How long after its last run was queued (and again every so long) a backfill queues again runs that never ended. */
+/** How long after a round queued its last run the backfill looks for runs still pending, and sends them again. */
 export const BACKFILL_RECHECK_MS = 30_000;
 /** How often a backfill whose runs are all queued looks whether they have all ended. */
 const SENT_LOOK_EVERY_MS = 1000;
 
 export interface BackfillPacerDeps {
   database: Database;
+  /** Queues runs never queued before (round 0). */
   dispatch(jobs: ExecuteJob[]): Promise<unknown>;
+  /** Queues runs again (a later round): a job of theirs that has ended is replaced. */
+  requeue(runs: QueuedRun[]): Promise<unknown>;
   /** BACKFILL_RATE: runs a second per backfill. */
   ratePerSecond: number;
   logger: Logger;
 }
 
 /**
- * Sends backfills' runs at their pace (BACKFILL_RATE a second each), oldest first, as
+ * Sends backfills' runs at their pace (BACKFILL_RATE a second each), in run order, as
  * runs with trigger `backfill`: the same task key, claim and fencing as any run, so a
  * run queued twice is called once. Every migrator ticks it; a tick locks the backfills
- * it paces (others' are skipped), so the pace holds cluster-wide. Once a backfill's runs
- * are all queued it looks, every BACKFILL_RECHECK_MS, for runs still pending (their job
- * lost with Redis) and queues them again, until every run has ended.
+ * it paces (others' are skipped), so the pace holds cluster-wide, and a pacer that dies
+ * mid-tick leaves the cursor where it was (the runs it had queued are queued again, and
+ * their claims let one copy through).
+ *
+ * A round queues every run still pending, once. Then the backfill is `sent`: it ends once
+ * every run has; runs still pending BACKFILL_RECHECK_MS after the round (their jobs lost
+ * with Redis) start another round, at the same pace. A cancelled backfill is watched the
+ * same way until the runs it had queued end.
  */
 export class BackfillPacer {
   private readonly backfills: BackfillRepository;
@@ -41,7 +49,7 @@ export class BackfillPacer {
       let queued = 0;
       for (const b of await backfills.lockUnderway(BACKFILLS_PER_TICK)) {
         queued +=
-          b.status === 'sending' ? await this.send(backfills, b, now) : await this.recheck(backfills, b, now);
+          b.stage === 'sending' ? await this.send(backfills, b, now) : await this.watch(backfills, b, now);
       }
       return queued;
     });
@@ -52,59 +60,48 @@ export class BackfillPacer {
     const rate = this.d.ratePerSecond;
     const allowed = Math.min(rate, Math.floor((rate * (now - b.pacedAt)) / 1000));
     if (allowed < 1) return 0;
-    const runs = await backfills.nextRuns(b, b.cursor, allowed);
-    if (runs.length > 0)
-      await this.d.dispatch(
-        executeJobs(
-          runs.map((r) => runOf(b, r)),
-          'backfill',
-        ),
-      );
+    const found = await backfills.nextRuns(b, b.cursor, allowed);
+    const runs = found.map((r) => runOf(b, r));
+    if (runs.length > 0) {
+      if (b.round === 0) await this.d.dispatch(executeJobs(runs, 'backfill'));
+      else await this.d.requeue(runs);
+    }
     const last = runs.at(-1);
-    const done = runs.length < allowed;
+    const roundDone = runs.length < allowed;
     await backfills.advance(b.id, {
-      sent: b.sent + runs.length,
-      cursor: done || last === undefined ? b.to : last.runAt + 1,
-      status: done ? 'sent' : 'sending',
+      sent: b.round === 0 ? b.sent + runs.length : b.sent,
+      cursor: roundDone || last === undefined ? b.to : last.runAt + 1,
+      stage: roundDone ? 'sent' : 'sending',
+      round: b.round,
       pacedAt: now,
-      ...(done ? { checkedAt: now } : {}),
+      ...(roundDone ? { checkedAt: now } : {}),
     });
-    if (done)
-      this.d.logger.info(
-        { backfillId: b.id, timerId: b.timerId, sent: b.sent + runs.length },
-        'backfill queued',
-      );
+    if (roundDone)
+      this.d.logger.info({ backfillId: b.id, timerId: b.timerId, round: b.round }, 'backfill queued');
     return runs.length;
   }
 
-  /**
-   * All queued: completed once every run has ended (looked at every second); runs still
-   * pending BACKFILL_RECHECK_MS after they were queued are queued again.
-   */
-  private async recheck(backfills: BackfillRepository, b: Backfill, now: number): Promise<number> {
+  /** All queued: ends once every run has; runs still pending a while after the round get another. */
+  private async watch(backfills: BackfillRepository, b: Backfill, now: number): Promise<number> {
     if (now - b.pacedAt < SENT_LOOK_EVERY_MS) return 0;
     const progress = await backfills.progress(b);
-    if (progress.pending + progress.running === 0) {
-      await backfills.advance(b.id, { sent: b.sent, cursor: b.to, status: 'completed', pacedAt: now });
-      this.d.logger.info({ backfillId: b.id, timerId: b.timerId, ...progress }, 'backfill completed');
-      return 0;
-    }
-    const due = now - (b.checkedAt ?? 0) >= BACKFILL_RECHECK_MS;
-    const stale = due && progress.pending > 0 ? await backfills.unclaimedRuns(b, b.to) : [];
-    // Queued as the compensator queues runs MySQL still shows pending: a claim record that
-    // says the run ended supplies its lost outcome; a live claim keeps the copy out.
-    if (stale.length > 0)
-      await this.d.dispatch(stale.map((r) => continuationJob(runOf(b, r), 'compensator')));
+    const unended = progress.pending + progress.running;
+    const again = progress.pending > 0 && now - (b.checkedAt ?? 0) >= BACKFILL_RECHECK_MS;
     await backfills.advance(b.id, {
       sent: b.sent,
-      cursor: b.to,
-      status: 'sent',
+      cursor: again ? b.from : b.to,
+      stage: unended === 0 ? 'ended' : again ? 'sending' : 'sent',
+      round: again ? b.round + 1 : b.round,
       pacedAt: now,
-      ...(due ? { checkedAt: now } : {}),
     });
-    if (stale.length > 0)
-      this.d.logger.warn({ backfillId: b.id, runs: stale.length }, 'backfill runs queued again');
-    return stale.length;
+    if (unended === 0)
+      this.d.logger.info({ backfillId: b.id, timerId: b.timerId, ...progress }, 'backfill ended');
+    else if (again)
+      this.d.logger.warn(
+        { backfillId: b.id, pending: progress.pending, round: b.round + 1 },
+        'backfill runs still pending after their round: queuing them again',
+      );
+    return 0;
   }
 }
 

@@ -26,7 +26,15 @@ export interface BackfillServiceDeps {
   database: Database;
   audit: AuditService;
   now(): number;
+  /**
+   * TASK_RETENTION_DAYS: how far back the run history goes. A backfill reaches no further:
+   * older runs' rows are gone (a run made then could not be told from a new one) and new
+   * ones would be dropped with their day.
+   */
+  historyDays?: number | undefined;
 }
+
+const DAY_MS = 86_400_000;
 
 /**
  * Backfills (issue 21): a timer's schedule run over a past range. Starting one writes
@@ -45,6 +53,8 @@ export class BackfillService {
     const instants = this.instants(timer, req);
     const id = await this.deps.database.transaction(async (tx) => {
       const backfills = this.backfills.withDb(tx.db, tx.conn);
+      // One at a time per timer: each sees what the one before it wrote.
+      await backfills.lockTimer(timer.id);
       const underway = await backfills.overlapping(timer.id, req.from, req.to);
       if (underway) {
         throw new XtimerError(
@@ -55,17 +65,19 @@ export class BackfillService {
       }
       const existing = await backfills.existingRuns(timer.id, req.from, req.to);
       const runAts = instants.filter((at) => !existing.has(at));
-      const id = await backfills.insert({
-        timerId: timer.id,
-        app: timer.app,
-        from: req.from,
-        to: req.to,
-        overlapPolicy: req.overlapPolicy ?? null,
-        runs: instants.length,
-        planned: runAts.length,
-        createdBy: by?.actor ?? null,
-      });
-      await backfills.insertRuns({ timerId: timer.id, app: timer.app, version: timer.version }, runAts);
+      const id = await backfills.insert(
+        {
+          timerId: timer.id,
+          app: timer.app,
+          from: req.from,
+          to: req.to,
+          overlapPolicy: req.overlapPolicy ?? null,
+          runs: instants.length,
+          createdBy: by?.actor ?? null,
+        },
+        timer.version,
+        runAts,
+      );
       if (by) {
         await this.deps.audit.record(
           auditEntry(by, 'backfill', { app: timer.app, timerId: timer.id }, null, {
@@ -102,12 +114,10 @@ export class BackfillService {
     await this.deps.database.transaction(async (tx) => {
       const backfills = this.backfills.withDb(tx.db, tx.conn);
       const locked = await backfills.lockOne(id);
-      const backfill = locked?.timerId === timer.id ? locked : null;
-      if (!backfill)
+      if (locked?.timerId !== timer.id)
         throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
-      if (!(await backfills.cancel(id))) return;
-      const removed = await backfills.deleteUnsent(backfill);
-      if (by) {
+      const removed = await backfills.cancel(locked, this.deps.now());
+      if (removed !== null && by) {
         await this.deps.audit.record(
           auditEntry(by, 'backfill_cancel', { app: timer.app, timerId: timer.id }, null, {
             backfillId: id,
@@ -136,6 +146,14 @@ export class BackfillService {
     }
     if (req.from >= req.to) {
       throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'from: must be before to', { field: 'from' });
+    }
+    const kept = this.deps.historyDays;
+    if (kept !== undefined && req.from < this.deps.now() - kept * DAY_MS) {
+      throw new XtimerError(
+        ErrorCode.VALIDATION_FAILED,
+        `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS); a backfill reaches back at most that far`,
+        { field: 'from' },
+      );
     }
     if (timer.at !== null) {
       throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'a one-shot timer has no schedule to backfill', {

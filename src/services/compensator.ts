@@ -8,7 +8,7 @@ import type { Logger } from '../observability/logger.js';
 import type { PendingRun, RunOutcome, StuckRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type ClaimRecord, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
-import { continuationJob, type QueuedRun, type Queues } from '../storage/redis/queues.js';
+import { type QueuedRun, type Queues, requeueRuns } from '../storage/redis/queues.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import type { FailureNotifier } from './failure-notifier.js';
 
@@ -207,16 +207,7 @@ export class Compensator {
 
   /** Queues runs for execution; a job of the same attempt that ended is replaced, one still queued kept. */
   private async enqueue(runs: readonly QueuedRun[]): Promise<void> {
-    for (const r of runs) {
-      const job = continuationJob(r, 'compensator');
-      const existing = await this.d.queues.execute.getJob(job.opts.jobId);
-      if (existing) {
-        const state = await existing.getState();
-        if (state !== 'completed' && state !== 'failed') continue;
-        await existing.remove();
-      }
-      await this.d.queues.execute.add(job.name, job.data, job.opts);
-    }
+    await requeueRuns(this.d.queues.execute, runs);
   }
 }
 

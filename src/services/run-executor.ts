@@ -213,7 +213,8 @@ export class RunExecutor {
     const lease = await this.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
     const x: Execution = { run, ref, owner, lease, cached, detached: false, holdsOverlap: false };
-    this.unsent.set(lease, run.runAt);
+    // A backfill's runs are past by design: they are not overdue.
+    if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
     try {
       return await this.afterClaim(x, handOff);
     } finally {
@@ -465,8 +466,11 @@ export class RunExecutor {
         delay + timer.callback.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
       );
     }
-    const { timerId, runAt, version, trigger } = x.run;
-    await d.continuations.retry({ timerId, runAt, version, afterAttempt: attempt, trigger }, delay);
+    const { timerId, runAt, version, trigger, overlapPolicy } = x.run;
+    await d.continuations.retry(
+      { timerId, runAt, version, afterAttempt: attempt, trigger, overlapPolicy },
+      delay,
+    );
     return { verdict: 'retrying', ...this.callFacts(x.run, attempt, result) };
   }
 
@@ -566,8 +570,8 @@ export class RunExecutor {
     await this.releaseOverlap(x);
     await this.d.claims.release(x.ref, x.owner, x.lease.attempt, false);
     if (x.detached) {
-      const { timerId, runAt, version, afterAttempt, trigger } = x.run;
-      await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger });
+      const { timerId, runAt, version, afterAttempt, trigger, overlapPolicy } = x.run;
+      await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });
     }
     return { verdict: 'withdrawn' };
   }
@@ -602,12 +606,13 @@ export class RunExecutor {
 }
 
 /**
- * The overlap policy a run follows: its timer's for scheduled runs, the backfill's own
- * (or else its timer's) for a backfill's; a run now or a retry, a user's explicit ask,
- * goes at once.
+ * The overlap policy a run follows: its timer's for scheduled runs; for a backfill's, the
+ * one the backfill asked for (sharing the timer's slot), else `allow`, so a backfill never
+ * gets in the way of the timer's scheduled runs unless asked to; a run now or a retry, a
+ * user's explicit ask, goes at once.
  */
 function overlapPolicyOf(timer: Timer, run: RunToExecute): OverlapPolicy {
   if (run.trigger === undefined) return timer.overlapPolicy;
-  if (run.trigger === 'backfill') return run.overlapPolicy ?? timer.overlapPolicy;
+  if (run.trigger === 'backfill') return run.overlapPolicy ?? 'allow';
   return 'allow';
 }

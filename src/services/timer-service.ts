@@ -69,6 +69,8 @@ export interface TimerServiceDeps {
   now(): number;
   /** Limits on what a timer may be (README "Security"); absent = none. */
   policy?: TimerPolicy | undefined;
+  /** TASK_RETENTION_DAYS: how far back the run history goes (a backfill reaches no further). */
+  historyDays?: number | undefined;
 }
 
 export interface TimerPolicy {

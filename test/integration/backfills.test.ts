@@ -29,9 +29,9 @@ afterAll(async () => {
   await stores.cleanup();
 });
 
-/** A pacer whose queued runs are kept, in order. */
+/** A pacer whose queued runs are kept, in order (`again`: queued by a later round). */
 function pacer() {
-  const queued: Array<{ run: QueuedRun; jobId: string | undefined }> = [];
+  const queued: Array<{ run: QueuedRun; again: boolean }> = [];
   const p = new BackfillPacer({
     database: core.database,
     ratePerSecond: RATE,
@@ -39,8 +39,11 @@ function pacer() {
     dispatch: async (jobs: ExecuteJob[]) => {
       for (const job of jobs) {
         const runs = 'runs' in job.data ? job.data.runs : [job.data];
-        for (const run of runs) queued.push({ run, jobId: job.opts?.jobId });
+        for (const run of runs) queued.push({ run, again: false });
       }
+    },
+    requeue: async (runs: QueuedRun[]) => {
+      for (const run of runs) queued.push({ run, again: true });
     },
   });
   return { pacer: p, queued };
@@ -126,6 +129,13 @@ describe('starting a backfill', () => {
     expect(huge.body.error.code).toBe('BACKFILL_TOO_LARGE');
     const bad = await startBackfill(timer.id, { from: 'yesterday', to: iso(now) });
     expect(bad.status).toBe(400);
+    // The run history keeps TASK_RETENTION_DAYS (7): a backfill reaches no further back.
+    const old = await startBackfill(timer.id, {
+      from: iso(now - 8 * 86_400_000),
+      to: iso(now - 8 * 86_400_000 + 60_000),
+    });
+    expect(old.status).toBe(400);
+    expect(old.body.error.message).toMatch(/^from: .*TASK_RETENTION_DAYS/);
 
     const first = await startBackfill(timer.id, { from: iso(now - 100_000), to: iso(now - 50_000) });
     expect(first.status).toBe(202);
@@ -137,6 +147,12 @@ describe('starting a backfill', () => {
     });
     const beside = await startBackfill(timer.id, { from: iso(now - 50_000), to: iso(now - 20_000) });
     expect(beside.status).toBe(202);
+
+    // Two at once over one range: the timer's row lock lets one in; the other sees it.
+    const other = await everySecond('bf-race');
+    const range = { from: iso(now - 100_000), to: iso(now - 50_000) };
+    const raced = await Promise.all([startBackfill(other.id, range), startBackfill(other.id, range)]);
+    expect(raced.map((r) => r.status).sort()).toEqual([202, 409]);
 
     const unknown = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/999999`);
     expect(unknown.status).toBe(404);
@@ -172,32 +188,39 @@ describe('the pacer', () => {
     const runs = mine().map((q) => q.run);
     expect(runs.map((r) => r.runAt)).toEqual(Array.from({ length: 120 }, (_, i) => from + i * 1000));
     expect(runs.every((r) => r.trigger === 'backfill' && r.overlapPolicy === 'skip')).toBe(true);
+    expect(mine().some((q) => q.again)).toBe(false);
     const got = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
     expect(got.body).toMatchObject({ status: 'sent', sent: 120, progress: { pending: 120 } });
   });
 
-  it('queues again, after a while, runs it sent that never ended, and completes once all have', async () => {
+  it('queues again, at its pace, runs still pending a while after their round, and completes once all have ended', async () => {
     const timer = await everySecond('bf-recheck');
     const from = second(now) - 600_000;
     const started = await startBackfill(timer.id, { from: iso(from), to: iso(from + 10_000) });
     const { pacer: p, queued } = pacer();
+    const mine = () => queued.filter((q) => q.run.timerId === timer.id);
     now += 1000;
     await p.tick(now);
-    const mine = () => queued.filter((q) => q.run.timerId === timer.id);
     expect(mine()).toHaveLength(10);
     // 8 ended; 2 never did (their jobs were lost with Redis).
     for (let i = 0; i < 8; i++) await end(timer.id, from + i * 1000, 'succeeded');
     now += BACKFILL_RECHECK_MS - 1000;
     await p.tick(now);
+    now += 500;
+    await p.tick(now);
     expect(mine()).toHaveLength(10);
+    now += 500;
+    await p.tick(now); // another round begins
     now += 1000;
     await p.tick(now);
     const again = mine().slice(10);
     expect(again.map((q) => q.run.runAt)).toEqual([from + 8000, from + 9000]);
-    expect(again.every((q) => q.run.trigger === 'backfill' && q.jobId?.includes('_compensator'))).toBe(true);
+    expect(again.every((q) => q.again && q.run.trigger === 'backfill')).toBe(true);
 
     for (const at of [from + 8000, from + 9000]) await end(timer.id, at, 'failed');
-    now += BACKFILL_RECHECK_MS;
+    now += 1000;
+    await p.tick(now);
+    now += 1000;
     await p.tick(now);
     const got = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
     expect(got.body).toMatchObject({ status: 'completed', sent: 10, done: 10, failed: 2 });

@@ -224,6 +224,10 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
   'POST /api/v1/apps': () => ({ app: `app${Math.random().toString(36).slice(2, 8)}` }),
   'POST /api/v1/apps/{app}/rotate': () => ({ rotate: 'key', graceSeconds: 60 }),
   'PUT /api/v1/apps/{app}/calendars/{name}': () => ({ dates: ['2099-12-25'], description: 'fuzz' }),
+  'POST /api/v1/timers/{id}/backfills': () => ({
+    from: new Date(Date.now() - 120_000).toISOString(),
+    to: new Date(Date.now() - 60_000).toISOString(),
+  }),
   'POST /api/timer/v1/def': () => ({
     app: APP,
     name: `g-${Math.random().toString(36).slice(2)}`,

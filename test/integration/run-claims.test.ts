@@ -94,6 +94,19 @@ describe('fencing by owner + attempt', () => {
     expect(record).toMatchObject({ state: 'succeeded', attempt: 2, holder: 'b' });
   });
 
+  it("marks the day's bloom filter, but makes none for a day older than a filter lives (a backfill's runs)", async () => {
+    const keys = createKeys(stores.config.prefix);
+    await claims.claim(run, 'a', LEASE);
+    expect(await claims.finish(run, 'a', 1, 'succeeded')).toBe(true);
+    expect(await stores.redis.exists(keys.bloom('2030-03-01'))).toBe(1);
+    const old = { key: taskKey(7, T0 - 3 * 86_400_000), runAt: T0 - 3 * 86_400_000 };
+    await claims.claim(old, 'a', LEASE);
+    expect(await claims.finish(old, 'a', 1, 'succeeded')).toBe(true);
+    expect(await stores.redis.exists(keys.bloom('2030-02-26'))).toBe(0);
+    // Its record still fences a copy.
+    expect(await claims.claim(old, 'b', LEASE)).toMatchObject({ outcome: 'done', status: 'succeeded' });
+  });
+
   it('refuses a finish from the right owner for the wrong attempt', async () => {
     await claims.claim(run, 'a', LEASE);
     expect(await claims.finish(run, 'a', 2, 'succeeded')).toBe(false);

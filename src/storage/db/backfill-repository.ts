@@ -1,5 +1,5 @@
-import { and, desc, eq, gt, inArray, lt } from 'drizzle-orm';
-import type { Backfill, BackfillProgress, BackfillState } from '../../domain/backfill.js';
+import { and, desc, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
+import type { Backfill, BackfillProgress, BackfillStage } from '../../domain/backfill.js';
 import type { OverlapPolicy, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
 import { type BackfillRow, backfills } from './schema.js';
@@ -18,17 +18,30 @@ function toBackfill(row: BackfillRow): Backfill {
     from: row.fromAt.getTime(),
     to: row.toAt.getTime(),
     overlapPolicy: row.overlapPolicy as OverlapPolicy | null,
-    status: row.status as BackfillState,
+    stage: row.status as BackfillStage,
+    round: row.round,
     runs: row.runs,
     planned: row.planned,
     sent: row.sent,
     cursor: row.cursorAt.getTime(),
+    pacedAt: row.updatedAt.getTime(),
     checkedAt: row.checkedAt?.getTime() ?? null,
+    cancelledAt: row.cancelledAt?.getTime() ?? null,
     createdBy: row.createdBy,
     createdAt: row.createdAt.getTime(),
-    pacedAt: row.updatedAt.getTime(),
+    runsUntil: (row.runsUntil ?? row.createdAt).getTime(),
   };
 }
+
+/** Of `tasks`, the rows that are the backfill's runs (placeholders: timer, from, to, created from, created until). */
+const ITS_RUNS = `timer_id = ? AND run_at >= ? AND run_at < ? AND run_trigger = 'backfill' AND created_at BETWEEN ? AND ?`;
+const itsRuns = (b: Backfill, from = b.from, to = b.to) => [
+  b.timerId,
+  sqlDateTime(from),
+  sqlDateTime(to),
+  sqlDateTime(b.createdAt),
+  sqlDateTime(b.runsUntil),
+];
 
 export interface NewBackfill {
   timerId: number;
@@ -37,14 +50,14 @@ export interface NewBackfill {
   to: number;
   overlapPolicy: OverlapPolicy | null;
   runs: number;
-  planned: number;
   createdBy: string | null;
 }
 
 /**
- * Backfills and their runs in MySQL. A backfill's runs are `tasks` rows with trigger
- * `backfill` in its range, written at or after it was created (an earlier backfill of the
- * same range made its own). `db` and `sql` may be a transaction's.
+ * Backfills and their runs in MySQL. A backfill's runs are the `tasks` rows with trigger
+ * `backfill` in its range written by the transaction that created it: between its
+ * `created_at` and `runs_until` (backfills of one timer start one at a time, under the
+ * timer's row lock). `db` and `sql` may be a transaction's.
  */
 export class BackfillRepository {
   constructor(
@@ -56,20 +69,40 @@ export class BackfillRepository {
     return new BackfillRepository(db, conn);
   }
 
-  async insert(b: NewBackfill): Promise<number> {
+  /**
+   * Stores the backfill and its runs (pending, trigger `backfill`); the instants the timer
+   * has already are left alone. Returns its id.
+   */
+  async insert(b: NewBackfill, version: number, runAts: readonly number[]): Promise<number> {
     const [result] = await this.db.insert(backfills).values({
       timerId: b.timerId,
       app: b.app,
       fromAt: new Date(b.from),
       toAt: new Date(b.to),
       overlapPolicy: b.overlapPolicy,
-      status: b.planned > 0 ? 'sending' : 'completed',
+      status: runAts.length > 0 ? 'sending' : 'ended',
       runs: b.runs,
-      planned: b.planned,
+      planned: runAts.length,
       cursorAt: new Date(b.from),
       createdBy: b.createdBy,
     });
-    return Number(result.insertId);
+    const id = Number(result.insertId);
+    for (let i = 0; i < runAts.length; i += INSERT_BATCH) {
+      const values = runAts
+        .slice(i, i + INSERT_BATCH)
+        .map((at) => `(${b.timerId},${this.sql.escape(b.app)},'${sqlDateTime(at)}',${version},'backfill')`);
+      await this.sql.query(
+        `INSERT IGNORE INTO tasks (timer_id, app, run_at, timer_version, run_trigger) VALUES ${values.join(',')}`,
+      );
+    }
+    // Rows written from here on (a later backfill's) are not this one's.
+    await this.sql.query('UPDATE backfills SET runs_until = CURRENT_TIMESTAMP(3) WHERE id = ?', [id]);
+    return id;
+  }
+
+  /** Waits for (and holds, for this transaction) the timer's row: backfills of one timer start one at a time. */
+  async lockTimer(timerId: number): Promise<void> {
+    await this.sql.query('SELECT id FROM timers WHERE id = ? FOR UPDATE', [timerId]);
   }
 
   async find(timerId: number, id: number): Promise<Backfill | null> {
@@ -100,6 +133,7 @@ export class BackfillRepository {
         and(
           eq(backfills.timerId, timerId),
           inArray(backfills.status, ['sending', 'sent']),
+          isNull(backfills.cancelledAt),
           lt(backfills.fromAt, new Date(to)),
           gt(backfills.toAt, new Date(from)),
         ),
@@ -114,7 +148,8 @@ export class BackfillRepository {
    */
   async lockUnderway(limit: number): Promise<Backfill[]> {
     return this.locked(
-      `SELECT id FROM backfills WHERE status IN ('sending', 'sent') ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+      // Least recently paced first: with more backfills than a tick takes, each gets its turn.
+      `SELECT id FROM backfills WHERE status IN ('sending', 'sent') ORDER BY updated_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
       [limit],
     );
   }
@@ -133,30 +168,42 @@ export class BackfillRepository {
     return found.map(toBackfill).sort((a, b) => a.id - b.id);
   }
 
-  /** Records the pacer's progress: runs queued, where it goes on, its state, when it did. */
+  /** Records the pacer's progress: runs queued, where it goes on, its stage and round, when it did. */
   async advance(
     id: number,
-    change: { sent: number; cursor: number; status: BackfillState; pacedAt: number; checkedAt?: number },
+    change: Pick<Backfill, 'sent' | 'cursor' | 'stage' | 'round' | 'pacedAt'> & { checkedAt?: number },
   ): Promise<void> {
     await this.db
       .update(backfills)
       .set({
         sent: change.sent,
         cursorAt: new Date(change.cursor),
-        status: change.status,
+        status: change.stage,
+        round: change.round,
         updatedAt: new Date(change.pacedAt),
         ...(change.checkedAt !== undefined ? { checkedAt: new Date(change.checkedAt) } : {}),
       })
       .where(eq(backfills.id, id));
   }
 
-  /** Ends a backfill under way as `cancelled`; false if it had ended. */
-  async cancel(id: number): Promise<boolean> {
-    const [result] = await this.db
+  /**
+   * Cancels a backfill under way: its runs not yet queued are removed (those queued end as
+   * they will, the pacer still watching them). Returns how many were removed; null if it
+   * had ended or was cancelled already.
+   */
+  async cancel(b: Backfill, now: number): Promise<number | null> {
+    if (b.stage === 'ended' || b.cancelledAt !== null) return null;
+    await this.db
       .update(backfills)
-      .set({ status: 'cancelled' })
-      .where(and(eq(backfills.id, id), inArray(backfills.status, ['sending', 'sent'])));
-    return result.affectedRows === 1;
+      .set({ cancelledAt: new Date(now) })
+      .where(eq(backfills.id, b.id));
+    // After round 0 every run has been queued once: none is unsent.
+    if (b.round > 0) return 0;
+    const [result] = (await this.sql.query(
+      `DELETE FROM tasks WHERE ${ITS_RUNS} AND status = 'pending'`,
+      itsRuns(b, b.cursor),
+    )) as [{ affectedRows: number }];
+    return result.affectedRows;
   }
 
   /** The runs of `runAts` the timer already has (any trigger, any status). */
@@ -168,24 +215,6 @@ export class BackfillRepository {
     return new Set(rows.map((r) => r.run_at.getTime()));
   }
 
-  /** Adds a backfill's runs (pending, trigger `backfill`); a run the timer has already is left alone. */
-  async insertRuns(
-    run: { timerId: number; app: string; version: number },
-    runAts: readonly number[],
-  ): Promise<void> {
-    for (let i = 0; i < runAts.length; i += INSERT_BATCH) {
-      const values = runAts
-        .slice(i, i + INSERT_BATCH)
-        .map(
-          (at) =>
-            `(${run.timerId},${this.sql.escape(run.app)},'${sqlDateTime(at)}',${run.version},'backfill')`,
-        );
-      await this.sql.query(
-        `INSERT IGNORE INTO tasks (timer_id, app, run_at, timer_version, run_trigger) VALUES ${values.join(',')}`,
-      );
-    }
-  }
-
   /** The backfill's next `limit` pending runs at or after `fromMs` (run order). */
   async nextRuns(
     b: Backfill,
@@ -193,38 +222,17 @@ export class BackfillRepository {
     limit: number,
   ): Promise<Array<{ runAt: number; version: number }>> {
     const [rows] = (await this.sql.query(
-      `SELECT run_at, timer_version FROM tasks
-        WHERE timer_id = ? AND run_at >= ? AND run_at < ? AND run_trigger = 'backfill' AND status = 'pending'
-          AND created_at >= ?
-        ORDER BY run_at LIMIT ?`,
-      [b.timerId, sqlDateTime(fromMs), sqlDateTime(b.to), sqlDateTime(b.createdAt), limit],
+      `SELECT run_at, timer_version FROM tasks WHERE ${ITS_RUNS} AND status = 'pending' ORDER BY run_at LIMIT ?`,
+      [...itsRuns(b, fromMs), limit],
     )) as [Array<{ run_at: Date; timer_version: number }>];
     return rows.map((r) => ({ runAt: r.run_at.getTime(), version: Number(r.timer_version) }));
-  }
-
-  /** Its runs before `beforeMs` (queued already) that are still pending: queued, but never claimed. */
-  async unclaimedRuns(b: Backfill, beforeMs: number): Promise<Array<{ runAt: number; version: number }>> {
-    return this.nextRuns({ ...b, to: Math.min(b.to, beforeMs) }, b.from, 10_000);
-  }
-
-  /** Removes its runs not yet queued (from `cursor` on); returns how many. */
-  async deleteUnsent(b: Backfill): Promise<number> {
-    const [result] = (await this.sql.query(
-      `DELETE FROM tasks
-        WHERE timer_id = ? AND run_at >= ? AND run_at < ? AND run_trigger = 'backfill' AND status = 'pending'
-          AND created_at >= ?`,
-      [b.timerId, sqlDateTime(b.cursor), sqlDateTime(b.to), sqlDateTime(b.createdAt)],
-    )) as [{ affectedRows: number }];
-    return result.affectedRows;
   }
 
   /** How its runs stand, by status. */
   async progress(b: Backfill): Promise<BackfillProgress> {
     const [rows] = (await this.sql.query(
-      `SELECT status, COUNT(*) AS n FROM tasks
-        WHERE timer_id = ? AND run_at >= ? AND run_at < ? AND run_trigger = 'backfill' AND created_at >= ?
-        GROUP BY status`,
-      [b.timerId, sqlDateTime(b.from), sqlDateTime(b.to), sqlDateTime(b.createdAt)],
+      `SELECT status, COUNT(*) AS n FROM tasks WHERE ${ITS_RUNS} GROUP BY status`,
+      itsRuns(b),
     )) as [Array<{ status: TaskStatus; n: number }>];
     const out: BackfillProgress = { pending: 0, running: 0, succeeded: 0, failed: 0, skipped: 0, missed: 0 };
     for (const r of rows) out[r.status] = Number(r.n);

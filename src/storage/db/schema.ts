@@ -248,8 +248,10 @@ export const backfills = mysqlTable(
     toAt: datetime('to_at', { mode: 'date', fsp: 3 }).notNull(),
     /** The overlap policy its runs follow (null: the timer's). */
     overlapPolicy: varchar('overlap_policy', { length: 16 }),
-    /** `sending`, `sent` (all queued; waiting for the last outcomes), `completed` or `cancelled`. */
+    /** `sending` (queuing its runs), `sent` (all queued; waiting for their outcomes) or `ended`. */
     status: varchar('status', { length: 16 }).notNull(),
+    /** Rounds of sending done: round 0 sends each run once; later rounds queue again runs lost meanwhile. */
+    round: int('round').notNull().default(0),
     /** The schedule's instants in the range. */
     runs: int('runs').notNull(),
     /** Of those, the runs it made (the others were already in the run history). */
@@ -260,8 +262,12 @@ export const backfills = mysqlTable(
     cursorAt: datetime('cursor_at', { mode: 'date', fsp: 3 }).notNull(),
     /** When the pacer last looked for runs it queued that never ended (lost with Redis). */
     checkedAt: datetime('checked_at', { mode: 'date', fsp: 3 }),
+    /** When it was cancelled (its unsent runs removed), if it was. */
+    cancelledAt: datetime('cancelled_at', { mode: 'date', fsp: 3 }),
     createdBy: varchar('created_by', { length: 128 }),
+    /** Its runs are the `tasks` rows with trigger `backfill` in its range created in [created_at, runs_until]. */
     createdAt: createdAt(),
+    runsUntil: datetime('runs_until', { mode: 'date', fsp: 3 }),
     updatedAt: updatedAt(),
   },
   (t) => [index('backfills_timer_idx').on(t.timerId, t.id), index('backfills_status_idx').on(t.status, t.id)],

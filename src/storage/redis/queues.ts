@@ -162,6 +162,24 @@ export function sliceJobId(minute: string, bucket: number): string {
   return `${minute.replace(':', '-')}_${bucket}`;
 }
 
+/**
+ * Queues runs again, as the compensator does: each as a continuation job of its next
+ * attempt. A job of that attempt that has ended (kept an hour for the board) is replaced,
+ * so the run is really queued again; one still waiting or active is kept.
+ */
+export async function requeueRuns(execute: Queue<ExecuteJobData>, runs: readonly QueuedRun[]): Promise<void> {
+  for (const r of runs) {
+    const job = continuationJob(r, 'compensator');
+    const existing = await execute.getJob(job.opts.jobId);
+    if (existing) {
+      const state = await existing.getState();
+      if (state !== 'completed' && state !== 'failed') continue;
+      await existing.remove();
+    }
+    await execute.add(job.name, job.data, job.opts);
+  }
+}
+
 export interface Queues {
   trigger: Queue<SliceJobData>;
   execute: Queue<ExecuteJobData>;

@@ -233,8 +233,13 @@ export class RunClaims {
   private async finishBatch(day: string, batch: FinishRequest[]): Promise<boolean[]> {
     const { bloom, keepMs } = this.options;
     const keys = [this.keys.bloom(day), ...batch.map((r) => this.keys.claim(day, r.key))];
-    const args: (string | number)[] = [keepMs, bloom.ttlMs, bloom.hashes, this.clock()];
-    for (const r of batch) args.push(r.owner, r.attempt, r.status, ...bloomOffsets(r.key, bloom));
+    // A day whose runs are older than a filter lives (a backfill's) gets none: its filter
+    // would be made just for them, 16 MiB a day. Their copies are told apart by MySQL.
+    const marked = batch.some((r) => r.runAt >= (this.options.now ?? Date.now)() - bloom.ttlMs);
+    const hashes = marked ? bloom.hashes : 0;
+    const args: (string | number)[] = [keepMs, marked ? bloom.ttlMs : 0, hashes, this.clock()];
+    for (const r of batch)
+      args.push(r.owner, r.attempt, r.status, ...(marked ? bloomOffsets(r.key, bloom) : []));
     const out = await this.redis.finishRuns(keys.length, ...keys, ...args);
     return out.map((n) => n === 1);
   }

@@ -6,13 +6,16 @@ CREATE TABLE `backfills` (
 	`to_at` datetime(3) NOT NULL,
 	`overlap_policy` varchar(16),
 	`status` varchar(16) NOT NULL,
+	`round` int NOT NULL DEFAULT 0,
 	`runs` int NOT NULL,
 	`planned` int NOT NULL,
 	`sent` int NOT NULL DEFAULT 0,
 	`cursor_at` datetime(3) NOT NULL,
 	`checked_at` datetime(3),
+	`cancelled_at` datetime(3),
 	`created_by` varchar(128),
 	`created_at` datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+	`runs_until` datetime(3),
 	`updated_at` datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
 	CONSTRAINT `backfills_id` PRIMARY KEY(`id`)
 );

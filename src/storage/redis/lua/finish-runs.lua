@@ -12,8 +12,8 @@
     KEYS[1]      bloom:{day}
     KEYS[2..n+1] claim:{day}:<taskKey>, one per run
     ARGV[1] keep, ms: how long a finished record stays
-    ARGV[2] bloom filter time to live, ms
-    ARGV[3] k: bloom bit offsets given per run
+    ARGV[2] bloom filter time to live, ms (0: runs too old for a filter; none is made)
+    ARGV[3] k: bloom bit offsets given per run (0 with ARGV[2] 0)
     ARGV[4] now, ms (0: Redis TIME)
     then per run: owner, attempt, outcome (succeeded | failed | skipped | missed), k offsets
 
@@ -22,7 +22,7 @@
 --- @include "claim-record"
 
 local now = clockNow(ARGV[4])
-if redis.call("EXISTS", KEYS[1]) == 0 then
+if ARGV[2] ~= "0" and redis.call("EXISTS", KEYS[1]) == 0 then
   redis.call("BITFIELD", KEYS[1], "SET", "u48", 0, now)
   redis.call("PEXPIRE", KEYS[1], ARGV[2])
 end
