@@ -25,10 +25,10 @@ export interface BackfillPacerDeps {
 /**
  * Sends backfills' runs at their pace (BACKFILL_RATE a second each), in run order, as
  * runs with trigger `backfill`: the same task key, claim and fencing as any run, so a
- * run queued twice is called once. Every migrator ticks it; a tick locks the backfills
- * it paces (others' are skipped), so the pace holds cluster-wide, and a pacer that dies
- * mid-tick leaves the cursor where it was (the runs it had queued are queued again, and
- * their claims let one copy through).
+ * run queued twice is called once. Every migrator ticks it; a tick locks each backfill
+ * it paces in a transaction of its own (one another pacer holds is skipped), so the pace
+ * holds cluster-wide, and a pacer that dies mid-tick leaves the cursor where it was (the
+ * runs it had queued are queued again, and their claims let one copy through).
  *
  * A round queues every run still pending, once. Then the backfill is `sent`: it ends once
  * every run has; runs still pending BACKFILL_RECHECK_MS after the round (their jobs lost
@@ -42,23 +42,28 @@ export class BackfillPacer {
     this.backfills = new BackfillRepository(d.database.db, d.database.pool);
   }
 
-  /** One round over the backfills under way; returns the runs queued. */
+  /** One round over the backfills under way, each in its own transaction; returns the runs queued. */
   async tick(now: number): Promise<number> {
-    return this.d.database.transaction(async (tx) => {
-      const backfills = this.backfills.withDb(tx.db, tx.conn);
-      let queued = 0;
-      for (const b of await backfills.lockUnderway(BACKFILLS_PER_TICK)) {
-        queued +=
-          b.stage === 'sending' ? await this.send(backfills, b, now) : await this.watch(backfills, b, now);
-      }
-      return queued;
-    });
+    let queued = 0;
+    for (const id of await this.backfills.underway(BACKFILLS_PER_TICK)) {
+      queued += await this.d.database.transaction(async (tx) => {
+        const backfills = this.backfills.withDb(tx.db, tx.conn);
+        const b = await backfills.lockIfUnderway(id);
+        if (!b) return 0;
+        return b.stage === 'sending' ? this.send(backfills, b, now) : this.watch(backfills, b, now);
+      });
+    }
+    return queued;
   }
 
-  /** Queues the runs its pace allows since it was last paced (at most a second's worth). */
+  /**
+   * Queues the runs its pace allows since it was last paced (at most a second's worth),
+   * carrying the fraction of a run left over to the next tick.
+   */
   private async send(backfills: BackfillRepository, b: Backfill, now: number): Promise<number> {
     const rate = this.d.ratePerSecond;
-    const allowed = Math.min(rate, Math.floor((rate * (now - b.pacedAt)) / 1000));
+    const elapsed = Math.min(now - b.pacedAt, 1000);
+    const allowed = Math.floor((rate * elapsed) / 1000);
     if (allowed < 1) return 0;
     const found = await backfills.nextRuns(b, b.cursor, allowed);
     const runs = found.map((r) => runOf(b, r));
@@ -73,7 +78,7 @@ export class BackfillPacer {
       cursor: roundDone || last === undefined ? b.to : last.runAt + 1,
       stage: roundDone ? 'sent' : 'sending',
       round: b.round,
-      pacedAt: now,
+      pacedAt: now - (elapsed - (allowed * 1000) / rate),
       ...(roundDone ? { checkedAt: now } : {}),
     });
     if (roundDone)

@@ -2,9 +2,10 @@ import { auditEntry, type ChangeAuthor } from '../domain/audit.js';
 import { BACKFILL_MAX_RUNS, type Backfill, type BackfillProgress } from '../domain/backfill.js';
 import type { OverlapPolicy, Timer } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
-import { ErrorCode, XtimerError } from '../errors.js';
+import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
 import { BackfillRepository } from '../storage/db/backfill-repository.js';
 import type { Database } from '../storage/db/client.js';
+import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { AuditService } from './audit-service.js';
 
 /** How many of a timer's backfills its list shows. */
@@ -49,12 +50,15 @@ export class BackfillService {
     this.backfills = new BackfillRepository(deps.database.db, deps.database.pool);
   }
 
-  async start(timer: Timer, req: BackfillRequest, by?: ChangeAuthor): Promise<BackfillView> {
-    const instants = this.instants(timer, req);
+  async start(given: Timer, req: BackfillRequest, by?: ChangeAuthor): Promise<BackfillView> {
+    this.instants(given, req);
     const id = await this.deps.database.transaction(async (tx) => {
       const backfills = this.backfills.withDb(tx.db, tx.conn);
-      // One at a time per timer: each sees what the one before it wrote.
-      await backfills.lockTimer(timer.id);
+      // One at a time per timer, and by the timer as it is now (a PATCH or a delete may
+      // have committed since it was read): each backfill sees what the one before wrote.
+      const timer = await new TimerRepository(tx.db).findById(given.id, { forUpdate: true });
+      if (!timer) throw timerNotFound(given.id);
+      const instants = this.instants(timer, req);
       const underway = await backfills.overlapping(timer.id, req.from, req.to);
       if (underway) {
         throw new XtimerError(
@@ -91,7 +95,7 @@ export class BackfillService {
       }
       return id;
     });
-    return this.get(timer, id);
+    return this.get(given, id);
   }
 
   async get(timer: Timer, id: number): Promise<BackfillView> {

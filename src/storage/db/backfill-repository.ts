@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Backfill, BackfillProgress, BackfillStage } from '../../domain/backfill.js';
 import type { OverlapPolicy, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
@@ -80,29 +80,29 @@ export class BackfillRepository {
       fromAt: new Date(b.from),
       toAt: new Date(b.to),
       overlapPolicy: b.overlapPolicy,
-      status: runAts.length > 0 ? 'sending' : 'ended',
+      status: 'sending',
       runs: b.runs,
-      planned: runAts.length,
+      planned: 0,
       cursorAt: new Date(b.from),
       createdBy: b.createdBy,
     });
     const id = Number(result.insertId);
+    let planned = 0;
     for (let i = 0; i < runAts.length; i += INSERT_BATCH) {
       const values = runAts
         .slice(i, i + INSERT_BATCH)
         .map((at) => `(${b.timerId},${this.sql.escape(b.app)},'${sqlDateTime(at)}',${version},'backfill')`);
-      await this.sql.query(
+      const [inserted] = (await this.sql.query(
         `INSERT IGNORE INTO tasks (timer_id, app, run_at, timer_version, run_trigger) VALUES ${values.join(',')}`,
-      );
+      )) as [{ affectedRows: number }];
+      planned += inserted.affectedRows;
     }
     // Rows written from here on (a later backfill's) are not this one's.
-    await this.sql.query('UPDATE backfills SET runs_until = CURRENT_TIMESTAMP(3) WHERE id = ?', [id]);
+    await this.sql.query(
+      `UPDATE backfills SET runs_until = CURRENT_TIMESTAMP(3), planned = ?, status = ? WHERE id = ?`,
+      [planned, planned > 0 ? 'sending' : 'ended', id],
+    );
     return id;
-  }
-
-  /** Waits for (and holds, for this transaction) the timer's row: backfills of one timer start one at a time. */
-  async lockTimer(timerId: number): Promise<void> {
-    await this.sql.query('SELECT id FROM timers WHERE id = ? FOR UPDATE', [timerId]);
   }
 
   async find(timerId: number, id: number): Promise<Backfill | null> {
@@ -142,16 +142,22 @@ export class BackfillRepository {
     return rows[0] ? toBackfill(rows[0]) : null;
   }
 
-  /**
-   * Backfills under way, locked for this transaction; those another node holds are
-   * skipped (it is pacing them now).
-   */
-  async lockUnderway(limit: number): Promise<Backfill[]> {
-    return this.locked(
-      // Least recently paced first: with more backfills than a tick takes, each gets its turn.
-      `SELECT id FROM backfills WHERE status IN ('sending', 'sent') ORDER BY updated_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
+  /** Backfills under way, least recently paced first: with more than a tick takes, each gets its turn. */
+  async underway(limit: number): Promise<number[]> {
+    const [rows] = (await this.sql.query(
+      `SELECT id FROM backfills WHERE status IN ('sending', 'sent') ORDER BY updated_at, id LIMIT ?`,
       [limit],
+    )) as [Array<{ id: number }>];
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** The backfill, locked for this transaction, if it is under way and no other pacer holds it. */
+  async lockIfUnderway(id: number): Promise<Backfill | null> {
+    const [found] = await this.locked(
+      `SELECT id FROM backfills WHERE id = ? AND status IN ('sending', 'sent') FOR UPDATE SKIP LOCKED`,
+      [id],
     );
+    return found ?? null;
   }
 
   /** The backfill, locked for this transaction (waiting for a pacer that holds it). */
@@ -193,9 +199,10 @@ export class BackfillRepository {
    */
   async cancel(b: Backfill, now: number): Promise<number | null> {
     if (b.stage === 'ended' || b.cancelledAt !== null) return null;
+    // updated_at is the pacer's clock (pacedAt): a cancel leaves it.
     await this.db
       .update(backfills)
-      .set({ cancelledAt: new Date(now) })
+      .set({ cancelledAt: new Date(now), updatedAt: sql`updated_at` })
       .where(eq(backfills.id, b.id));
     // After round 0 every run has been queued once: none is unsent.
     if (b.round > 0) return 0;
