@@ -1,5 +1,6 @@
 import { auditEntry, type ChangeAuthor } from '../domain/audit.js';
 import { BACKFILL_MAX_RUNS, type Backfill, type BackfillProgress } from '../domain/backfill.js';
+import { DAY } from '../domain/day-partitions.js';
 import type { OverlapPolicy, Timer } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../errors.js';
@@ -35,8 +36,6 @@ export interface BackfillServiceDeps {
   historyDays?: number | undefined;
 }
 
-const DAY_MS = 86_400_000;
-
 /**
  * Backfills (issue 21): a timer's schedule run over a past range. Starting one writes
  * its runs (trigger `backfill`) beside the timer's history, leaving alone the instants
@@ -51,6 +50,7 @@ export class BackfillService {
   }
 
   async start(given: Timer, req: BackfillRequest, by?: ChangeAuthor): Promise<BackfillView> {
+    // Bad input is refused before any lock is taken.
     this.instants(given, req);
     const id = await this.deps.database.transaction(async (tx) => {
       const backfills = this.backfills.withDb(tx.db, tx.conn);
@@ -152,7 +152,7 @@ export class BackfillService {
       throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'from: must be before to', { field: 'from' });
     }
     const kept = this.deps.historyDays;
-    if (kept !== undefined && req.from < this.deps.now() - kept * DAY_MS) {
+    if (kept !== undefined && req.from < this.deps.now() - kept * DAY) {
       throw new XtimerError(
         ErrorCode.VALIDATION_FAILED,
         `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS); a backfill reaches back at most that far`,
