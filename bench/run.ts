@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,oneshots,migrator,history,api]
+ * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,oneshots,migrator,history,api,footprint]
  *                [-- --timers=5000,8000] [-- --soak=5000 --seconds=300]
  *                [-- --only=overload --seconds=20 --scale=0.1]
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
@@ -21,6 +21,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { apiBench } from './api-bench.js';
 import { type BenchLine, printLine, type System, table } from './bench-line.js';
+import { type FootprintResult, footprintBench } from './footprint.js';
 import {
   Child,
   cpuMeterWithStores,
@@ -82,6 +83,7 @@ const results: {
   migrator?: unknown;
   api?: unknown;
   history?: unknown;
+  footprint?: FootprintResult;
   env?: unknown;
 } = {
   precision: [],
@@ -301,6 +303,13 @@ async function main(): Promise<void> {
     if (wants('migrator') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nMigrator\n');
       results.migrator = await migratorBench(quick ? 2000 : 20_000, 50);
+    }
+    if (wants('footprint') && !tuningSizes && !soakTimers) {
+      process.stdout.write('\nFootprint\n');
+      results.footprint = await footprintBench(
+        quick ? 10_000 : 100_000,
+        `http://127.0.0.1:${sinkPort}/footprint`,
+      );
     }
     if (wants('history') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nHistory\n');

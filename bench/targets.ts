@@ -35,7 +35,9 @@ export interface XtimerTarget extends Target {
  * `npm run start:api` and `npm run start:worker` do, so that an overloaded executor
  * cannot starve the API calls that drive a scenario.
  */
-export async function launchXtimer(options: { split?: boolean } = {}): Promise<XtimerTarget> {
+export async function launchXtimer(
+  options: { split?: boolean; env?: Record<string, string> } = {},
+): Promise<XtimerTarget> {
   const database = `xtbench_${randomBytes(4).toString('hex')}`;
   const prefix = `${database}:`;
   const port = await freePort();
@@ -48,6 +50,7 @@ export async function launchXtimer(options: { split?: boolean } = {}): Promise<X
     LOG_LEVEL: 'info',
     // Short windows: an enabled timer gets 2-4 minutes of runs, not 1-2 hours.
     MIGRATE_STEP_MINUTES: '2',
+    ...options.env,
   };
   const roles: Record<string, string[]> = options.split
     ? { api: ['--roles=api'], worker: ['--roles=scheduler,migrator,trigger,executor'] }
