@@ -1,11 +1,13 @@
 import { and, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
+import type { Pool } from 'mysql2/promise';
 import type { Backfill, BackfillProgress, BackfillStage } from '../../domain/backfill.js';
 import type { OverlapPolicy, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
 import { type BackfillRow, backfills } from './schema.js';
 import { sqlDateTime } from './task-repository.js';
 
-type Sql = { query(sql: string, values?: unknown): Promise<unknown>; escape(v: unknown): string };
+/** Raw SQL, as TaskRepository takes it: the pool, or a transaction's connection. */
+type Sql = Pick<Pool, 'query' | 'escape'>;
 
 /** Rows per INSERT of a backfill's runs. */
 const INSERT_BATCH = 2000;
@@ -92,9 +94,10 @@ export class BackfillRepository {
       const values = runAts
         .slice(i, i + INSERT_BATCH)
         .map((at) => `(${b.timerId},${this.sql.escape(b.app)},'${sqlDateTime(at)}',${version},'backfill')`);
-      const [inserted] = (await this.sql.query(
+      const [insertedResult] = await this.sql.query(
         `INSERT IGNORE INTO tasks (timer_id, app, run_at, timer_version, run_trigger) VALUES ${values.join(',')}`,
-      )) as [{ affectedRows: number }];
+      );
+      const inserted = insertedResult as { affectedRows: number };
       planned += inserted.affectedRows;
     }
     // Rows written from here on (a later backfill's) are not this one's.
@@ -144,10 +147,11 @@ export class BackfillRepository {
 
   /** Backfills under way, least recently paced first: with more than a tick takes, each gets its turn. */
   async underway(limit: number): Promise<number[]> {
-    const [rows] = (await this.sql.query(
+    const [rowsResult] = await this.sql.query(
       `SELECT id FROM backfills WHERE status IN ('sending', 'sent') ORDER BY updated_at, id LIMIT ?`,
       [limit],
-    )) as [Array<{ id: number }>];
+    );
+    const rows = rowsResult as Array<{ id: number }>;
     return rows.map((r) => Number(r.id));
   }
 
@@ -167,7 +171,8 @@ export class BackfillRepository {
   }
 
   private async locked(query: string, values: unknown[]): Promise<Backfill[]> {
-    const [rows] = (await this.sql.query(query, values)) as [Array<{ id: number }>];
+    const [rowsResult] = await this.sql.query(query, values);
+    const rows = rowsResult as Array<{ id: number }>;
     if (rows.length === 0) return [];
     const ids = rows.map((r) => Number(r.id));
     const found = await this.db.select().from(backfills).where(inArray(backfills.id, ids));
@@ -206,19 +211,21 @@ export class BackfillRepository {
       .where(eq(backfills.id, b.id));
     // After round 0 every run has been queued once: none is unsent.
     if (b.round > 0) return 0;
-    const [result] = (await this.sql.query(
+    const [resultResult] = await this.sql.query(
       `DELETE FROM tasks WHERE ${ITS_RUNS} AND status = 'pending'`,
       itsRuns(b, b.cursor),
-    )) as [{ affectedRows: number }];
+    );
+    const result = resultResult as { affectedRows: number };
     return result.affectedRows;
   }
 
   /** The runs of `runAts` the timer already has (any trigger, any status). */
   async existingRuns(timerId: number, from: number, to: number): Promise<Set<number>> {
-    const [rows] = (await this.sql.query(
+    const [rowsResult] = await this.sql.query(
       'SELECT run_at FROM tasks WHERE timer_id = ? AND run_at >= ? AND run_at < ?',
       [timerId, sqlDateTime(from), sqlDateTime(to)],
-    )) as [Array<{ run_at: Date }>];
+    );
+    const rows = rowsResult as Array<{ run_at: Date }>;
     return new Set(rows.map((r) => r.run_at.getTime()));
   }
 
@@ -228,19 +235,21 @@ export class BackfillRepository {
     fromMs: number,
     limit: number,
   ): Promise<Array<{ runAt: number; version: number }>> {
-    const [rows] = (await this.sql.query(
+    const [rowsResult] = await this.sql.query(
       `SELECT run_at, timer_version FROM tasks WHERE ${ITS_RUNS} AND status = 'pending' ORDER BY run_at LIMIT ?`,
       [...itsRuns(b, fromMs), limit],
-    )) as [Array<{ run_at: Date; timer_version: number }>];
+    );
+    const rows = rowsResult as Array<{ run_at: Date; timer_version: number }>;
     return rows.map((r) => ({ runAt: r.run_at.getTime(), version: Number(r.timer_version) }));
   }
 
   /** How its runs stand, by status. */
   async progress(b: Backfill): Promise<BackfillProgress> {
-    const [rows] = (await this.sql.query(
+    const [rowsResult] = await this.sql.query(
       `SELECT status, COUNT(*) AS n FROM tasks WHERE ${ITS_RUNS} GROUP BY status`,
       itsRuns(b),
-    )) as [Array<{ status: TaskStatus; n: number }>];
+    );
+    const rows = rowsResult as Array<{ status: TaskStatus; n: number }>;
     const out: BackfillProgress = { pending: 0, running: 0, succeeded: 0, failed: 0, skipped: 0, missed: 0 };
     for (const r of rows) out[r.status] = Number(r.n);
     return out;
