@@ -164,7 +164,8 @@ export class Compensator {
     const skipped: RunOutcome[] = [];
     for (const [timerId, runs] of groupBy(lost, (r) => r.timerId)) {
       const timer = timers.get(timerId);
-      if (timer?.status !== 'active') {
+      // A completed timer's planned runs are still owed (see RunExecutor.whyNotCall).
+      if (timer === undefined || timer.status === 'inactive') {
         for (const r of runs)
           skipped.push(settledOutcome(r, 'skipped', 0, 'skipped: timer not active when the run was settled'));
         continue;

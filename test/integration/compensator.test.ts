@@ -139,6 +139,20 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     ]);
   });
 
+  it('is still owed when its timer completed meanwhile (its final run settled first): fired by its policy', async () => {
+    const run = await runRow(5 * 60_000);
+    await stores.database.pool.query("UPDATE timers SET status = 'completed' WHERE id = ?", [timerId]);
+    expect(await compensator.run(T0)).toMatchObject({ refired: 1, skipped: 0 });
+    expect(await queued()).toEqual([expect.objectContaining({ timerId, runAt: run.runAt })]);
+  });
+
+  it('is skipped when its timer was disabled', async () => {
+    const run = await runRow(5 * 60_000);
+    await stores.database.pool.query("UPDATE timers SET status = 'inactive' WHERE id = ?", [timerId]);
+    expect(await compensator.run(T0)).toMatchObject({ refired: 0, skipped: 1 });
+    expect(await statusOf(run)).toMatchObject({ status: 'skipped' });
+  });
+
   it('is left alone while it backs off, until well after its retry time', async () => {
     const run = await runRow(5 * 60_000);
     clock = T0 - 60_000;

@@ -346,6 +346,13 @@ describe('a run that must not be called', () => {
     ).toMatchObject({ verdict: 'succeeded' });
   });
 
+  it('is skipped when its timer was disabled before it went out', async () => {
+    const timer = testTimer({ status: 'inactive' });
+    const h = harness(timer);
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+  });
+
   it('is recorded missed when picked up past its misfire threshold and its successor is late too', async () => {
     const timer = testTimer({ misfireThresholdMs: 5000 });
     const h = harness(timer);
@@ -353,6 +360,15 @@ describe('a run that must not be called', () => {
     clock += 30_000;
     expect(await h.executor.execute(run)).toMatchObject({ verdict: 'missed' });
     expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('a run of a timer that completed meanwhile', () => {
+  it('is still owed: a backlog may settle the final run first, and completion cancels no run', async () => {
+    const timer = testTimer({ status: 'completed' });
+    const h = harness(timer);
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
   });
 });
 
