@@ -105,12 +105,12 @@ const schema = z.object({
   PREREAD_MS: int(0, 10_000).default(1500),
   MIGRATE_STEP_MINUTES: int(1, 1440).default(60),
   TRIGGER_CONCURRENCY: int(1, 10_000).default(640),
-  EXECUTOR_CONCURRENCY: int(1, 100_000).default(10_000),
+  EXECUTOR_CONCURRENCY: int(1, 100_000).default(1000),
   // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
   EXECUTOR_WORKERS: int(1, 64).default(4),
   // Runs one executor process carries at once (claimed, waiting for their millisecond, being
   // called); more wait in the queue, unclaimed, so an overloaded process keeps its pace.
-  EXECUTOR_MAX_RUNS: int(100, 1_000_000).default(10_000),
+  EXECUTOR_MAX_RUNS: int(100, 1_000_000).default(20_000),
   // Runs a second one backfill sends (a backfill's runs are past: they wait their turn).
   BACKFILL_RATE: int(1, 10_000).default(50),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),

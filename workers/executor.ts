@@ -4,6 +4,7 @@ import type { Core } from '../src/core.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { AppSlots } from '../src/services/app-slots.js';
 import { type BatchReport, ExecuteJobProcessor } from '../src/services/execute-job-processor.js';
+import { IntakeLimit } from '../src/services/intake-limit.js';
 import { LeaseKeeper } from '../src/services/lease-keeper.js';
 import { NotificationSender } from '../src/services/notification-sender.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
@@ -23,6 +24,7 @@ import {
   type ExecuteJobData,
   KEEP_COMPLETED,
   KEEP_FAILED,
+  runsOf,
 } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
@@ -140,24 +142,33 @@ export async function startExecutor(core: Core): Promise<Role> {
   };
   // A BullMQ worker fetches its jobs one at a time (one round trip each): several workers
   // in one process fetch in parallel, so thousands of runs a second reach the wheel in time.
+  // How many jobs each may hold follows the runs this process can still take on.
+  const perWorker = Math.ceil(config.executorConcurrency / config.executorWorkers);
+  const intake = new IntakeLimit(budget, perWorker, config.executorWorkers);
   const workers = Array.from(
     { length: config.executorWorkers },
     (_, i) =>
-      new Worker<ExecuteJobData, RunReport | BatchReport>(EXECUTE_QUEUE, processJob, {
-        connection: bullConnection,
-        prefix: keys.bullPrefix(),
-        concurrency: Math.ceil(config.executorConcurrency / config.executorWorkers),
-        // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
-        // have lapsed by then, so the next executor claims them as the next attempt.
-        lockDuration: 15_000,
-        stalledInterval: 5_000,
-        maxStalledCount: 10,
-        // One stalled-job check per process is enough: it scans every active job.
-        skipStalledCheck: i > 0,
-        removeOnComplete: KEEP_COMPLETED,
-        removeOnFail: KEEP_FAILED,
-      }),
+      new Worker<ExecuteJobData, RunReport | BatchReport>(
+        EXECUTE_QUEUE,
+        (job, token) => intake.carry(i, runsOf(job.data).length, () => processJob(job, token)),
+        {
+          connection: bullConnection,
+          prefix: keys.bullPrefix(),
+          concurrency: 1,
+          // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
+          // have lapsed by then, so the next executor claims them as the next attempt.
+          lockDuration: 15_000,
+          stalledInterval: 5_000,
+          maxStalledCount: 10,
+          // One stalled-job check per process is enough: it scans every active job.
+          skipStalledCheck: i > 0,
+          removeOnComplete: KEEP_COMPLETED,
+          removeOnFail: KEEP_FAILED,
+        },
+      ),
   );
+  intake.attach(workers);
+  budget.onSaturation(() => intake.adjust());
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {
