@@ -1,6 +1,6 @@
 /** Processes, CPU accounting and store probes for the benchmark. */
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,7 @@ export class Child {
     });
     // BENCH_LOG_DIR=<dir> keeps each child's whole output there, for a run that went wrong.
     const logDir = process.env.BENCH_LOG_DIR;
+    if (logDir) mkdirSync(logDir, { recursive: true });
     const logFile = logDir ? join(logDir, `${name}-${this.proc.pid}.log`) : null;
     const keep = (c: Buffer) => {
       this.output = (this.output + c.toString()).slice(-200_000);

@@ -1,11 +1,11 @@
 /**
  * Overload, then recovery (issue 12): more every-second timers than one process can call
- * on time, from a minute boundary on, for a while; then all but `keep` of them (those
- * that fire every second throughout) are disabled. Runs get late while
- * overloaded, never lost or doubled: each owed run is delivered, or recorded `missed` by
- * its misfire policy (or `skipped`: its timer was disabled before its late call went
- * out). Once the load drops the service must be on time again by itself. The API runs in
- * a process of its own: the creates and disables must not wait on the overloaded executor.
+ * on time, from a minute boundary on, for a while; then only `keep` of them (those that
+ * fire every second throughout) go on: the others' `endAt` is the end of the overload, so
+ * the load drops at that instant. Runs get late while overloaded, never lost or doubled:
+ * each owed run is delivered, or recorded `missed` by its misfire policy. Once the load
+ * drops the service must be on time again by itself. The API runs in a process of its
+ * own: the creates must not wait on the overloaded executor.
  */
 import { type Arrival, arrivalStats, percentile, sinkArrivals } from './arrivals.js';
 import { type BenchLine, deliveryLine, printLine } from './bench-line.js';
@@ -19,12 +19,10 @@ import {
   type TaskOutcomes,
   taskOutcomes,
 } from './harness.js';
-import { createTimers, disableTimers, launchXtimer } from './targets.js';
+import { createTimers, launchXtimer } from './targets.js';
 
 /** How long creating the timers that drop out may take before their minute comes. */
 const CREATE_LEAD_MS = 90_000;
-/** Minutes their cron keeps firing after the overload, in case the disables take long. */
-const SPARE_MINUTES = 4;
 const STEP_MS = 10_000;
 const LATE_ARRIVALS_MS = 5000;
 /** How long owed runs may stay pending or running after the end (a backlog draining). */
@@ -36,10 +34,9 @@ export interface OverloadRecoveryResult {
   keep: number;
   /** Every 10 s from the start: runs delivered and their p99 (by scheduled instant). */
   steps: Array<{ fromS: number; delivered: number; p99: number }>;
-  /** The disables began this long after the start, and took this long. */
+  /** The load dropped this long after the start. */
   dropAtS: number;
-  dropTookMs: number;
-  /** From the last disable until every later second's p99 < 500 ms (null: not within the run). */
+  /** From the drop until every later second's p99 < 500 ms (null: not within the run). */
   recoveredAfterMs: number | null;
   owed: number;
   delivered: number;
@@ -59,32 +56,23 @@ export async function overloadRecovery(
     const sinkUrl = `http://127.0.0.1:${sink.port}/overload`;
     const kept = await createTimers(target.base, keep, '* * * * * *', sinkUrl, 'active');
     // The others fire every second from a minute boundary on, so that the overload starts
-    // at once rather than growing while they are created (past capacity, creating slows).
+    // at once rather than growing while they are created (past capacity, creating slows),
+    // and end with it.
     const t0 = Math.ceil((Date.now() + CREATE_LEAD_MS) / 60_000) * 60_000;
-    const dropped = await createTimers(
-      target.base,
-      timers - keep,
-      `* ${minutesFrom(t0, overloadSeconds)} * * * *`,
-      sinkUrl,
-      'active',
-      { namePrefix: 'd' },
-    );
+    const tDrop = t0 + overloadSeconds * 1000;
+    const dropped = await createTimers(target.base, timers - keep, '* * * * * *', sinkUrl, 'active', {
+      namePrefix: 'd',
+      fields: { startAt: new Date(t0).toISOString(), endAt: new Date(tDrop).toISOString() },
+    });
     if (Date.now() > t0) process.stdout.write('  7: overload: creating the timers ran into the overload\n');
     const [firstKept, lastKept] = [Math.min(...kept), Math.max(...kept)];
     const [firstDropped, lastDropped] = [Math.min(...dropped), Math.max(...dropped)];
 
-    // Runs due before tDrop are owed by every timer; the disables start half a second before it.
-    const tDrop = t0 + overloadSeconds * 1000;
+    // Runs due before tDrop are owed by every timer; from tDrop on only the kept ones fire.
     await sleep(t0 - Date.now());
     const cpu = await cpuMeterWithStores({ ...target.pids(), sink: sink.pid });
     cpu.start();
-    await sleep(tDrop - 500 - Date.now());
-    const dropStart = Date.now();
-    await disableTimers(target.base, dropped);
-    const dropEnd = Date.now();
-    process.stdout.write(`  7: overload: ${dropped.length} timers disabled in ${dropEnd - dropStart} ms\n`);
-    // The load is back to `keep` timers once the last disable answered: watch from there.
-    const t1 = Math.ceil(dropEnd / 1000) * 1000 + afterSeconds * 1000;
+    const t1 = tDrop + afterSeconds * 1000;
     await sleep(t1 - Date.now());
     const cpuUse = cpu.stop();
     await sleep(LATE_ARRIVALS_MS);
@@ -100,7 +88,7 @@ export async function overloadRecovery(
     const stats = arrivalStats(owedArrivals, false);
     const steps = stepsOf(all, t0, t1);
     const recoveredAt = recoveredFrom(all, tDrop, t1);
-    const recoveredAfterMs = recoveredAt === null ? null : Math.max(0, recoveredAt - dropEnd);
+    const recoveredAfterMs = recoveredAt === null ? null : recoveredAt - tDrop;
     for (const s of steps)
       process.stdout.write(
         `  7: overload  +${String(s.fromS).padStart(3)} s  delivered=${s.delivered} p99=${s.p99}ms\n`,
@@ -117,7 +105,7 @@ export async function overloadRecovery(
       stats,
       cpu: cpuUse,
       offTarget: offTarget({
-        [`p99 < ${GOALS.recoveredP99Ms} ms within ${GOALS.recoveryWithinMs / 1000} s of the last disable`]:
+        [`p99 < ${GOALS.recoveredP99Ms} ms within ${GOALS.recoveryWithinMs / 1000} s of the drop`]:
           recoveredAfterMs !== null && recoveredAfterMs <= GOALS.recoveryWithinMs,
       }),
     });
@@ -125,15 +113,14 @@ export async function overloadRecovery(
     process.stdout.write(
       `  7: overload: owed=${owed} delivered=${stats.delivered} MySQL ${JSON.stringify(outcomes.byStatus)} ` +
         `unaccounted=${unaccounted}; p99 < ${GOALS.recoveredP99Ms} ms ` +
-        `${recoveredAt === null ? 'not reached' : `${seconds1(recoveredAt - dropStart)} s after the first disable, ${seconds1(recoveredAfterMs ?? 0)} s after the last`}\n`,
+        `${recoveredAfterMs === null ? 'not reached' : `${seconds1(recoveredAfterMs)} s after the drop`}\n`,
     );
     return {
       line,
       timers,
       keep,
       steps,
-      dropAtS: (dropStart - t0) / 1000,
-      dropTookMs: dropEnd - dropStart,
+      dropAtS: overloadSeconds,
       recoveredAfterMs,
       owed,
       delivered: stats.delivered,
@@ -142,13 +129,6 @@ export async function overloadRecovery(
   } finally {
     await target.stop();
   }
-}
-
-/** The minutes of the hour (a cron's minute field) from t0's for the overload and the spare ones. */
-function minutesFrom(t0: number, overloadSeconds: number): string {
-  const first = new Date(t0).getUTCMinutes();
-  const count = Math.min(60, Math.ceil(overloadSeconds / 60) + SPARE_MINUTES);
-  return Array.from({ length: count }, (_, i) => (first + i) % 60).join(',');
 }
 
 function merge(a: TaskOutcomes, b: TaskOutcomes): TaskOutcomes {

@@ -160,13 +160,6 @@ export async function createTimers(
   return ids;
 }
 
-/** Disables timers through the API, 32 at a time. */
-export async function disableTimers(base: string, ids: number[]): Promise<void> {
-  await pool(ids, 32, async (id) => {
-    await apiCall(base, 'POST', `/api/v1/timers/${id}/disable`, 200);
-  });
-}
-
 /** Creates timers through POST /timers/batch, `batchSize` a request, `clients` requests at a time, one app each. */
 export async function createTimerBatches(
   base: string,
