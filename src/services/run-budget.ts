@@ -14,19 +14,8 @@ export class RunBudget {
   private held = 0;
   private readonly waiters = new FifoQueue<(granted: boolean) => void>();
   private closed = false;
-  private readonly listeners: Array<(saturated: boolean) => void> = [];
 
   constructor(readonly size: number) {}
-
-  /**
-   * Tells `listener` when runs start waiting for a permit (true) and when none waits any
-   * more (false): the executor fetches no more jobs meanwhile (IntakeLimit), so that a
-   * backlog stays in the queue, freshest first, rather than in this process.
-   */
-  onSaturation(listener: (saturated: boolean) => void): this {
-    this.listeners.push(listener);
-    return this;
-  }
 
   /** Resolves true once a permit is held, false if the budget was closed (shutdown). */
   take(): Promise<boolean> {
@@ -35,26 +24,17 @@ export class RunBudget {
       this.held++;
       return Promise.resolve(true);
     }
-    return new Promise((resolve) => {
-      this.waiters.push(resolve);
-      if (this.waiters.length === 1) this.tell(true);
-    });
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Gives a permit back; the longest waiter gets it. */
   give(): void {
     const next = this.waiters.shift();
     if (next) {
-      if (this.waiters.length === 0) this.tell(false);
       next(true);
       return;
     }
     this.held = Math.max(0, this.held - 1);
-  }
-
-  /** Permits not held and not waited for (negative while runs wait). */
-  get free(): number {
-    return this.size - this.held - this.waiting;
   }
 
   /** Runs waiting for a permit. */
@@ -67,11 +47,6 @@ export class RunBudget {
     this.closed = true;
     const n = this.waiting;
     for (const wake of this.waiters.drain()) wake(false);
-    if (n > 0) this.tell(false);
     return n;
-  }
-
-  private tell(saturated: boolean): void {
-    for (const listener of this.listeners) listener(saturated);
   }
 }

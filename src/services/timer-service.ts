@@ -1127,8 +1127,10 @@ export class TimerService {
           return NO_CHANGE;
         }
         if (status === 'inactive') {
-          // A completed timer stays completed: there is nothing left to stop.
-          if (current.status === 'completed') return null;
+          // A completed timer stays completed when nothing is left to stop; one whose
+          // final run settled before earlier ones (a backlog) still owes those: a disable
+          // stops them as it would an active timer's.
+          if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
           const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
           await this.timersIn(tx).setStatus(id, status);
           await this.timersIn(tx).startPlan(id, now, {
@@ -1187,6 +1189,11 @@ export class TimerService {
     after: Timer | null,
   ): Promise<void> {
     if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
+  }
+
+  /** Whether runs of the timer are still to go (pending, or running: in a call or backing off). */
+  private async owesRuns(tx: Transaction, id: number): Promise<boolean> {
+    return (await this.tasksIn(tx).countForTimer(id, ['pending', 'running'])) > 0;
   }
 
   /** The timer, locked for the rest of the transaction; with `ifMatch`, at one of those versions (else VERSION_CONFLICT). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import type { Core } from '../../src/core.js';
+import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
@@ -48,6 +49,24 @@ describe('disable with a reason', () => {
       pausedAt: null,
       pausedUntil: null,
     });
+  });
+
+  it('stops a completed timer that still owes runs (its final run settled first), and leaves one that owes none completed', async () => {
+    const owing = await create();
+    const done = await create();
+    await stores.database.pool.query("UPDATE timers SET status = 'completed' WHERE id IN (?, ?)", [
+      owing.id,
+      done.id,
+    ]);
+    // One still owes a run (pending, due a minute ago); the other owes none.
+    await stores.database.pool.query('DELETE FROM tasks WHERE timer_id IN (?, ?)', [owing.id, done.id]);
+    await new TaskRepository(stores.database.db, stores.database.pool).insertRuns([
+      { timerId: owing.id, app: owing.app, runAt: now - 60_000, version: 1 },
+    ]);
+    const stopped = await call(app, 'POST', `/api/v1/timers/${owing.id}/disable`);
+    expect(stopped.body).toMatchObject({ status: 'inactive' });
+    const untouched = await call(app, 'POST', `/api/v1/timers/${done.id}/disable`);
+    expect(untouched.body).toMatchObject({ status: 'completed' });
   });
 
   it('accepts no body, and refuses an until in the past, unknown fields and bad JSON', async () => {

@@ -37,34 +37,4 @@ describe('RunBudget: how many runs one executor process carries at once', () => 
     expect(await waiting).toBe(false);
     expect(await budget.take()).toBe(false);
   });
-
-  it('says when runs start waiting and when none waits any more, so the executor stops and resumes fetching', async () => {
-    const budget = new RunBudget(1);
-    const told: boolean[] = [];
-    budget.onSaturation((saturated) => told.push(saturated));
-    await budget.take();
-    expect(told).toEqual([]);
-    const second = budget.take();
-    const third = budget.take();
-    expect(told).toEqual([true]);
-    budget.give();
-    await second;
-    expect(told).toEqual([true]);
-    budget.give();
-    await third;
-    expect(told).toEqual([true, false]);
-    budget.give();
-    expect(told).toEqual([true, false]);
-  });
-
-  it('is no longer saturated once closed', async () => {
-    const budget = new RunBudget(1);
-    const told: boolean[] = [];
-    budget.onSaturation((saturated) => told.push(saturated));
-    await budget.take();
-    const waiting = budget.take();
-    budget.close();
-    await waiting;
-    expect(told).toEqual([true, false]);
-  });
 });
