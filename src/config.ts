@@ -105,7 +105,7 @@ const schema = z.object({
   PREREAD_MS: int(0, 10_000).default(1500),
   MIGRATE_STEP_MINUTES: int(1, 1440).default(60),
   TRIGGER_CONCURRENCY: int(1, 10_000).default(640),
-  EXECUTOR_CONCURRENCY: int(1, 100_000).default(1000),
+  EXECUTOR_CONCURRENCY: int(1, 100_000).default(10_000),
   // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
   EXECUTOR_WORKERS: int(1, 64).default(4),
   // Runs one executor process carries at once (claimed, waiting for their millisecond, being

@@ -144,13 +144,19 @@ export async function startExecutor(core: Core): Promise<Role> {
   // in one process fetch in parallel, so thousands of runs a second reach the wheel in time.
   // How many jobs each may hold follows the runs this process can still take on.
   const perWorker = Math.ceil(config.executorConcurrency / config.executorWorkers);
-  const intake = new IntakeLimit(budget, perWorker, config.executorWorkers);
+  const intake = new IntakeLimit(config.executorMaxRuns, perWorker, config.executorWorkers);
   const workers = Array.from(
     { length: config.executorWorkers },
     (_, i) =>
       new Worker<ExecuteJobData, RunReport | BatchReport>(
         EXECUTE_QUEUE,
-        (job, token) => intake.carry(i, runsOf(job.data).length, () => processJob(job, token)),
+        async (job, token) => {
+          try {
+            return await processJob(job, token);
+          } finally {
+            intake.done(i, runsOf(job.data).length);
+          }
+        },
         {
           connection: bullConnection,
           prefix: keys.bullPrefix(),
@@ -167,8 +173,10 @@ export async function startExecutor(core: Core): Promise<Role> {
         },
       ),
   );
+  workers.forEach((worker, i) => {
+    worker.on('active', (job) => intake.fetched(i, runsOf(job.data).length));
+  });
   intake.attach(workers);
-  budget.onSaturation(() => intake.adjust());
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {

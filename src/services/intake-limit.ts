@@ -1,35 +1,37 @@
-import type { RunBudget } from './run-budget.js';
+import { RUN_BATCH_MAX } from '../storage/redis/queues.js';
 
 /** What the limit sets: a BullMQ worker's concurrency (jobs it holds at once). */
 export interface ConcurrencyDial {
   concurrency: number;
 }
 
-/** How quickly the estimate of runs per job follows the jobs coming in (moving average weight). */
-const RUNS_PER_JOB_WEIGHT = 0.1;
-/** Runs per job assumed before any job came: large, so that a backlog found at start comes in a little at a time. */
-const FIRST_RUNS_PER_JOB = 100;
+/** The size of the largest recent job decays by this much a job, so that it follows jobs getting smaller. */
+const LARGEST_JOB_DECAY = 0.95;
 
 /**
- * How many execute jobs each BullMQ worker of an executor may hold, set from the runs the
- * process can still take on (its RunBudget). A BullMQ worker fetches jobs in one burst up
- * to its concurrency before it starts any of them, so a fixed concurrency of hundreds of
- * jobs let one burst bring a backlog of 100,000+ runs into the process (issue 12: 2 GB of
- * heap, a second of event-loop lag, every run late, job locks lapsing). Here a worker may
- * hold the jobs it holds plus as many as the free permits fill at the recent runs per
- * job: past capacity, the backlog stays in the queue, where the freshest runs go first.
+ * How many execute jobs each BullMQ worker of an executor may hold, so that the process
+ * holds no more runs than it can carry (EXECUTOR_MAX_RUNS). A BullMQ worker fetches jobs
+ * in one burst up to its concurrency before it starts any of them, so a fixed concurrency
+ * of thousands of jobs let one burst bring a backlog of 100,000+ runs into the process
+ * (issue 12: 2 GB of heap, a second of event-loop lag, every run late, job locks lapsing).
+ * Here each job is counted as it is fetched (BullMQ's `active` event comes before the
+ * worker's next fetch), and a worker may hold the jobs it holds plus as many as the runs
+ * still free fill at the size of the largest recent job: past capacity the backlog stays
+ * in the queue, where the freshest runs go first. A worker holding nothing may fetch one.
  */
 export class IntakeLimit {
-  private runsPerJob = FIRST_RUNS_PER_JOB;
-  private readonly held: number[];
+  /** Runs of the largest recent job; at first the largest a job can be, so a backlog found at start comes in a little at a time. */
+  private largestJob = RUN_BATCH_MAX;
+  private readonly jobs: number[];
+  private runs = 0;
   private dials: readonly ConcurrencyDial[] = [];
 
   constructor(
-    private readonly budget: Pick<RunBudget, 'free'>,
+    private readonly maxRuns: number,
     private readonly maxPerWorker: number,
     workers: number,
   ) {
-    this.held = new Array<number>(workers).fill(0);
+    this.jobs = new Array<number>(workers).fill(0);
   }
 
   /** The workers whose concurrency this sets, by index. */
@@ -39,27 +41,34 @@ export class IntakeLimit {
     return this;
   }
 
-  /** Runs `work`, a job of `runs` runs that worker `worker` took, counted as held meanwhile. */
-  async carry<T>(worker: number, runs: number, work: () => Promise<T>): Promise<T> {
-    this.held[worker] = (this.held[worker] ?? 0) + 1;
-    this.runsPerJob += (Math.max(1, runs) - this.runsPerJob) * RUNS_PER_JOB_WEIGHT;
+  /** Worker `worker` fetched a job of `runs` runs; it holds them until `done`. */
+  fetched(worker: number, runs: number): void {
+    this.jobs[worker] = (this.jobs[worker] ?? 0) + 1;
+    this.runs += runs;
+    this.largestJob = Math.max(runs, this.largestJob * LARGEST_JOB_DECAY, 1);
     this.adjust();
-    try {
-      return await work();
-    } finally {
-      this.held[worker] = (this.held[worker] ?? 1) - 1;
-      this.adjust();
-    }
   }
 
-  /** The concurrency worker `worker` should have now: what it holds, and room for what the budget can take. */
+  /** Worker `worker` is done with a job of `runs` runs it fetched. */
+  done(worker: number, runs: number): void {
+    this.jobs[worker] = Math.max(0, (this.jobs[worker] ?? 1) - 1);
+    this.runs = Math.max(0, this.runs - runs);
+    this.adjust();
+  }
+
+  /** Runs in the jobs the workers hold. */
+  get heldRuns(): number {
+    return this.runs;
+  }
+
+  /** The concurrency worker `worker` should have now: the jobs it holds, and room for what is left. */
   concurrencyOf(worker: number): number {
-    const room = Math.floor(Math.max(0, this.budget.free) / (this.runsPerJob * this.held.length));
-    return Math.max(1, Math.min(this.maxPerWorker, (this.held[worker] ?? 0) + room));
+    const free = Math.max(0, this.maxRuns - this.runs);
+    const room = Math.floor(free / (this.largestJob * this.jobs.length));
+    return Math.max(1, Math.min(this.maxPerWorker, (this.jobs[worker] ?? 0) + room));
   }
 
-  /** Sets every worker's concurrency from the budget as it is now. */
-  adjust(): void {
+  private adjust(): void {
     this.dials.forEach((dial, i) => {
       dial.concurrency = this.concurrencyOf(i);
     });
