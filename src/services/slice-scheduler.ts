@@ -10,6 +10,13 @@ import type { SliceStore } from '../storage/redis/slice-store.js';
  * so a slice whose trigger died is claimed again by the previous-minute pass.
  */
 export const SLICE_CLAIM_TTL_MS = 70_000;
+/**
+ * How long a slice stays locked between its claim and its job's enqueue: a scheduler that
+ * dies in between (SIGKILL, or an enqueue that fails) leaves it to the next tick of any
+ * scheduler within seconds, not to the previous-minute pass 70 s later, after the misfire
+ * threshold (CI's kill-takeover lost 8 s of runs of all timers that way).
+ */
+export const SLICE_PENDING_MS = 5000;
 
 /**
  * Ticks fall half a tick after the whole second, never on it: cron runs land on whole
@@ -36,8 +43,9 @@ export interface SliceSchedulerDeps {
 
 /**
  * One scheduler tick (SPEC §5.3): for each bucket of the previous, current and (within
- * PREFETCH_MS) next minute, try the slice lock (SET NX PX 70 s with a unique token) and,
- * on success, enqueue the slice job into `trigger`.
+ * PREFETCH_MS) next minute, try the slice lock (SET NX with a unique token, for
+ * SLICE_PENDING_MS) and, on success, enqueue the slice job into `trigger` and only then
+ * extend the lock to SLICE_CLAIM_TTL_MS.
  */
 export class SliceScheduler {
   constructor(private readonly d: SliceSchedulerDeps) {}
@@ -63,7 +71,7 @@ export class SliceScheduler {
     });
     const pipeline = d.redis.pipeline();
     for (const c of candidates)
-      pipeline.set(d.keys.sliceLock(c.minute, c.bucket), c.token, 'PX', SLICE_CLAIM_TTL_MS, 'NX');
+      pipeline.set(d.keys.sliceLock(c.minute, c.bucket), c.token, 'PX', SLICE_PENDING_MS, 'NX');
     const results = (await pipeline.exec()) ?? [];
     const claimed: string[] = [];
     for (const [i, data] of candidates.entries()) {
@@ -71,10 +79,17 @@ export class SliceScheduler {
       const slice = sliceId(data.minute, data.bucket);
       try {
         await this.enqueue(data);
+        const key = d.keys.sliceLock(data.minute, data.bucket);
+        if ((await d.redis.extendLock(key, data.token, SLICE_CLAIM_TTL_MS)) !== 1) {
+          // Claimed again meanwhile (this enqueue took longer than SLICE_PENDING_MS): the
+          // other claim gave the job its token, and its trigger acks with that.
+          d.logger.warn({ slice }, 'slice claimed again while its job was being queued');
+          continue;
+        }
         claimed.push(slice);
         d.logger.info({ slice, bucketCount: data.bucketCount }, 'slice claimed');
       } catch (err) {
-        // The lock lapses in 70 s and the slice is claimed again.
+        // The lock lapses within SLICE_PENDING_MS and the slice is claimed again.
         d.logger.error({ slice, err: (err as Error).message }, 'slice claimed but not enqueued');
       }
     }
