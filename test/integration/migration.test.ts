@@ -168,12 +168,12 @@ describe('migration', () => {
     expect(queued.sort()).toEqual([-3, -2, -1, 0].map((m) => `${t.id}_${T0 + m * 60_000}`));
   });
 
-  it('spreads a busy minute over more buckets (BUCKETS + runs/200, capped at MAX_BUCKETS)', async () => {
+  it('spreads a busy minute over more buckets (BUCKETS + runs/64, capped at MAX_BUCKETS)', async () => {
     for (let i = 0; i < 5; i++) await addTimer(`busy${i}`, '* * * * * *');
     await migration.run(T0 + 60_000, T0);
-    // 300 runs in the minute: 4 + floor(300 / 200) = 5 buckets.
+    // 300 runs in the minute: 4 + floor(300 / 64) = 8 buckets.
     const [count] = await slices.bucketCounts([T0]);
-    expect(count).toBe(5);
+    expect(count).toBe(8);
     expect((await sliceMembers()).size).toBe(300);
   });
 

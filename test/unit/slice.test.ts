@@ -28,10 +28,10 @@ describe('slice and bucket math', () => {
     expect(bucketOf(7, 1)).toBe(0);
   });
 
-  it('grows a minute’s bucket count by one per 200 runs, capped', () => {
+  it('grows a minute’s bucket count by one per 64 runs (slices Redis keeps compact), capped', () => {
     expect(bucketCountFor(0, 10, 100)).toBe(10);
-    expect(bucketCountFor(199, 10, 100)).toBe(10);
-    expect(bucketCountFor(200, 10, 100)).toBe(11);
+    expect(bucketCountFor(63, 10, 100)).toBe(10);
+    expect(bucketCountFor(64, 10, 100)).toBe(11);
     expect(bucketCountFor(1_000_000, 10, 100)).toBe(100);
   });
 
