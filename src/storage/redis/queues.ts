@@ -127,12 +127,8 @@ export function continuationJob(
     opts: {
       jobId: `${key}_${reason}${next}`,
       ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}),
-      // A run handed back at shutdown is due now or soon, and a retry without a backoff
-      // is a user's ask: they go before any backlog. (BullMQ promotes a delayed job to
-      // the far end of the queue whatever its order.)
-      ...orderOpts(
-        reason === 'handback' || (reason === 'retry' && delayMs <= 0) ? 'fresh-first' : 'in-order',
-      ),
+      // A run handed back at shutdown is due now or soon: it goes before any backlog.
+      ...orderOpts(reason === 'handback' ? 'fresh-first' : 'in-order'),
     },
   };
 }
