@@ -68,7 +68,7 @@ export class BackfillPacer {
     const found = await backfills.nextRuns(b, b.cursor, allowed);
     const runs = found.map((r) => runOf(b, r));
     if (runs.length > 0) {
-      if (b.round === 0) await this.d.dispatch(executeJobs(runs, 'backfill', 'in-order'));
+      if (b.round === 0) await this.d.dispatch(executeJobs(runs, 'backfill'));
       else await this.d.requeue(runs);
     }
     const last = runs.at(-1);

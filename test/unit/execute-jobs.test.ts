@@ -11,7 +11,7 @@ describe('executeJobs', () => {
     expect(job).toEqual({
       name: `42_${at}`,
       data: { timerId: 42, runAt: at, slice: 'planner', version: 3 },
-      opts: { jobId: `42_${at}`, lifo: true },
+      opts: { jobId: `42_${at}` },
     });
   });
 

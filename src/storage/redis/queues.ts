@@ -70,17 +70,8 @@ export type ExecuteJobData = RunJobData | RunBatchJobData;
 export interface ExecuteJob {
   name: string;
   data: ExecuteJobData;
-  opts: { jobId: string; delay?: number; lifo?: boolean };
+  opts: { jobId: string; delay?: number };
 }
-
-/**
- * Runs are queued freshest first (BullMQ's `lifo`): on time, the queue is empty and the
- * order makes no difference; past capacity, the runs due now go before a backlog that is
- * late already (and settled `missed` by its misfire policy once it is reached), so the
- * service is on time again as soon as the load drops, instead of after draining the
- * backlog (issue 12). Backfills keep run order.
- */
-export type QueueOrder = 'fresh-first' | 'in-order';
 
 /**
  * Runs per batch job at most. A BullMQ job costs ~0.35 ms of Redis and Node time (add,
@@ -99,13 +90,9 @@ export function runsOf(data: ExecuteJobData): RunJobData[] {
 }
 
 /** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
-export function runJob(run: QueuedRun, slice: string, order: QueueOrder = 'fresh-first'): ExecuteJob {
+export function runJob(run: QueuedRun, slice: string): ExecuteJob {
   const key = taskKey(run.timerId, run.runAt);
-  return { name: key, data: { ...queued(run), slice }, opts: { jobId: key, ...orderOpts(order) } };
-}
-
-function orderOpts(order: QueueOrder): { lifo?: true } {
-  return order === 'fresh-first' ? { lifo: true } : {};
+  return { name: key, data: { ...queued(run), slice }, opts: { jobId: key } };
 }
 
 /**
@@ -124,12 +111,7 @@ export function continuationJob(
   return {
     name: key,
     data: { ...queued(run), slice: reason },
-    opts: {
-      jobId: `${key}_${reason}${next}`,
-      ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}),
-      // A run handed back at shutdown is due now or soon: it goes before any backlog.
-      ...orderOpts(reason === 'handback' ? 'fresh-first' : 'in-order'),
-    },
+    opts: { jobId: `${key}_${reason}${next}`, ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}) },
   };
 }
 
@@ -140,14 +122,10 @@ export function continuationJob(
  * twice is queued once. A run queued twice in different jobs is still called once: the
  * executor's claim lets one copy through.
  */
-export function executeJobs(
-  runs: readonly QueuedRun[],
-  slice: string,
-  order: QueueOrder = 'fresh-first',
-): ExecuteJob[] {
+export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJob[] {
   if (runs.length === 1) {
     const [r] = runs as [QueuedRun];
-    return [runJob(r, slice, order)];
+    return [runJob(r, slice)];
   }
   const jobs: ExecuteJob[] = [];
   for (let i = 0; i < runs.length; i += RUN_BATCH_MAX) {
@@ -160,7 +138,7 @@ export function executeJobs(
     jobs.push({
       name: `${slice} ${first}Z ×${chunk.length}`,
       data: { slice, runs: chunk.map(queued) },
-      opts: { jobId: `batch_${slice.replace(/:/g, '-')}_${digest}`, ...orderOpts(order) },
+      opts: { jobId: `batch_${slice.replace(/:/g, '-')}_${digest}` },
     });
   }
   return jobs;
