@@ -17,7 +17,7 @@ const LARGEST_JOB_DECAY = 0.95;
  * Here each job is counted as it is fetched (BullMQ's `active` event comes before the
  * worker's next fetch), and a worker may hold the jobs it holds plus as many as the runs
  * still free fill at the size of the largest recent job: past capacity the backlog stays
- * in the queue, where the freshest runs go first. A worker holding nothing may fetch one.
+ * in the queue, not in this process. A worker holding nothing may fetch one.
  */
 export class IntakeLimit {
   /** Runs of the largest recent job; at first the largest a job can be, so a backlog found at start comes in a little at a time. */

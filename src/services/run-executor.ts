@@ -488,8 +488,8 @@ export class RunExecutor {
     // A continuation (a retry, or a run whose holder died) was due while the timer was
     // active and has been attempted: it goes on whatever happened since.
     const continuation = (run.afterAttempt ?? 0) > 0;
-    // A completed timer's runs are owed still: its final run may settle first under a
-    // backlog (the freshest runs go first), and completion plans no more, cancels none.
+    // A completed timer's runs are owed still: its final run may settle before earlier
+    // ones (a retry, a re-queue), and completion plans no more, cancels none.
     if (timer.status === 'inactive' && !continuation)
       return { status: 'skipped', reason: 'skipped: the timer is inactive' };
     // A calendar listing the run's date since it was planned (its re-plan races the queue).
