@@ -24,7 +24,7 @@ import {
   type ExecuteJobData,
   KEEP_COMPLETED,
   KEEP_FAILED,
-  runsOf,
+  runCountOf,
 } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
@@ -154,7 +154,7 @@ export async function startExecutor(core: Core): Promise<Role> {
           try {
             return await processJob(job, token);
           } finally {
-            intake.done(i, runsOf(job.data).length);
+            intake.done(i, runCountOf(job.data));
           }
         },
         {
@@ -174,15 +174,13 @@ export async function startExecutor(core: Core): Promise<Role> {
       ),
   );
   workers.forEach((worker, i) => {
-    worker.on('active', (job) => intake.fetched(i, runsOf(job.data).length));
-  });
-  intake.attach(workers);
-  for (const worker of workers) {
+    worker.on('active', (job) => intake.fetched(i, runCountOf(job.data)));
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {
       if (job && !(err instanceof WaitingError)) logger.error({ job: job.name, err }, 'execute job failed');
     });
-  }
+  });
+  intake.attach(workers);
   logger.info(
     {
       concurrency: config.executorConcurrency,

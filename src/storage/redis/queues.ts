@@ -84,6 +84,11 @@ export function isRunBatch(data: ExecuteJobData): data is RunBatchJobData {
   return 'runs' in data;
 }
 
+/** How many runs a job carries (without building them: asked for every job fetched). */
+export function runCountOf(data: ExecuteJobData): number {
+  return isRunBatch(data) ? data.runs.length : 1;
+}
+
 /** The runs a job carries, each with the slice it came from. */
 export function runsOf(data: ExecuteJobData): RunJobData[] {
   return isRunBatch(data) ? data.runs.map((r) => ({ ...r, slice: data.slice })) : [data];
