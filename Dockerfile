@@ -13,6 +13,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json tsconfig.client.json ./
 COPY scripts ./scripts
 COPY src ./src
+COPY http ./http
 COPY api ./api
 COPY dashboard ./dashboard
 COPY workers ./workers

@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import { createDashboard, DASHBOARD_PATH, type DashboardDeps } from '../dashboard/dashboard.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
@@ -14,7 +13,8 @@ import { newRouter } from './router.js';
 import { appTimerRoutes } from './routes/app-timers.js';
 import { appRoutes } from './routes/apps.js';
 import { auditRoutes } from './routes/audit.js';
-import { compatRoutes, respondErrorByPath } from './routes/compat-xtimer.js';
+import { compatRoutes } from './routes/compat-xtimer.js';
+import { respondErrorByPath } from './routes/compat-xtimer-envelope.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -34,12 +34,27 @@ export interface AppDeps {
   readiness: Record<string, ReadinessCheck>;
   callbackTimeoutMs: number;
   logger: Logger;
-  /** The queues board and timers page at /dashboard; left out when absent. */
-  dashboard?: Pick<DashboardDeps, 'queues' | 'auth'> | undefined;
+  /**
+   * The dashboard (the queues board and the timers, runs and audit pages), built by the
+   * caller (`createDashboard`) and served at its path and every path below it; left out
+   * when absent.
+   */
+  dashboard?: MountedApp | undefined;
   /** This process's metrics at /metrics; left out when absent. */
   metrics?: Metrics | undefined;
   /** PUBLIC_HOSTS: Host names an open-mode API answers to besides loopback (default none). */
   publicHosts?: readonly string[] | undefined;
+}
+
+/**
+ * An app of its own served under `path` (and every path below it): it is handed whole
+ * requests, with their full paths, and answers them itself. The middleware set on '*' here
+ * (browser headers, the line-break refusal, the open-mode guard) runs first; /api's
+ * authentication does not.
+ */
+export interface MountedApp {
+  path: string;
+  app: { fetch: (request: Request, env: unknown) => Response | Promise<Response> };
 }
 
 /**
@@ -128,18 +143,11 @@ export function createApp(deps: AppDeps) {
   app.route('/', docsRoutes());
   if (deps.metrics) app.route('/', metricsRoutes(deps.metrics));
   if (deps.dashboard) {
-    const dashboard = createDashboard({
-      ...deps.dashboard,
-      timers: deps.timers,
-      audit: deps.audit,
-      callbackTimeoutMs: deps.callbackTimeoutMs,
-      logger: deps.logger,
-      isAdminToken: deps.apps.adminTokenCheck,
-    });
+    const { path, app: dashboard } = deps.dashboard;
     // Whole requests, not merged routes: the dashboard matches paths its own (non-strict) way.
     const toDashboard = (c: Context) => dashboard.fetch(c.req.raw, c.env);
-    app.all(DASHBOARD_PATH, toDashboard);
-    app.all(`${DASHBOARD_PATH}/*`, toDashboard);
+    app.all(path, toDashboard);
+    app.all(`${path}/*`, toDashboard);
   }
   app.notFound((c) =>
     respondErrorByPath(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),

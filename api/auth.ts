@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Actor } from '../src/services/access.js';
 import type { AppService } from '../src/services/app-service.js';
-import { respondErrorByPath } from './routes/compat-xtimer.js';
+import { respondErrorByPath } from './routes/compat-xtimer-envelope.js';
 
 /** What the API routes find on the context: who is calling. */
 export type ApiEnv = { Variables: { actor: Actor } };

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
-import { fromZodError, respondError } from './errors.js';
+import { fromZodError, respondError } from '../http/errors.js';
 
 /**
  * A router whose request validation failures answer with the error envelope. Every

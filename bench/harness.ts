@@ -46,11 +46,18 @@ export class Child {
     env: Record<string, string> = {},
   ) {
     // The young generation npm start gives the service (package.json), for every child.
-    this.proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', script, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // BENCH_CPU_PROF_DIR=<dir> writes each child's CPU profile there when it stops.
+    const profDir = process.env.BENCH_CPU_PROF_DIR;
+    const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    this.proc = spawn(
+      process.execPath,
+      [...profile, '--max-semi-space-size=64', '--import', 'tsx', script, ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     // BENCH_LOG_DIR=<dir> keeps each child's whole output there, for a run that went wrong.
     const logDir = process.env.BENCH_LOG_DIR;
     if (logDir) mkdirSync(logDir, { recursive: true });

@@ -42,11 +42,13 @@ export async function migratorBench(timers: number, minutes: number) {
     );
     const began = performance.now();
     let lastPrint = began;
-    const result = await migration.run(start + minutes * 60_000, Date.now(), (p) => {
-      if (performance.now() - lastPrint > 2000) {
-        lastPrint = performance.now();
-        process.stdout.write(`  … ${p.phase}: ${p.runs} runs\n`);
-      }
+    const result = await migration.run(start + minutes * 60_000, Date.now(), {
+      onProgress: (p) => {
+        if (performance.now() - lastPrint > 2000) {
+          lastPrint = performance.now();
+          process.stdout.write(`  … ${p.phase}: ${p.runs} runs\n`);
+        }
+      },
     });
     const seconds = (performance.now() - began) / 1000;
     const line = {

@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
-import { statusOf, toXtimerError } from '../api/errors.js';
+import { statusOf, toXtimerError } from '../http/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { tokensEqual } from '../src/security/api-keys.js';
 import { type Actor, ADMIN, OPEN } from '../src/services/access.js';

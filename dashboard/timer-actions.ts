@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { draftFrom } from '../api/timer-draft.js';
+import { draftFrom } from '../http/timer-draft.js';
 import type { Timer } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { TimerService } from '../src/services/timer-service.js';

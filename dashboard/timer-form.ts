@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { fromZodError, statusOf } from '../api/errors.js';
-import { CreateTimerSchema, UpdateTimerSchema } from '../api/schemas/timer-schemas.js';
+import { fromZodError, statusOf } from '../http/errors.js';
+import { CreateTimerSchema, UpdateTimerSchema } from '../http/schemas/timer-schemas.js';
 import { isCredentialName, MASK } from '../src/domain/audit.js';
 import {
   HTTP_METHODS,

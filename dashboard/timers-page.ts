@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
-import { fromZodError, respondError } from '../api/errors.js';
-import { presentPreview } from '../api/presenters.js';
-import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../api/schemas/timer-schemas.js';
+import { fromZodError, respondError } from '../http/errors.js';
+import { presentPreview } from '../http/presenters.js';
+import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../http/schemas/timer-schemas.js';
 import { wallToInstant } from '../src/domain/time-zone.js';
 import { TASK_STATUSES, type TaskStatus } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';

@@ -36,6 +36,7 @@ const SOURCES = [
   'api',
   'workers',
   'dashboard',
+  'http',
   'client',
   'cli',
   'scripts',

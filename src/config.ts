@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { clusterTarget } from './storage/redis/connection.js';
 
 /**
  * The only reader of process.env. Every setting is validated at start; a bad value
@@ -71,7 +72,32 @@ const schema = z.object({
         return false;
       }
     }, 'must name a database, e.g. /xtimer'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .superRefine((u, ctx) => {
+      try {
+        if (clusterTarget(u) !== null) return;
+        if (!/^rediss?:$/.test(new URL(u).protocol)) throw new Error('');
+      } catch (err) {
+        const why = (err as Error).message;
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port for a Redis Cluster${why ? ` (${why})` : ''}`,
+        });
+      }
+    }),
+  /** A Redis Cluster's seed nodes, host:port,host:port: REDIS_URL then gives only the user, password and TLS. */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .superRefine((nodes, ctx) => {
+      try {
+        clusterTarget(`redis+cluster://${nodes}`);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `a comma list of host:port: ${(err as Error).message}` });
+      }
+    })
+    .optional(),
   XTIMER_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'letters, digits and _ . : - only, at most 32')
@@ -144,6 +170,9 @@ const schema = z.object({
 
 /** Settings whose values are never echoed in errors. */
 const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  // URLs may carry a password.
+  'MYSQL_URL',
+  'REDIS_URL',
   'DASHBOARD_PASSWORD',
   'XTIMER_ADMIN_TOKEN',
   'XTIMER_SECRET_KEY',
@@ -280,7 +309,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     port: e.PORT,
     host: e.HOST,
     mysqlUrl: e.MYSQL_URL,
-    redisUrl: e.REDIS_URL,
+    redisUrl: e.REDIS_CLUSTER_NODES ? clusterUrl(e.REDIS_URL, e.REDIS_CLUSTER_NODES) : e.REDIS_URL,
     prefix: e.XTIMER_PREFIX,
     roles: e.XTIMER_ROLES,
     buckets: e.BUCKETS,
@@ -320,6 +349,16 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** Is `host` an address only this machine can reach? */
+/** REDIS_CLUSTER_NODES as a cluster URL, with REDIS_URL's user, password and TLS. */
+function clusterUrl(redisUrl: string, nodes: string): string {
+  if (clusterTarget(redisUrl) !== null)
+    throw new ConfigError(['REDIS_CLUSTER_NODES: REDIS_URL names a cluster already; set one of the two']);
+  const url = new URL(redisUrl);
+  const auth =
+    url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+  return `${url.protocol.replace(/:$/, '')}+cluster://${auth}${nodes}`;
+}
+
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.test(host);
 }

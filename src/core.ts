@@ -12,6 +12,7 @@ import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
 import { AppRepository } from './storage/db/app-repository.js';
 import type { Database } from './storage/db/client.js';
+import { isCluster } from './storage/redis/connection.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
 import { RateLimiter } from './storage/redis/rate-limiter.js';
@@ -53,7 +54,7 @@ export function createCore(
   redis: ScriptedRedis,
   now: () => number = Date.now,
 ): Core {
-  const keys = createKeys(config.prefix);
+  const keys = createKeys(config.prefix, { cluster: isCluster(redis) });
   const queues = createQueues(redis, keys);
   const slices = new SliceStore(redis, keys, { buckets: config.buckets, maxBuckets: config.maxBuckets });
   const planner = new RunPlanner(slices, config.migrateStepMinutes, config.prereadMs, (jobs) =>

@@ -1,5 +1,5 @@
 /**
- * Typed errors with string codes. Services throw these; api/errors.ts is the one
+ * Typed errors with string codes. Services throw these; http/errors.ts is the one
  * place that turns them into HTTP statuses and the `{"error": {...}}` envelope.
  */
 export const ErrorCode = {

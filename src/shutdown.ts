@@ -1,5 +1,8 @@
 import type { Logger } from './observability/logger.js';
 
+/** A shutdown step taking this long is logged at info. */
+const SLOW_STEP_MS = 1000;
+
 interface Step {
   name: string;
   stop: () => Promise<void> | void;
@@ -43,7 +46,10 @@ export class Shutdown {
             );
           }),
         ]);
-        this.logger.debug({ step: step.name, ms: Date.now() - started }, 'stopped');
+        const ms = Date.now() - started;
+        // A slow step is what keeps a process from exiting in time: say which one it was.
+        if (ms >= SLOW_STEP_MS) this.logger.info({ step: step.name, ms }, 'stopped, slowly');
+        else this.logger.debug({ step: step.name, ms }, 'stopped');
       } catch (err) {
         this.logger.warn({ step: step.name, err }, 'shutdown step failed');
       } finally {

@@ -31,10 +31,7 @@ import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startNotifier } from './notifier.js';
-
-export interface Role {
-  close(): Promise<void>;
-}
+import type { Role } from './role.js';
 
 /**
  * The executor role: BullMQ workers on `execute`, wired to a RunExecutor. Queue
@@ -159,7 +156,7 @@ export async function startExecutor(core: Core): Promise<Role> {
         },
         {
           connection: bullConnection,
-          prefix: keys.bullPrefix(),
+          prefix: keys.bullPrefix(EXECUTE_QUEUE),
           concurrency: 1,
           // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
           // have lapsed by then, so the next executor claims them as the next attempt.

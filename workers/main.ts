@@ -5,6 +5,7 @@
  */
 import { createApp } from '../api/app.js';
 import { listen, metricsOnlyApp } from '../api/server.js';
+import { createDashboard, DASHBOARD_PATH } from '../dashboard/dashboard.js';
 import {
   type Config,
   ConfigError,
@@ -63,19 +64,27 @@ export async function main(config: Config): Promise<Shutdown> {
           : 'the API is open to the network: no XTIMER_ADMIN_TOKEN is set and XTIMER_INSECURE=1 allows it',
       );
     }
+    const apiLogger = logger.child({ component: 'api' });
+    // Served by the api app under /dashboard, after its browser headers and open-mode guard.
+    const dashboard = createDashboard({
+      timers: core.timers,
+      audit: core.audit,
+      callbackTimeoutMs: config.callbackTimeoutMs,
+      queues: core.queues,
+      auth:
+        config.dashboardUser && config.dashboardPassword
+          ? { username: config.dashboardUser, password: config.dashboardPassword }
+          : null,
+      isAdminToken: core.apps.adminTokenCheck,
+      logger: apiLogger,
+    });
     const app = createApp({
       timers: core.timers,
       apps: core.apps,
       audit: core.audit,
       callbackTimeoutMs: config.callbackTimeoutMs,
-      logger: logger.child({ component: 'api' }),
-      dashboard: {
-        queues: core.queues,
-        auth:
-          config.dashboardUser && config.dashboardPassword
-            ? { username: config.dashboardUser, password: config.dashboardPassword }
-            : null,
-      },
+      logger: apiLogger,
+      dashboard: { path: DASHBOARD_PATH, app: dashboard },
       readiness: {
         redis: async () => {
           await redis.ping();

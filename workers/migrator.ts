@@ -17,7 +17,7 @@ import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
-import type { Role } from './executor.js';
+import type { Role } from './role.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
 /** How often disabled timers whose `until` has come are resumed (a range on one index). */
@@ -130,6 +130,7 @@ export async function startMigrator(core: Core): Promise<Role> {
   return {
     async close() {
       running = false;
+      runner.stop();
       for (const t of pending.values()) clearTimeout(t);
       await Promise.all(inFlight);
     },

@@ -1,16 +1,16 @@
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Core } from '../src/core.js';
 import type { NotifyJobData } from '../src/domain/failure-event.js';
 import { NotificationFailed, type NotificationSender } from '../src/services/notification-sender.js';
+import type { RedisClient } from '../src/storage/redis/connection.js';
 import { KEEP_COMPLETED, KEEP_FAILED, NOTIFY_QUEUE } from '../src/storage/redis/queues.js';
-import type { Role } from './executor.js';
+import type { Role } from './role.js';
 
 /**
  * Part of the executor role: a BullMQ worker on `notify` sending failure notifications;
  * the queue retries each with exponential backoff (NOTIFY_ATTEMPTS tries).
  */
-export function startNotifier(core: Core, sender: NotificationSender, connection: Redis): Role {
+export function startNotifier(core: Core, sender: NotificationSender, connection: RedisClient): Role {
   const logger = core.logger.child({ component: 'notifier' });
   const worker = new Worker<NotifyJobData>(
     NOTIFY_QUEUE,
@@ -25,7 +25,7 @@ export function startNotifier(core: Core, sender: NotificationSender, connection
     },
     {
       connection,
-      prefix: core.keys.bullPrefix(),
+      prefix: core.keys.bullPrefix(NOTIFY_QUEUE),
       concurrency: 50,
       removeOnComplete: KEEP_COMPLETED,
       removeOnFail: KEEP_FAILED,

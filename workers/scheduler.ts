@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Core } from '../src/core.js';
 import { SliceScheduler, untilNextTick } from '../src/services/slice-scheduler.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
-import type { Role } from './executor.js';
+import type { Role } from './role.js';
 
 /** The scheduler role: a SliceScheduler ticking every SCHEDULER_TICK_MS, off the whole second. */
 export async function startScheduler(core: Core): Promise<Role> {

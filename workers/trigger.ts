@@ -1,6 +1,7 @@
 import { Job, WaitingError, Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
 import { SliceReader } from '../src/services/slice-reader.js';
+import { SLICE_CLAIM_TTL_MS } from '../src/services/slice-scheduler.js';
 import { abortableSleep, SliceWalker, type WalkResult } from '../src/services/slice-walker.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
@@ -13,7 +14,7 @@ import {
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
-import type { Role } from './executor.js';
+import type { Role } from './role.js';
 
 /** Lock time of a completed slice (SPEC §4): past the scheduler's previous-minute pass. */
 export const SLICE_ACK_TTL_MS = 130_000;
@@ -33,6 +34,23 @@ export async function startTrigger(core: Core): Promise<Role> {
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-trigger-bull' });
   bullConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 
+  /** The job as it is now: the scheduler may have re-claimed the slice and given it its token. */
+  const currentJob = (data: SliceJobData) =>
+    Job.fromId<SliceJobData>(queues.trigger, sliceJobId(data.minute, data.bucket));
+  /** Renews the slice's lock with the token its job holds now, or takes it back if it lapsed. */
+  const keepSliceLock = async (data: SliceJobData, ttlMs: number) => {
+    const key = keys.sliceLock(data.minute, data.bucket);
+    const job = await currentJob(data);
+    // No job: Redis lost its data (FLUSHDB), and the slice must be claimed and walked again
+    // from MySQL, so a lock that went with it is not taken back.
+    if (!job) return lock.extend(key, data.token, ttlMs);
+    return lock.keep(key, job.data.token, ttlMs);
+  };
+  /** After a failed walk: frees the slice for the next tick, unless another claim holds it. */
+  const releaseSliceLock = async (data: SliceJobData) => {
+    const job = await currentJob(data);
+    await lock.release(keys.sliceLock(data.minute, data.bucket), job?.data.token ?? data.token);
+  };
   const walker = new SliceWalker({
     reader: new SliceReader(
       core.redis,
@@ -46,12 +64,8 @@ export async function startTrigger(core: Core): Promise<Role> {
         await queues.execute.addBulk(jobs.slice(i, i + FAN_OUT_CHUNK));
       }
     },
-    async ack(data) {
-      // The scheduler may have re-claimed the slice meanwhile: ack with the token it holds now.
-      const fresh = await Job.fromId<SliceJobData>(queues.trigger, sliceJobId(data.minute, data.bucket));
-      const token = fresh?.data.token ?? data.token;
-      return lock.extend(keys.sliceLock(data.minute, data.bucket), token, SLICE_ACK_TTL_MS);
-    },
+    hold: (data) => keepSliceLock(data, SLICE_CLAIM_TTL_MS),
+    ack: (data) => keepSliceLock(data, SLICE_ACK_TTL_MS),
     metrics: core.metrics,
     prereadMs: config.prereadMs,
     logger,
@@ -62,7 +76,14 @@ export async function startTrigger(core: Core): Promise<Role> {
   const worker = new Worker<SliceJobData, WalkResult>(
     TRIGGER_QUEUE,
     async (job, token) => {
-      const result = await walker.walk(job.data, stopping.signal);
+      let result: WalkResult;
+      try {
+        result = await walker.walkOnce(job.data, job.timestamp, stopping.signal);
+      } catch (err) {
+        // Its renewals may hold the lock past the scheduler's look at the minute: let go.
+        await releaseSliceLock(job.data).catch(() => undefined);
+        throw err;
+      }
       if (result.kind === 'walked') return result;
       // Not done: give the slice straight back so another trigger continues it.
       await job.moveToWait(token);
@@ -70,7 +91,7 @@ export async function startTrigger(core: Core): Promise<Role> {
     },
     {
       connection: bullConnection,
-      prefix: keys.bullPrefix(),
+      prefix: keys.bullPrefix(TRIGGER_QUEUE),
       concurrency: config.triggerConcurrency,
       lockDuration: 10_000,
       stalledInterval: 5_000,

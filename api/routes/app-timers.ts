@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRoute, type z } from '@hono/zod-openapi';
-import { ErrorCode, XtimerError } from '../../src/errors.js';
-import type { TimerService } from '../../src/services/timer-service.js';
-import { type ApiEnv, secured } from '../auth.js';
-import { ifMatchOf, timerHeaders } from '../etag.js';
-import { presentTimer } from '../presenters.js';
-import { newRouter } from '../router.js';
+import { presentTimer } from '../../http/presenters.js';
 import {
   ApplyResultSchema,
   ApplySchema,
@@ -15,8 +10,13 @@ import {
   TimerNameParamSchema,
   TimerSchema,
   UpsertTimerSchema,
-} from '../schemas/timer-schemas.js';
-import { draftFrom } from '../timer-draft.js';
+} from '../../http/schemas/timer-schemas.js';
+import { draftFrom } from '../../http/timer-draft.js';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
+import type { TimerService } from '../../src/services/timer-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { ifMatchOf, timerHeaders } from '../etag.js';
+import { newRouter } from '../router.js';
 
 export interface AppTimerRoutesDeps {
   timers: TimerService;

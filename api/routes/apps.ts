@@ -1,7 +1,4 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { AppInfo, AppService, IssuedApp } from '../../src/services/app-service.js';
-import { type ApiEnv, secured } from '../auth.js';
-import { newRouter } from '../router.js';
 import {
   AppInfoSchema,
   AppListSchema,
@@ -10,8 +7,11 @@ import {
   IssuedAppSchema,
   RotateSchema,
   UpdateAppSchema,
-} from '../schemas/app-schemas.js';
-import { ErrorSchema } from '../schemas/timer-schemas.js';
+} from '../../http/schemas/app-schemas.js';
+import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
+import type { AppInfo, AppService, IssuedApp } from '../../src/services/app-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { newRouter } from '../router.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },

@@ -1,10 +1,10 @@
 import { createRoute, type z } from '@hono/zod-openapi';
+import { presentAuditEntry } from '../../http/presenters.js';
+import { AuditPageSchema, AuditQuerySchema } from '../../http/schemas/audit-schemas.js';
+import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
 import type { AuditService } from '../../src/services/audit-service.js';
 import { type ApiEnv, secured } from '../auth.js';
-import { presentAuditEntry } from '../presenters.js';
 import { newRouter } from '../router.js';
-import { AuditPageSchema, AuditQuerySchema } from '../schemas/audit-schemas.js';
-import { ErrorSchema } from '../schemas/timer-schemas.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { CreateTimerFields, UpdateTimerFields } from '../../http/schemas/timer-schemas.js';
 import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
 import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
 import { formatDuration } from '../../src/domain/duration.js';
 import type { Task, TaskStatus, Timer, TimerStatus } from '../../src/domain/timer.js';
 import { scheduleOf } from '../../src/domain/timer-schedule.js';
 import { ErrorCode } from '../../src/errors.js';
-import { CreateTimerFields, UpdateTimerFields } from '../schemas/timer-schemas.js';
 
 /**
  * The Go xTimer's wire format (its common/model/vo and common/consts), field for field:

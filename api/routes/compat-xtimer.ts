@@ -1,14 +1,13 @@
-import { type Context, Hono } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { Hono } from 'hono';
 import type { z } from 'zod';
+import { fromZodError } from '../../http/errors.js';
+import { draftFrom } from '../../http/timer-draft.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { ScopedTimers } from '../../src/services/scoped-timers.js';
 import type { TimerService } from '../../src/services/timer-service.js';
 import type { ApiEnv } from '../auth.js';
-import { errorHeaders, fromZodError, respondError, statusOf, toXtimerError } from '../errors.js';
-import { draftFrom } from '../timer-draft.js';
 import {
   CompatCreateSchema,
   CompatUpdateSchema,
@@ -23,6 +22,7 @@ import {
   TimerRefDto,
   UpdateTimerDto,
 } from './compat-xtimer-dto.js';
+import { BindError, envelope, respondCompatError } from './compat-xtimer-envelope.js';
 
 /**
  * Drop-in routes for clients of the Go xTimer (README "Migrating from the Go xTimer"):
@@ -35,50 +35,6 @@ export interface CompatDeps {
   timers: TimerService;
   callbackTimeoutMs: number;
   logger?: Logger;
-}
-
-/** The paths this API answers: their errors (even a 413 or an unknown route) use its envelope. */
-export const COMPAT_PATH = /^\/api\/(timer|task)\/v1\//;
-
-/** The request does not bind to the original's DTO (bad JSON, a wrong type, a missing field): gin answers 400. */
-class BindError extends XtimerError {}
-
-/**
- * Failures the original cannot produce keep their own status, so that no Go client takes
- * them for an answer: authentication (401, 403), open mode's browser defences (403, 421,
- * 415), the rate limit (429, with Retry-After), an oversized body (413), an unknown route
- * (404, as gin answers it), and server faults.
- */
-const OWN_STATUS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  ErrorCode.UNAUTHORIZED,
-  ErrorCode.FORBIDDEN,
-  ErrorCode.CROSS_SITE_REFUSED,
-  ErrorCode.HOST_NOT_ALLOWED,
-  ErrorCode.RATE_LIMITED,
-  ErrorCode.PAYLOAD_TOO_LARGE,
-  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-  ErrorCode.NOT_FOUND,
-  ErrorCode.UNAVAILABLE,
-  ErrorCode.INTERNAL,
-]);
-
-function compatStatus(e: XtimerError): ContentfulStatusCode {
-  if (e instanceof BindError || e.code === ErrorCode.INVALID_JSON) return 400;
-  return OWN_STATUS.has(e.code) ? statusOf(e.code) : 200;
-}
-
-/** vo.CodeMsg. `err` is always null: the only value a Go client can decode into its `error` field. */
-const envelope = (code: 0 | -1, msg: string) => ({ code, msg, err: null });
-
-/** An error in the original's envelope: `code: -1`, `msg` starting with the native error code. */
-export function respondCompatError(c: Context, err: unknown, logger?: Logger): Response {
-  const e = toXtimerError(err, logger);
-  return c.json(envelope(-1, `${e.code}: ${e.message}`), compatStatus(e), errorHeaders(e));
-}
-
-/** An error in the envelope of the API `c`'s path belongs to: this one's, or the native one. */
-export function respondErrorByPath(c: Context, err: unknown, logger?: Logger): Response {
-  return COMPAT_PATH.test(c.req.path) ? respondCompatError(c, err, logger) : respondError(c, err, logger);
 }
 
 /** The original's success answer: code 0, an empty msg, and the route's fields. */

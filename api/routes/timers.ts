@@ -1,9 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { ErrorCode, XtimerError } from '../../src/errors.js';
-import type { TimerService } from '../../src/services/timer-service.js';
-import { type ApiEnv, secured } from '../auth.js';
-import { fromZodError } from '../errors.js';
-import { ifMatchOf, timerHeaders } from '../etag.js';
+import { fromZodError } from '../../http/errors.js';
 import {
   presentBackfill,
   presentCalendar,
@@ -12,9 +8,8 @@ import {
   presentQueuedRun,
   presentTask,
   presentTimer,
-} from '../presenters.js';
-import { newRouter } from '../router.js';
-import { AppParamSchema } from '../schemas/app-schemas.js';
+} from '../../http/presenters.js';
+import { AppParamSchema } from '../../http/schemas/app-schemas.js';
 import {
   BackfillParamSchema,
   BackfillSchema,
@@ -41,8 +36,13 @@ import {
   TimerPreviewQuerySchema,
   TimerSchema,
   UpdateTimerSchema,
-} from '../schemas/timer-schemas.js';
-import { draftFrom, patchFrom } from '../timer-draft.js';
+} from '../../http/schemas/timer-schemas.js';
+import { draftFrom, patchFrom } from '../../http/timer-draft.js';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
+import type { TimerService } from '../../src/services/timer-service.js';
+import { type ApiEnv, secured } from '../auth.js';
+import { ifMatchOf, timerHeaders } from '../etag.js';
+import { newRouter } from '../router.js';
 
 export interface TimerRoutesDeps {
   timers: TimerService;

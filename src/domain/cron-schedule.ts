@@ -17,7 +17,8 @@ export const CRON_FIELDS_6 = ['second', ...CRON_FIELDS_5] as const;
 export const CRON_FIELDS_7 = [...CRON_FIELDS_6, 'year'] as const;
 
 const MAX_CRON_LENGTH = 128;
-const HOUR = 3600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 export interface CronSchedule {
@@ -377,7 +378,11 @@ export function expandRuns(
   return out;
 }
 
-/** The next `count` fire instants strictly after `afterMs`, searching at most `horizonMs` ahead. */
+/**
+ * The next `count` fire instants strictly after `afterMs`, searching at most `horizonMs`
+ * ahead, in spans growing fourfold from a minute: the executor asks this of every run
+ * past its misfire threshold, and an hour of an every-second cron is 3,600 instants.
+ */
 export function nextRuns(
   schedule: CronSchedule,
   timeZone: string,
@@ -387,7 +392,7 @@ export function nextRuns(
 ): number[] {
   const out: number[] = [];
   let from = afterMs + 1;
-  let span = HOUR;
+  let span = MINUTE;
   while (out.length < count && from < afterMs + horizonMs) {
     const to = Math.min(from + span, afterMs + horizonMs);
     for (const t of expandRuns(schedule, timeZone, from, to)) {

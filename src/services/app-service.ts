@@ -133,7 +133,7 @@ export class AppService {
     const until = grace > 0 ? new Date(now + grace) : null;
     const issued = await this.deps.database.transaction(async (tx) => {
       const apps = this.apps.withDb(tx.db);
-      const row = await apps.find(name, true);
+      const row = await apps.findForUpdate(name);
       if (!row) throw appNotFound(name);
       const validUntil = until?.toISOString() ?? null;
       if (what === 'key') {
@@ -174,7 +174,7 @@ export class AppService {
     if (notify) await this.deps.guard?.assertAllowed(notify.url, 'notify.url');
     await this.deps.database.transaction(async (tx) => {
       const apps = this.apps.withDb(tx.db);
-      const row = await apps.find(name, true);
+      const row = await apps.findForUpdate(name);
       if (!row) throw appNotFound(name);
       await apps.update(name, { notify: notify === null ? null : JSON.stringify(notify) });
       const fields = (n: Notify | null) => maskFields({ notify: n });

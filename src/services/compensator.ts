@@ -5,10 +5,16 @@ import { taskKey } from '../domain/task-key.js';
 import type { Timer } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
 import type { Logger } from '../observability/logger.js';
-import type { PendingRun, RunOutcome, StuckRun, TaskRepository } from '../storage/db/task-repository.js';
+import type {
+  OverdueCursor,
+  PendingRun,
+  RunOutcome,
+  StuckRun,
+  TaskRepository,
+} from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type ClaimRecord, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
-import { type QueuedRun, type Queues, requeueRuns } from '../storage/redis/queues.js';
+import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../storage/redis/queues.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import type { FailureNotifier } from './failure-notifier.js';
 
@@ -20,6 +26,12 @@ export function lostBefore(now: number): number {
   return minuteStart(now) - MINUTE;
 }
 const BATCH = 2000;
+/**
+ * Pages of overdue pending runs one pass reads at most (20,000 runs): past a backlog's
+ * runs, which it leaves to the queue, to the runs behind them it must settle (a finished
+ * run whose outcome MySQL lost is recoverable only while its claim record lasts).
+ */
+const MAX_OVERDUE_PAGES = 10;
 /** A lease counts as lapsed only this long after its end: the holder's clock may run a little behind Redis's. */
 const LEASE_GRACE_MS = 2000;
 /** A retry job may queue behind others: its backoff counts as abandoned only this long after it ended. */
@@ -93,9 +105,30 @@ export class Compensator {
     return report;
   }
 
-  /** Runs still pending in minutes no longer walked. */
+  /** Runs still pending in minutes no longer walked, page by page. */
   private async settlePending(now: number, report: CompensationReport): Promise<void> {
-    const overdue = await this.d.tasks.overduePending(lostBefore(now), BATCH);
+    const queuedFrom = await earliestQueuedDue(this.d.queues.execute);
+    let after: OverdueCursor | undefined;
+    for (let page = 0; page < MAX_OVERDUE_PAGES; page++) {
+      const overdue = await this.d.tasks.overduePending(lostBefore(now), BATCH, after);
+      await this.settleOverdue(overdue.runs, queuedFrom, now, report);
+      if (overdue.next === null) return;
+      after = overdue.next;
+    }
+  }
+
+  /**
+   * A run never claimed is lost only if the execute queue is not behind it (`queuedFrom`:
+   * when the earliest run still queued was due). Past capacity, runs wait in the queue
+   * unclaimed for minutes: a run waiting its turn is late, not lost, and queued again it
+   * was queued twice, which made everything later still (issue 12's spiral).
+   */
+  private async settleOverdue(
+    overdue: PendingRun[],
+    queuedFrom: number | null,
+    now: number,
+    report: CompensationReport,
+  ): Promise<void> {
     if (overdue.length === 0) return;
     const verdicts = await this.verdicts(overdue, now);
     const lost: PendingRun[] = [];
@@ -103,8 +136,9 @@ export class Compensator {
     const recovered: RunOutcome[] = [];
     overdue.forEach((r, i) => {
       const v = verdicts[i]!;
-      if (v.kind === 'unclaimed') lost.push(r);
-      else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
+      if (v.kind === 'unclaimed') {
+        if (queuedFrom === null || r.runAt < queuedFrom) lost.push(r);
+      } else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
       else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.attempt });
     });
     await this.recover(recovered, report);

@@ -56,6 +56,8 @@ export interface MigrationRunnerDeps {
  */
 export class MigrationRunner {
   private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
+  /** Aborted at shutdown: a migration or rebuild under way stops after the batch it is writing. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly d: MigrationRunnerDeps) {
     this.lockTimes = migrationLockTimes(d.stepMinutes);
@@ -63,6 +65,15 @@ export class MigrationRunner {
 
   get checkEveryMs(): number {
     return this.lockTimes.checkEveryMs;
+  }
+
+  /**
+   * Shutdown: the planning under way stops between batches instead of running to its end
+   * (a top-up of every-second timers writes ~100,000 runs); what it did not reach is
+   * planned by the next migrator's pass.
+   */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /** Materialises the window after the current one, unless another migrator has (or is). */
@@ -78,15 +89,24 @@ export class MigrationRunner {
     log.info({ horizon: new Date(horizon).toISOString() }, 'migration started');
     let lastLog = d.now();
     try {
-      const result = await d.migration.run(horizon, now, (p) => {
-        d.metrics.migrationProgress.set({ phase: p.phase }, p.runs);
-        if (d.now() - lastLog >= PROGRESS_EVERY_MS) {
-          lastLog = d.now();
-          log.info(p, 'migration progress');
-          // A long migration keeps its window: the working lock only lapses if we die.
-          d.lock.extend(lockKey, token, lockTimes.workingMs).catch(() => undefined);
-        }
+      const result = await d.migration.run(horizon, now, {
+        signal: this.stopping.signal,
+        onProgress: (p) => {
+          d.metrics.migrationProgress.set({ phase: p.phase }, p.runs);
+          if (d.now() - lastLog >= PROGRESS_EVERY_MS) {
+            lastLog = d.now();
+            log.info(p, 'migration progress');
+            // A long migration keeps its window: the working lock only lapses if we die.
+            d.lock.extend(lockKey, token, lockTimes.workingMs).catch(() => undefined);
+          }
+        },
       });
+      if (result.stopped) {
+        // Not done: the window goes to the next migrator at once, not when the lock lapses.
+        await d.lock.release(lockKey, token);
+        log.info(result, 'migration stopped part-way for shutdown');
+        return;
+      }
       await d.lock.extend(lockKey, token, lockTimes.doneMs);
       d.metrics.migrationRuns.inc(result.runs);
       d.metrics.migrationSeconds.observe(result.ms / 1000);
@@ -104,23 +124,26 @@ export class MigrationRunner {
   /**
    * Plans up to the horizon every active timer whose runs stop within TOP_UP_LEAD_MS: a
    * create, enable or schedule change planned only its near term (migration-window.ts).
-   * Once a minute, by whichever migrator takes the minute's lock; a failed top-up is
-   * retried by the next minute's, still ahead of the runs running out.
+   * Once a minute but a window's first, by whichever migrator takes the minute's lock; a
+   * failed top-up is retried by the next minute's, still ahead of the runs running out.
    */
   async topUp(): Promise<void> {
     const { d } = this;
     const now = d.now();
+    // A window's first minute is the migration's: it starts at the boundary and plans every
+    // timer short of the horizon, these among them. Side by side the two planned every
+    // dense timer twice, at the busiest moment. The next minute's top-up is the second chance.
+    if (now - windowAt(now, d.stepMinutes).start < MINUTE) return;
     const lockKey = d.keys.migratorLock(`top-up:${minuteKey(now)}`);
     // Kept to the end of the minute, never released: one top-up per minute.
     if (!(await d.lock.acquire(lockKey, Math.max(1000, MINUTE - (now % MINUTE))))) return;
-    const result = await d.migration.run(
-      planHorizon(now, d.stepMinutes),
-      now,
-      undefined,
-      now + TOP_UP_LEAD_MS,
-    );
+    const result = await d.migration.run(planHorizon(now, d.stepMinutes), now, {
+      selectBeforeMs: now + TOP_UP_LEAD_MS,
+      signal: this.stopping.signal,
+    });
     d.metrics.migrationRuns.inc(result.runs);
-    if (result.timers > 0) d.logger.info(result, 'top-up done');
+    if (result.stopped) d.logger.info(result, 'top-up stopped part-way for shutdown');
+    else if (result.timers > 0) d.logger.info(result, 'top-up done');
   }
 
   /** Puts MySQL's pending runs back into the slices when Redis has lost them (its marker is gone). */
@@ -133,7 +156,13 @@ export class MigrationRunner {
     try {
       const now = d.now();
       // From the previous minute (still walked by the scheduler) to the planning horizon.
-      const placed = await d.migration.rebuildSlices(now - 2 * MINUTE, planHorizon(now, d.stepMinutes));
+      const placed = await d.migration.rebuildSlices(
+        now - 2 * MINUTE,
+        planHorizon(now, d.stepMinutes),
+        this.stopping.signal,
+      );
+      // Stopped part-way: the slices are not whole, so the marker stays unset for the next migrator.
+      if (this.stopping.signal.aborted) return;
       await d.redis.set(d.keys.slicesIntact(), String(d.now()));
       if (placed > 0) d.logger.warn({ placed }, 'slices rebuilt from MySQL (Redis had lost them)');
     } finally {

@@ -19,6 +19,16 @@ export interface MigrationResult {
   timers: number;
   runs: number;
   ms: number;
+  /** Stopped part-way by its signal (shutdown): the timers not reached keep their old plan. */
+  stopped: boolean;
+}
+
+export interface MigrationRunOptions {
+  onProgress?: (p: MigrationProgress) => void;
+  /** Plan only timers whose runs stop before this (default: the horizon, the whole window). */
+  selectBeforeMs?: number;
+  /** Stops between batches: each batch written is whole (MySQL, slices, planned_until). */
+  signal?: AbortSignal;
 }
 
 export interface MigrationOptions {
@@ -95,8 +105,7 @@ export class Migration {
   async run(
     horizonMs: number,
     nowMs: number,
-    onProgress?: (p: MigrationProgress) => void,
-    selectBeforeMs = horizonMs,
+    { onProgress, selectBeforeMs = horizonMs, signal }: MigrationRunOptions = {},
   ): Promise<MigrationResult> {
     const started = Date.now();
     const floor = nowMs - this.options.maxCatchUpMs;
@@ -178,6 +187,7 @@ export class Migration {
       })();
     };
     for (const p of planned) {
+      if (signal?.aborted) break;
       for (const runAt of planWindow(p.timer, p.from, horizonMs).runAts) {
         rows.push({ timerId: p.timer.id, app: p.timer.app, runAt, version: p.timer.version });
       }
@@ -193,18 +203,18 @@ export class Migration {
     }
     if (batch.length > 0) await flush();
     await redisTail;
-    return { timers: planned.length, runs, ms: Date.now() - started };
+    return { timers: planned.length, runs, ms: Date.now() - started, stopped: signal?.aborted ?? false };
   }
 
   /**
    * Puts MySQL's pending runs in [fromMs, toMs) back into their slices: after Redis lost
    * its data, so the trigger reads Redis again instead of MySQL. Idempotent.
    */
-  async rebuildSlices(fromMs: number, toMs: number): Promise<number> {
+  async rebuildSlices(fromMs: number, toMs: number, signal?: AbortSignal): Promise<number> {
     const totals = await this.tasks.pendingPerMinute(fromMs, toMs);
     let after: { runAt: number; id: number } | null = null;
     let placed = 0;
-    for (;;) {
+    while (!signal?.aborted) {
       const page = await this.tasks.pendingPage(fromMs, toMs, after, 20_000);
       if (page.length === 0) break;
       await this.slices.addRuns(page, totals);

@@ -100,6 +100,8 @@ const IN_FLIGHT_LEASE_MARGIN_MS = 5000;
 const BACKOFF_LEASE_MARGIN_MS = 60_000;
 /** A held run whose lease ends within this is waited for: its holder is likely gone (live ones renew well before). */
 const LAPSING_LEASE_MS = 1000;
+/** Runs whose history one MySQL query reads at most (the bloom filter said maybe). */
+const HISTORY_BATCH_MAX = 500;
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
 
@@ -145,7 +147,7 @@ export class RunExecutor {
     this.historyCheck = new MicroBatcher(async (runs) => {
       const found = await d.history(runs);
       return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
-    }, 500);
+    }, HISTORY_BATCH_MAX);
   }
 
   /**
@@ -212,7 +214,15 @@ export class RunExecutor {
     const cached = await this.timerOf(run);
     const lease = await this.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
-    const x: Execution = { run, ref, owner, lease, cached, detached: false, holdsOverlap: false };
+    const x: Execution = {
+      run,
+      ref,
+      owner,
+      lease,
+      cached,
+      detached: false,
+      holdsOverlap: false,
+    };
     // A backfill's runs are past by design: they are not overdue.
     if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
     try {
@@ -288,13 +298,13 @@ export class RunExecutor {
       return this.duplicate('history');
     }
     if (row.status === 'running' && (row.leaseUntil ?? 0) > d.now()) {
-      await d.claims.release(lease.run, lease.owner, lease.attempt, false);
+      await d.claims.release(lease.run, lease.owner, lease.attempt, { attemptMade: false });
       d.leases.drop(lease);
       return this.duplicate('history');
     }
     if (row.attempts >= lease.attempt) {
       // Its holder died mid-call after Redis lost the claim: this is attempt attempts + 1.
-      await d.claims.release(lease.run, lease.owner, lease.attempt, false);
+      await d.claims.release(lease.run, lease.owner, lease.attempt, { attemptMade: false });
       d.leases.drop(lease);
       return this.claim(
         { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, row.attempts) },
@@ -570,7 +580,7 @@ export class RunExecutor {
   /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
   private async giveBack(x: Execution): Promise<RunReport> {
     await this.releaseOverlap(x);
-    await this.d.claims.release(x.ref, x.owner, x.lease.attempt, false);
+    await this.d.claims.release(x.ref, x.owner, x.lease.attempt, { attemptMade: false });
     if (x.detached) {
       const { timerId, runAt, version, afterAttempt, trigger, overlapPolicy } = x.run;
       await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });

@@ -16,9 +16,9 @@ import type {
   QueuedRunView,
   TaskQuery,
   TimerQuery,
-  TimerService,
+  TimerUseCases,
   UpsertOutcome,
-} from './timer-service.js';
+} from './timer-use-cases.js';
 
 /**
  * The timer use cases as one actor may use them (TimerService.as(actor)); what the
@@ -29,7 +29,7 @@ import type {
  */
 export class ScopedTimers {
   constructor(
-    private readonly timers: TimerService,
+    private readonly timers: TimerUseCases,
     readonly actor: Actor,
     private readonly author: ChangeAuthor,
     private readonly limiter: RateLimiter | undefined,

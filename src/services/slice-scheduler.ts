@@ -1,9 +1,11 @@
+import { forEachConcurrently } from '../domain/for-each-concurrently.js';
 import { minuteKey, minutesToScan, sliceId } from '../domain/slice.js';
 import type { Logger } from '../observability/logger.js';
 import type { Keys } from '../storage/redis/keys.js';
 import { type Queues, type SliceJobData, sliceJobId } from '../storage/redis/queues.js';
 import type { ScriptedRedis } from '../storage/redis/scripts.js';
 import type { SliceStore } from '../storage/redis/slice-store.js';
+import { SlotBatch } from '../storage/redis/slot-batch.js';
 
 /**
  * How long a claimed slice stays locked (SPEC §4): more than its minute, less than two,
@@ -17,6 +19,12 @@ export const SLICE_CLAIM_TTL_MS = 70_000;
  * threshold (CI's kill-takeover lost 8 s of runs of all timers that way).
  */
 export const SLICE_PENDING_MS = 5000;
+/**
+ * Slice jobs queued at once: a busy minute has up to MAX_BUCKETS slices, each a few round
+ * trips to queue. One at a time, 200 of them took 30 s under load, so a minute's last
+ * slices were walked late and their pending claims lapsed while they waited.
+ */
+const ENQUEUE_CONCURRENCY = 32;
 
 /**
  * Ticks fall half a tick after the whole second, never on it: cron runs land on whole
@@ -69,22 +77,26 @@ export class SliceScheduler {
         });
       }
     });
-    const pipeline = d.redis.pipeline();
-    for (const c of candidates)
-      pipeline.set(d.keys.sliceLock(c.minute, c.bucket), c.token, 'PX', SLICE_PENDING_MS, 'NX');
-    const results = (await pipeline.exec()) ?? [];
+    const batch = new SlotBatch(d.redis);
+    for (const c of candidates) {
+      const key = d.keys.sliceLock(c.minute, c.bucket);
+      batch.on(key).set(key, c.token, 'PX', SLICE_PENDING_MS, 'NX');
+    }
+    const results = await batch.exec();
+    const won = candidates.filter((_, i) => results[i]?.[1] === 'OK');
     const claimed: string[] = [];
-    for (const [i, data] of candidates.entries()) {
-      if (results[i]?.[1] !== 'OK') continue;
+    await forEachConcurrently(won, ENQUEUE_CONCURRENCY, async (data) => {
       const slice = sliceId(data.minute, data.bucket);
       try {
         await this.enqueue(data);
+        // Kept even if the pending claim lapsed during a slow enqueue and no one took it:
+        // its job is queued, and a slice left unlocked would be walked again in full.
         const key = d.keys.sliceLock(data.minute, data.bucket);
-        if ((await d.redis.extendLock(key, data.token, SLICE_CLAIM_TTL_MS)) !== 1) {
-          // Claimed again meanwhile (this enqueue took longer than SLICE_PENDING_MS): the
-          // other claim gave the job its token, and its trigger acks with that.
+        if ((await d.redis.keepLock(key, data.token, SLICE_CLAIM_TTL_MS)) !== 1) {
+          // Claimed again meanwhile: the other claim gave the job its token, and its
+          // trigger acks with that.
           d.logger.warn({ slice }, 'slice claimed again while its job was being queued');
-          continue;
+          return;
         }
         claimed.push(slice);
         d.logger.info({ slice, bucketCount: data.bucketCount }, 'slice claimed');
@@ -92,7 +104,7 @@ export class SliceScheduler {
         // The lock lapses within SLICE_PENDING_MS and the slice is claimed again.
         d.logger.error({ slice, err: (err as Error).message }, 'slice claimed but not enqueued');
       }
-    }
+    });
     return claimed;
   }
 

@@ -6,12 +6,20 @@ import type { SliceReader, SliceRunRef, WindowRead } from './slice-reader.js';
 
 const WINDOW_MS = 1000;
 const READ_TRIES = 5;
+/** How often a walk renews its slice's lock (SLICE_CLAIM_TTL_MS): a walk running late keeps it. */
+export const SLICE_HOLD_EVERY_MS = 10_000;
 
 export interface SliceWalkerDeps {
   reader: Pick<SliceReader, 'read'>;
   /** Queues a window's runs into `execute`. */
   fanOut(runs: SliceRunRef[], slice: string): Promise<void>;
-  /** Acks the walked slice (its lock → 130 s); false if the lock was lost first. */
+  /**
+   * Renews the slice's lock while it is walked (its time to live from now on); false if
+   * another claim holds it. Under overload a walk ends late: a lock that lapsed before the
+   * ack let the slice be claimed and walked again, all its runs queued twice over.
+   */
+  hold(data: SliceJobData): Promise<boolean>;
+  /** Acks the walked slice (its lock → 130 s); false if another claim holds it. */
   ack(data: SliceJobData): Promise<boolean>;
   metrics: Pick<Metrics, 'sliceLag' | 'slices'>;
   /** How far ahead of each 1 s window it is read (PREREAD_MS). */
@@ -34,7 +42,27 @@ export type WalkResult =
  * The slice is acked only when the whole minute was walked.
  */
 export class SliceWalker {
+  /** The walks under way here, by slice and the time its job was queued. */
+  private readonly underWay = new Map<string, Promise<WalkResult>>();
+
   constructor(private readonly d: SliceWalkerDeps) {}
+
+  /**
+   * Walks the slice unless this walker already walks it for the same job (`queuedAt`: when
+   * the job was queued, which a job handed back keeps): that call shares the walk. An
+   * event loop lagging past a trigger job's lock (10 s) lets BullMQ's stall check hand
+   * the job back, and the same process may fetch it again while it still walks it; four
+   * walks of one slice at once queued each of its overdue runs four times. A job queued
+   * anew (the slice claimed again after Redis lost its data) gets a walk of its own.
+   */
+  walkOnce(data: SliceJobData, queuedAt: number, stopping: AbortSignal): Promise<WalkResult> {
+    const key = `${sliceId(data.minute, data.bucket)}@${queuedAt}`;
+    const under = this.underWay.get(key);
+    if (under) return under;
+    const walk = this.walk(data, stopping).finally(() => this.underWay.delete(key));
+    this.underWay.set(key, walk);
+    return walk;
+  }
 
   async walk(data: SliceJobData, stopping: AbortSignal): Promise<WalkResult> {
     const d = this.d;
@@ -46,8 +74,13 @@ export class SliceWalker {
     let fanned = 0;
     let source: WindowRead['source'] = 'redis';
     d.metrics.sliceLag.observe(Math.max(0, d.now() - (start - d.prereadMs)) / 1000);
+    let heldAt = d.now();
     while (cursor < end) {
       if (stopping.aborted) return { kind: 'stopped' };
+      if (d.now() - heldAt >= SLICE_HOLD_EVERY_MS) {
+        heldAt = d.now();
+        if (!(await d.hold(data).catch(() => true))) log.warn('slice claimed by another while walked');
+      }
       const wait = cursor - d.prereadMs - d.now();
       if (wait > 0) {
         await d.sleep(wait, stopping);
@@ -73,7 +106,7 @@ export class SliceWalker {
       cursor = upto;
     }
     const acked = await d.ack(data);
-    if (!acked) log.warn('slice lock was lost before the ack; the slice may be walked again');
+    if (!acked) log.warn('slice claimed by another before the ack; it may be walked again');
     d.metrics.slices.inc({ acked: String(acked) });
     log.info({ runs: fanned, acked, lateMs: d.now() - end }, 'slice walked');
     return { kind: 'walked', runs: fanned, acked, source };

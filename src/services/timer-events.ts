@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../storage/redis/connection.js';
 import type { Keys } from '../storage/redis/keys.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Keys } from '../storage/redis/keys.js';
  */
 export class TimerEvents {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
@@ -26,19 +26,19 @@ export class TimerEvents {
    * reconnect (announcements may have been missed: forget everything).
    * `subscriber` must be a dedicated connection.
    */
-  async listen(subscriber: Redis, onChange: (timerId: number | null) => void): Promise<void> {
+  async listen(subscriber: RedisClient, onChange: (timerId: number | null) => void): Promise<void> {
     await this.subscribe(subscriber, this.keys.timerChanges(), (m) =>
       onChange(m === null ? null : Number(m)),
     );
   }
 
   /** Like listen, for app changes: `onChange(app)`, or `onChange(null)` after a reconnect. */
-  async listenApps(subscriber: Redis, onChange: (app: string | null) => void): Promise<void> {
+  async listenApps(subscriber: RedisClient, onChange: (app: string | null) => void): Promise<void> {
     await this.subscribe(subscriber, this.keys.appChanges(), onChange);
   }
 
   private async subscribe(
-    subscriber: Redis,
+    subscriber: RedisClient,
     channel: string,
     onMessage: (message: string | null) => void,
   ): Promise<void> {
@@ -50,6 +50,9 @@ export class TimerEvents {
       if (connectedBefore) onMessage(null);
       connectedBefore = true;
     });
+    // A cluster client moves its subscription to another node without a new 'ready'
+    // when the node it listened on fails: announcements may have been missed then too.
+    if (isCluster(subscriber)) subscriber.on('-node', () => onMessage(null));
     await subscriber.subscribe(channel);
   }
 }

@@ -1,11 +1,5 @@
 import type { TargetGuard } from '../callback/target-guard.js';
-import {
-  type ApplyStep,
-  MAX_APPLY_TIMERS,
-  type PlannedStep,
-  planApply,
-  presentablePlan,
-} from '../domain/apply-plan.js';
+import { MAX_APPLY_TIMERS, type PlannedStep, planApply, presentablePlan } from '../domain/apply-plan.js';
 import {
   type AuditAction,
   type AuditDraft,
@@ -21,14 +15,12 @@ import {
   autoPauseNote,
   callbackProblem,
   changesSchedule,
-  type Labels,
   type PauseRequest,
   type Task,
   type TaskStatus,
   type Timer,
   type TimerDraft,
   type TimerPatch,
-  type TimerStatus,
 } from '../domain/timer.js';
 import { type DefinitionDiff, diffDefinition } from '../domain/timer-definition.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
@@ -49,6 +41,18 @@ import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
+import type {
+  ApplyOptions,
+  ApplyResult,
+  Numbered,
+  NumberedTaskQuery,
+  NumberedTimerQuery,
+  QueuedRunView,
+  TaskQuery,
+  TimerQuery,
+  TimerUseCases,
+  UpsertOutcome,
+} from './timer-use-cases.js';
 
 /** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
 const APP_LOCK_TTL_MS = 3000;
@@ -84,73 +88,6 @@ export interface TimerPolicy {
   limiter?: RateLimiter | undefined;
 }
 
-export interface TimerQuery {
-  app?: string | undefined;
-  status?: TimerStatus | undefined;
-  /** Timers carrying every one of these labels. */
-  labels?: Labels | undefined;
-  /** Names holding this text, case-insensitively. */
-  nameContains?: string | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
-
-/** An offset page and the number of all matches (the xtimer-compatible API's paging). */
-export interface Numbered<T> {
-  items: T[];
-  total: number;
-}
-
-export interface NumberedTimerQuery {
-  app: string;
-  name?: string | undefined;
-  nameContains?: string | undefined;
-  offset: number;
-  limit: number;
-}
-
-export interface NumberedTaskQuery {
-  timerId: number;
-  statuses: readonly TaskStatus[];
-  offset: number;
-  limit: number;
-}
-
-export interface TaskQuery {
-  statuses?: TaskStatus[] | undefined;
-  fromMs?: number | undefined;
-  toMs?: number | undefined;
-  /** The pending runs still to come, soonest first (otherwise: history, runs at or before now, newest first). */
-  upcoming?: boolean | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
-
-/** A run made on demand (run now, retry), as the API answers it. */
-export interface QueuedRunView {
-  id: string;
-  timerId: number;
-  runAt: number;
-  status: 'pending';
-  trigger: 'manual' | 'retry';
-}
-
-/** What a PUT of a timer by name did. */
-export type UpsertOutcome = 'created' | 'replaced' | 'unchanged';
-
-/** What an apply did (or, on a dry run, would do). */
-export interface ApplyResult {
-  plan: ApplyStep[];
-  applied: boolean;
-}
-
-export interface ApplyOptions {
-  /** Delete the app's timers that the set leaves out. */
-  prune: boolean;
-  /** Only plan: change nothing. */
-  dryRun: boolean;
-}
-
 /** How many times an upsert or apply is tried again when the timers change between its plan and its lock. */
 const STALE_RETRIES = 3;
 
@@ -177,7 +114,7 @@ function defined<T extends object>(
 }
 
 /** Timer use cases: what the native and the xtimer-compatible API both call. */
-export class TimerService {
+export class TimerService implements TimerUseCases {
   private readonly timers: TimerRepository;
   private readonly tasks: TaskRepository;
   private readonly calendars: CalendarRepository;

@@ -54,6 +54,7 @@ describe('concurrent enables right before the instant', () => {
       'every run of a timer enabled in time',
       20_000,
     ).catch(() => undefined);
+    // Not a wait for the runs (those were polled for): the window a second copy would arrive in.
     await sleep(2000);
     const missing = inTime.filter((id) => !sink.deliveries.some((d) => d.taskId === `${id}_${instant}`));
     console.log(

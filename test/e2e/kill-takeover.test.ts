@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlDateTime } from '../../src/storage/db/task-repository.js';
-import { Cluster, createTimers, deliveryReport, sleep } from '../helpers/cluster.js';
+import { Cluster, createTimers, settledDeliveryReport, sleep } from '../helpers/cluster.js';
 import { seededRandom } from '../helpers/random.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
@@ -56,13 +56,7 @@ describe('kill -9 of any process', () => {
     }
     const to = Math.floor(Date.now() / 1000) * 1000 - 1000;
     // Stalled jobs are taken over within ~15 s; allow for a restart and the overdue burst.
-    await eventually(
-      () => deliveryReport(sink, ids, from, to).missing.length === 0,
-      'every run delivered',
-      60_000,
-      1000,
-    ).catch(() => undefined);
-    const report = deliveryReport(sink, ids, from, to);
+    const report = await settledDeliveryReport(sink, ids, from, to, 60_000, 1000);
     console.log(
       `kill-takeover: seed=${random.seed} kills=${kills.join(',')} expected=${report.expected} ` +
         `delivered=${report.delivered} missing=${report.missing.length} duplicates=${report.duplicates.length} ` +

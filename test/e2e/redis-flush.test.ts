@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/storage/redis/connection.js';
-import { Cluster, createTimers, deliveryReport, sleep } from '../helpers/cluster.js';
+import { Cluster, createTimers, settledDeliveryReport, sleep } from '../helpers/cluster.js';
 import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, REDIS_URL, type TestStores } from '../helpers/stores.js';
+import { createTestStores, REDIS_URL, type TestStores } from '../helpers/stores.js';
 
 /**
  * Redis data loss (issue 4): FLUSHDB of xtimer's Redis database while timers fire.
@@ -39,13 +39,7 @@ describe('FLUSHDB mid-run', () => {
 
     await sleep(30_000);
     const to = Math.floor(Date.now() / 1000) * 1000 - 2000;
-    await eventually(
-      () => deliveryReport(sink, ids, from, to).missing.length === 0,
-      'every run delivered',
-      30_000,
-      500,
-    ).catch(() => undefined);
-    const report = deliveryReport(sink, ids, from, to);
+    const report = await settledDeliveryReport(sink, ids, from, to, 30_000, 500);
     console.log(
       `redis-flush: expected=${report.expected} delivered=${report.delivered} missing=${report.missing.length} ` +
         `duplicates=${report.duplicates.length}`,

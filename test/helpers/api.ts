@@ -1,20 +1,33 @@
 import { type App, createApp } from '../../api/app.js';
-import type { BasicAuthCredentials } from '../../dashboard/dashboard.js';
+import { type BasicAuthCredentials, createDashboard, DASHBOARD_PATH } from '../../dashboard/dashboard.js';
 import type { Core } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
 
-/** The HTTP app over a test's core, driven with app.request() (no socket). */
+/**
+ * The HTTP app over a test's core, driven with app.request() (no socket), with the
+ * dashboard at /dashboard as workers/main.ts mounts it.
+ */
 export function createTestApp(
   core: Core,
   options: { dashboardAuth?: BasicAuthCredentials | null } = {},
 ): App {
+  const logger = createLogger('silent');
+  const dashboard = createDashboard({
+    timers: core.timers,
+    audit: core.audit,
+    callbackTimeoutMs: core.config.callbackTimeoutMs,
+    queues: core.queues,
+    auth: options.dashboardAuth ?? null,
+    isAdminToken: core.apps.adminTokenCheck,
+    logger,
+  });
   return createApp({
     timers: core.timers,
     apps: core.apps,
     audit: core.audit,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
-    logger: createLogger('silent'),
-    dashboard: { queues: core.queues, auth: options.dashboardAuth ?? null },
+    logger,
+    dashboard: { path: DASHBOARD_PATH, app: dashboard },
     publicHosts: core.config.publicHosts,
     readiness: {
       redis: async () => {

@@ -149,6 +149,27 @@ export function deliveryReport(
   return report;
 }
 
+/**
+ * The delivery report once nothing is missing, or as it stands at `timeoutMs` (late runs
+ * get that long to arrive; the test's assertions say what counts).
+ */
+export async function settledDeliveryReport(
+  sink: Pick<Sink, 'deliveries'>,
+  timerIds: number[],
+  from: number,
+  to: number,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<DeliveryReport> {
+  await eventually(
+    () => deliveryReport(sink, timerIds, from, to).missing.length === 0,
+    'every run delivered',
+    timeoutMs,
+    everyMs,
+  ).catch(() => undefined);
+  return deliveryReport(sink, timerIds, from, to);
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One run of a timer as the API shows it (null until it exists). */

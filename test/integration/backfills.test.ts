@@ -113,7 +113,7 @@ describe('starting a backfill', () => {
     expect(await tasks.find(timer.id, from)).toMatchObject({ status: 'pending', trigger: 'backfill' });
     // Neither the compensator nor a slice rebuild sweeps them as overdue scheduled runs.
     const overdue = await tasks.overduePending(now, 10_000);
-    expect(overdue.filter((r) => r.timerId === timer.id)).toEqual([]);
+    expect(overdue.runs.filter((r) => r.timerId === timer.id)).toEqual([]);
   });
 
   it('refuses a to after now, an empty range, more than 10,000 runs, and a range a running backfill covers', async () => {

@@ -5,7 +5,7 @@ import { Compensator } from '../../src/services/compensator.js';
 import { sqlDateTime, TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { createQueues, type Queues, type RunJobData } from '../../src/storage/redis/queues.js';
+import { createQueues, executeJobs, type Queues, type RunJobData } from '../../src/storage/redis/queues.js';
 import { RunClaims } from '../../src/storage/redis/run-claims.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
 import { testDraft } from '../helpers/timers.js';
@@ -137,6 +137,47 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     expect(await queued()).toEqual([
       expect.objectContaining({ timerId, runAt: run.runAt, slice: 'compensator' }),
     ]);
+  });
+
+  it('is left alone while the execute queue is behind it: waiting its turn, it is late, not lost', async () => {
+    const run = await runRow(5 * 60_000);
+    // An earlier run's job waits at the queue's head: the queue is worked in order.
+    const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');
+    await queues.execute.add(waiting!.name, waiting!.data, waiting!.opts);
+    expect(await compensator.run(T0)).toMatchObject({ refired: 0, missed: 0 });
+    expect(await statusOf(run)).toMatchObject({ status: 'pending' });
+    // Once the queue has moved past it unclaimed, it was lost: settled by its policy.
+    await queues.execute.obliterate({ force: true });
+    expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
+  });
+
+  it('takes its outcome from the claim record even while the queue is behind it', async () => {
+    const run = await runRow(5 * 60_000);
+    const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');
+    await queues.execute.add(waiting!.name, waiting!.data, waiting!.opts);
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'a', LEASE);
+    await claims.finish(run.ref, 'a', 1, 'succeeded');
+    expect(await compensator.run(T0)).toMatchObject({ recovered: 1, refired: 0 });
+    expect(await statusOf(run)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('reads on past a page of runs the queue is behind: runs beyond them are settled in the same pass', async () => {
+    // A page (2,000) of runs behind a waiting job, then 50 whose claim records say succeeded.
+    const waitingFor = Array.from({ length: 2000 }, (_, i) => T0 - 10 * 60_000 + i * 100);
+    const finished = Array.from({ length: 50 }, (_, i) => T0 - 5 * 60_000 + i * 1000);
+    await tasks.insertRuns(
+      [...waitingFor, ...finished].map((runAt) => ({ timerId, app: 'comp', runAt, version: 1 })),
+    );
+    const [waiting] = executeJobs([{ timerId, runAt: waitingFor[0]! }], 'slice');
+    await queues.execute.add(waiting!.name, waiting!.data, waiting!.opts);
+    clock = T0 - 60_000;
+    for (const runAt of finished) {
+      const ref = { key: taskKey(timerId, runAt), runAt };
+      await claims.claim(ref, 'a', LEASE);
+      await claims.finish(ref, 'a', 1, 'succeeded');
+    }
+    expect(await compensator.run(T0)).toMatchObject({ recovered: 50, refired: 0, missed: 0 });
   });
 
   it('is still owed when its timer completed meanwhile (its final run settled first): fired by its policy', async () => {

@@ -51,7 +51,7 @@ describe('an executor worker with a backlog queued', () => {
           intake.done(0, runsOf(job.data).length);
         }
       },
-      { connection, prefix: keys.bullPrefix(), concurrency: 1 },
+      { connection, prefix: keys.bullPrefix(EXECUTE_QUEUE), concurrency: 1 },
     );
     worker.on('active', (job) => {
       fetched++;

@@ -92,7 +92,7 @@ describe('migration', () => {
   it('materialises every active timer’s runs in [now, horizon) into MySQL and the slices, paging through timers', async () => {
     const ids = [];
     for (let i = 0; i < 20; i++) ids.push((await addTimer(`m${i}`, '* * * * *')).id);
-    const result = await migration.run(T0 + HOUR, T0, () => undefined);
+    const result = await migration.run(T0 + HOUR, T0, { onProgress: () => undefined });
     expect(result).toMatchObject({ timers: 20, runs: 20 * 60 });
     expect(await countRuns("status = 'pending'")).toBe(1200);
     const members = await sliceMembers();
@@ -175,6 +175,40 @@ describe('migration', () => {
     const [count] = await slices.bucketCounts([T0]);
     expect(count).toBe(8);
     expect((await sliceMembers()).size).toBe(300);
+  });
+
+  it('stops between batches when its signal is aborted (shutdown): what it wrote is whole, the next run plans the rest', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`s${i}`, '* * * * *');
+    const stopping = new AbortController();
+    const batched = new Migration(
+      timers,
+      tasks,
+      slices,
+      async () => undefined,
+      1500,
+      createLogger('silent'),
+      {
+        pageSize: 7,
+        flushRows: 100,
+      },
+    );
+    const first = await batched.run(T0 + HOUR, T0, {
+      signal: stopping.signal,
+      onProgress: (p) => {
+        if (p.phase === 'redis') stopping.abort();
+      },
+    });
+    expect(first.stopped).toBe(true);
+    expect(first.runs).toBeGreaterThan(0);
+    expect(first.runs).toBeLessThan(20 * 60);
+    // Every run it wrote to MySQL is in its slice too, and only those timers moved on.
+    expect(await countRuns()).toBe(first.runs);
+    expect((await sliceMembers()).size).toBe(first.runs);
+
+    const rest = await batched.run(T0 + HOUR, T0);
+    expect(rest.stopped).toBe(false);
+    expect(await countRuns()).toBe(20 * 60);
+    expect((await sliceMembers()).size).toBe(20 * 60);
   });
 
   it('rebuilds the slices from MySQL after Redis lost them', async () => {

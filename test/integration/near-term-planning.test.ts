@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Migration } from '../../src/services/migration.js';
@@ -168,7 +168,7 @@ describe('near-term planning and the top-up', () => {
       stores.config.prereadMs,
       silent,
     );
-    await migration.run(HORIZON_AT_10, clock, undefined, clock + 3 * MINUTE);
+    await migration.run(HORIZON_AT_10, clock, { selectBeforeMs: clock + 3 * MINUTE });
     expect(change).toBeUndefined();
     // The top-up's plan of the old schedule is not recorded over the change's.
     expect(await plannedUntil(timer.id)).toBe(T0 + 4 * MINUTE);
@@ -181,5 +181,54 @@ describe('near-term planning and the top-up', () => {
     // Every run of the new schedule from the change to the horizon exists.
     const missing = instants(T0 + MINUTE + 1000, HORIZON_AT_10, 2000).filter((t) => !atOrAfterChange.has(t));
     expect(missing).toEqual([]);
+  });
+
+  it('leaves a window stopped for shutdown to the next migrator at once, not when its lock lapses', async () => {
+    clock = T0 + 20_000;
+    const timer = await create('stopped', '0 * * * * *');
+    await stores.database.pool.query('UPDATE timers SET planned_until = NULL WHERE id = ?', [timer.id]);
+    await stores.database.pool.query('DELETE FROM tasks');
+    const stopping = createMigrationRunner(core, silent);
+    stopping.stop();
+    await stopping.migrate();
+    expect(await runsInMysql(timer.id)).toEqual([]);
+
+    await createMigrationRunner(core, silent).migrate();
+    expect((await runsInMysql(timer.id)).length).toBeGreaterThan(0);
+    expect(await plannedUntil(timer.id)).toBe(HORIZON_AT_10);
+  });
+
+  it('leaves a window’s first minute to the migration, so a boundary plans each timer once', async () => {
+    // Created in the minute before the 11:00 window starts: planned to 11:02.
+    clock = T0 + 59 * MINUTE + 20_000;
+    const dense = await create('dense', '* * * * * *');
+    const horizonAt11 = HORIZON_AT_10 + 60 * MINUTE;
+    const original = Migration.prototype.run;
+    let underWay = 0;
+    let most = 0;
+    const planned: number[] = [];
+    const spy = vi.spyOn(Migration.prototype, 'run').mockImplementation(async function (
+      this: Migration,
+      ...args
+    ) {
+      most = Math.max(most, ++underWay);
+      try {
+        const result = await original.apply(this, args);
+        planned.push(result.runs);
+        return result;
+      } finally {
+        underWay--;
+      }
+    });
+    try {
+      clock = T0 + 60 * MINUTE + 1000;
+      const boundary = createMigrationRunner(core, silent);
+      await Promise.all([boundary.topUp(), boundary.migrate()]);
+      expect(most).toBe(1);
+      expect(planned).toEqual([(horizonAt11 - (T0 + 62 * MINUTE)) / 1000]);
+      expect(await plannedUntil(dense.id)).toBe(horizonAt11);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -157,18 +157,18 @@ describe('a backoff', () => {
 describe('a release', () => {
   it('undoes an attempt never made, so the next owner claims the same number', async () => {
     await claims.claim(run, 'a', LEASE);
-    expect(await claims.release(run, 'a', 1, false)).toBe(true);
+    expect(await claims.release(run, 'a', 1, { attemptMade: false })).toBe(true);
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 1 });
   });
 
   it('after an attempt made, ends the lease at once and the next owner claims the next attempt', async () => {
     await claims.claim(run, 'a', LEASE);
-    await claims.release(run, 'a', 1, true);
+    await claims.release(run, 'a', 1, { attemptMade: true });
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
 
   it('is refused to an owner that does not hold the run', async () => {
     await claims.claim(run, 'a', LEASE);
-    expect(await claims.release(run, 'b', 1, false)).toBe(false);
+    expect(await claims.release(run, 'b', 1, { attemptMade: false })).toBe(false);
   });
 });

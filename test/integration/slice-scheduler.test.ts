@@ -56,6 +56,21 @@ describe('claiming a slice', () => {
     expect(await queues.trigger.getJobCounts('waiting')).toEqual({ waiting: 4 });
   });
 
+  it('keeps a slice whose pending claim lapsed while its job was being queued, rather than leave it to be walked again', async () => {
+    const later = now + 4 * 60_000;
+    // The enqueue outlasts SLICE_PENDING_MS: the pending claim is gone when it returns.
+    const slow = Object.create(queues.trigger) as Queues['trigger'];
+    slow.getJob = async (id: string) => {
+      const [minute, bucket] = id.split('_');
+      await redis.del(keys.sliceLock(minute!.replace(/-(\d\d)$/, ':$1'), Number(bucket)));
+      return queues.trigger.getJob(id);
+    };
+    const claimed = await scheduler(slow).tick(later);
+    expect(claimed).toHaveLength(4);
+    const ttl = await redis.pttl(lockOf(Date.UTC(2030, 0, 1, 10, 4), 0));
+    expect(ttl).toBeGreaterThan(SLICE_CLAIM_TTL_MS - 5000);
+  });
+
   it('leaves a slice it could not queue to the next tick within SLICE_PENDING_MS, not 70 s later', async () => {
     const later = now + 2 * 60_000;
     const failing = {

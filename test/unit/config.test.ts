@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, ROLES } from '../../src/config.js';
+import { clusterTarget } from '../../src/storage/redis/connection.js';
 
 /** SPEC §8: settings come from the environment, validated at start, failing with the setting's name. */
 
@@ -106,5 +107,40 @@ describe('loadConfig', () => {
       expect(problems).toContain('PORT');
       expect(problems).toContain('LOG_LEVEL');
     }
+  });
+});
+
+describe('a Redis Cluster in the settings', () => {
+  it('takes a cluster URL in REDIS_URL, with its user, password and TLS', () => {
+    const url = 'rediss+cluster://app:s%40cret@10.0.0.1:7000,10.0.0.2:7001';
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    expect(clusterTarget(url)).toEqual({
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+      ],
+      username: 'app',
+      password: 's@cret',
+      tls: true,
+    });
+    expect(clusterTarget('redis://127.0.0.1:6379')).toBeNull();
+  });
+
+  it('builds the cluster URL from REDIS_CLUSTER_NODES and REDIS_URL’s credentials', () => {
+    const config = loadConfig({
+      REDIS_URL: 'redis://:pw@ignored:6379',
+      REDIS_CLUSTER_NODES: 'a:7000,b:7001',
+    });
+    expect(config.redisUrl).toBe('redis+cluster://:pw@a:7000,b:7001');
+    expect(clusterTarget(config.redisUrl)).toMatchObject({
+      nodes: [{ host: 'a' }, { host: 'b' }],
+      password: 'pw',
+    });
+  });
+
+  it('refuses a cluster URL without host:port nodes, and a node list that is not one', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis+cluster://10.0.0.1' })).toThrow(/REDIS_URL.*not a host:port/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:7000;b:7001' })).toThrow(/REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL/);
   });
 });

@@ -24,9 +24,14 @@ export class AppRepository {
     }
   }
 
-  async find(name: string, forUpdate = false): Promise<AppRow | null> {
-    const q = this.db.select().from(apps).where(eq(apps.name, name));
-    const rows = forUpdate ? await q.for('update') : await q;
+  async find(name: string): Promise<AppRow | null> {
+    const rows = await this.db.select().from(apps).where(eq(apps.name, name));
+    return rows[0] ?? null;
+  }
+
+  /** The app's row, locked until the transaction this repository runs in ends. */
+  async findForUpdate(name: string): Promise<AppRow | null> {
+    const rows = await this.db.select().from(apps).where(eq(apps.name, name)).for('update');
     return rows[0] ?? null;
   }
 

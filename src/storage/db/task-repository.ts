@@ -101,6 +101,18 @@ interface PendingRow {
   timer_version: number;
 }
 
+/** Where a page of overdue runs ended: its last row's (run_at, id), the order of `tasks_status_run_idx`. */
+export interface OverdueCursor {
+  runAt: number;
+  id: number;
+}
+
+export interface OverduePage {
+  runs: PendingRun[];
+  /** Where the next page starts; null when this one was the last. */
+  next: OverdueCursor | null;
+}
+
 function toPendingRun(r: PendingRow): PendingRun {
   return { timerId: Number(r.timer_id), runAt: r.run_at.getTime(), version: Number(r.timer_version) };
 }
@@ -436,13 +448,26 @@ export class TaskRepository {
   }
 
   /** The oldest runs still pending and due before `beforeMs`. */
-  async overduePending(beforeMs: number, limit: number): Promise<PendingRun[]> {
+  /**
+   * Pending runs due before `beforeMs`, oldest first, a page at a time: pass the page's
+   * `next` to read on past runs the caller leaves pending.
+   */
+  async overduePending(beforeMs: number, limit: number, after?: OverdueCursor): Promise<OverduePage> {
     const [rows] = await this.pool.query(
-      `SELECT timer_id, run_at, timer_version FROM tasks
-        WHERE status = 'pending' AND run_at < ? AND ${NOT_BACKFILL} ORDER BY run_at LIMIT ?`,
-      [new Date(beforeMs), limit],
+      `SELECT id, timer_id, run_at, timer_version FROM tasks
+        WHERE status = 'pending' AND run_at < ? AND ${NOT_BACKFILL}
+          ${after ? 'AND (run_at > ? OR (run_at = ? AND id > ?))' : ''}
+        ORDER BY run_at, id LIMIT ?`,
+      after
+        ? [new Date(beforeMs), new Date(after.runAt), new Date(after.runAt), after.id, limit]
+        : [new Date(beforeMs), limit],
     );
-    return (rows as PendingRow[]).map(toPendingRun);
+    const page = rows as Array<PendingRow & { id: number }>;
+    const last = page.at(-1);
+    return {
+      runs: page.map(toPendingRun),
+      next: page.length === limit && last ? { runAt: last.run_at.getTime(), id: Number(last.id) } : null,
+    };
   }
 
   /** The oldest runs still running whose lease ended before `beforeMs`. */
@@ -473,7 +498,6 @@ export class TaskRepository {
     }
   }
 
-  /** Deletes up to `limit` runs of `status` due before `beforeMs`; returns how many. */
   /** How many runs listForTimer can list (kept failures included). */
   async countForTimer(timerId: number, statuses?: readonly TaskStatus[]): Promise<number> {
     const count = async (t: RunTable) => {

@@ -1,18 +1,86 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type { Redis };
 
+/** Every xtimer connection: one Redis, or a Redis Cluster (REDIS_URL `redis+cluster://…`). */
+export type RedisClient = Redis | Cluster;
+
+/** A Redis Cluster's seed nodes and credentials, from `redis+cluster://[user:pass@]host:port,host:port`. */
+export interface ClusterTarget {
+  nodes: Array<{ host: string; port: number }>;
+  username?: string | undefined;
+  password?: string | undefined;
+  tls: boolean;
+}
+
+const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)\/?$/;
+const NODE = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
 /**
- * A Redis connection. BullMQ needs `maxRetriesPerRequest: null` on the connections it
- * is given (it blocks on some), so every connection is made that way: commands wait
- * through a reconnect instead of failing after 20 tries.
+ * The cluster a REDIS_URL names (`redis+cluster://…`, `rediss+cluster://…` for TLS), null
+ * for a plain `redis://` URL. Throws on a cluster URL that names no valid host:port.
  */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function clusterTarget(url: string): ClusterTarget | null {
+  if (!/^rediss?\+cluster:/.test(url)) return null;
+  const m = CLUSTER_URL.exec(url);
+  if (!m) throw new Error('a cluster URL reads redis+cluster://[user:password@]host:port,host:port');
+  const nodes = m[4]!.split(',').map((spec) => {
+    const node = NODE.exec(spec.trim());
+    const port = Number(node?.[2]);
+    if (!node || port < 1 || port > 65_535) throw new Error(`"${spec}" is not a host:port`);
+    return { host: node[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+  const decode = (v: string | undefined) => {
+    if (!v) return undefined;
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      throw new Error('the user or password has a % that is not an escape: write it as %25');
+    }
+  };
+  return { nodes, username: decode(m[2]), password: decode(m[3]), tls: m[1] === 'rediss' };
+}
+
+export function isCluster(redis: RedisClient): redis is Cluster {
+  return redis.isCluster;
+}
+
+/** Back off to at most 2 s between reconnects; never give up. */
+const reconnectDelay = (times: number) => Math.min(times * 100, 2000);
+
+/**
+ * A Redis connection, or a Redis Cluster client when the URL names a cluster. BullMQ
+ * needs `maxRetriesPerRequest: null` on the connections it is given (it blocks on some),
+ * so every connection is made that way: commands wait through a reconnect (a cluster's
+ * failover) instead of failing after 20 tries.
+ */
+export function createRedis(url: string, options: RedisOptions = {}): RedisClient {
+  const base: RedisOptions = {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
-    // Back off to at most 2 s between reconnects; never give up.
-    retryStrategy: (times) => Math.min(times * 100, 2000),
+    retryStrategy: reconnectDelay,
     ...options,
+  };
+  const cluster = clusterTarget(url);
+  if (cluster === null) return new Redis(url, base);
+  // A cluster reconnects per node itself; the options that concern the whole client go up a level.
+  const { retryStrategy: _perNode, enableAutoPipelining, ...redisOptions } = base;
+  return new Cluster(cluster.nodes, {
+    redisOptions: {
+      ...redisOptions,
+      ...(cluster.username ? { username: cluster.username } : {}),
+      ...(cluster.password ? { password: cluster.password } : {}),
+      ...(cluster.tls ? { tls: {} } : {}),
+    },
+    enableAutoPipelining: enableAutoPipelining ?? false,
+    enableReadyCheck: true,
+    clusterRetryStrategy: reconnectDelay,
+    // Through a failover (a master's replica takes over within a few seconds), commands
+    // are retried rather than failed: MOVED/ASK and CLUSTERDOWN are waited out.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnTryAgain: 200,
+    maxRedirections: 100,
+    slotsRefreshTimeout: 2000,
   });
 }

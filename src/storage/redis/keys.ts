@@ -1,6 +1,8 @@
 /**
  * Every Redis key xtimer uses, built in one place (SPEC §4). Times in keys are UTC.
- * Each key is used on its own by the scripts, so the layout is Redis Cluster safe.
+ * Redis Cluster safe: a script touches keys of one hash tag only (a day's claims and
+ * bloom filter; one timer's overlap slots), and commands on many keys are sent per slot
+ * (SlotBatch). Untagged keys (slices, locks, bucket counts) spread over the masters.
  */
 export interface Keys {
   slice(minuteKey: string, bucket: number): string;
@@ -28,11 +30,21 @@ export interface Keys {
   appChanges(): string;
   /** Mutating API calls of one app in one rate-limit window. */
   rateLimit(app: string, window: number): string;
-  /** BullMQ prefix: hash-tagged so each queue's keys share one cluster slot. */
-  bullPrefix(): string;
+  /**
+   * BullMQ prefix of `queue`: hash-tagged so that each queue's keys share one cluster
+   * slot. On a Redis Cluster each queue has a tag of its own, so the queues spread over
+   * the masters; on one Redis they share the one tag they always had (a new tag would
+   * strand the jobs queued under the old one at an upgrade).
+   */
+  bullPrefix(queue: string): string;
 }
 
-export function createKeys(prefix: string): Keys {
+export interface KeyOptions {
+  /** The keys are for a Redis Cluster: each BullMQ queue gets a hash tag of its own. */
+  cluster?: boolean | undefined;
+}
+
+export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
   const tag = prefix.replace(/:+$/, '');
   return {
     slice: (minute, bucket) => `${prefix}slice:${minute}_${bucket}`,
@@ -48,6 +60,6 @@ export function createKeys(prefix: string): Keys {
     timerChanges: () => `${prefix}timer-changes`,
     appChanges: () => `${prefix}app-changes`,
     rateLimit: (app, window) => `${prefix}ratelimit:${app}:${window}`,
-    bullPrefix: () => `{${tag}}`,
+    bullPrefix: (queue) => (options.cluster ? `{${tag}:${queue}}` : `{${tag}}`),
   };
 }

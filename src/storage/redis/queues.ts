@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type DefaultJobOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { NotifyJobData } from '../../domain/failure-event.js';
 import { taskKey } from '../../domain/task-key.js';
 import type { OverlapPolicy, RunTrigger } from '../../domain/timer.js';
+import type { RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 
 /** BullMQ queues (SPEC §2): slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
@@ -149,6 +149,33 @@ export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJ
   return jobs;
 }
 
+/**
+ * Active jobs earliestQueuedDue reads at most (executors may hold thousands). Runs of an
+ * unread one may pass for lost and be queued again: their claim lets only one call through.
+ */
+const ACTIVE_JOBS_READ = 1000;
+
+/**
+ * When the earliest scheduled run still in `execute` was due: of the job workers take
+ * next (the queue is worked in the order it was filled: BullMQ pops the end this reads)
+ * and of the jobs workers hold (their runs wait there for a permit, unclaimed). Null when
+ * the queue holds none. Backfills and retries are left out: their runs are past by design,
+ * or claimed already.
+ */
+export async function earliestQueuedDue(execute: Queue<ExecuteJobData>): Promise<number | null> {
+  const jobs = [
+    ...(await execute.getJobs(['wait'], 0, 0, true)),
+    ...(await execute.getJobs(['active'], 0, ACTIVE_JOBS_READ - 1)),
+  ];
+  let earliest: number | null = null;
+  for (const job of jobs) {
+    if (!job || job.data.slice === 'retry') continue;
+    for (const r of runsOf(job.data))
+      if (r.trigger !== 'backfill' && (earliest === null || r.runAt < earliest)) earliest = r.runAt;
+  }
+  return earliest;
+}
+
 /** Kept long enough to answer "what happened to timer 42 at 10:05:03" on the board. */
 export const KEEP_COMPLETED = { age: 3600, count: 20_000 } as const;
 export const KEEP_FAILED = { age: 7 * 24 * 3600, count: 20_000 } as const;
@@ -195,13 +222,20 @@ export interface Queues {
 /** A notification is tried this often, with exponential backoff from a second (~4 min in all). */
 export const NOTIFY_ATTEMPTS = 8;
 
-export function createQueues(connection: Redis, keys: Keys): Queues {
-  const prefix = keys.bullPrefix();
-  const trigger = new Queue<SliceJobData>(TRIGGER_QUEUE, { connection, prefix, defaultJobOptions });
-  const execute = new Queue<ExecuteJobData>(EXECUTE_QUEUE, { connection, prefix, defaultJobOptions });
+export function createQueues(connection: RedisClient, keys: Keys): Queues {
+  const trigger = new Queue<SliceJobData>(TRIGGER_QUEUE, {
+    connection,
+    prefix: keys.bullPrefix(TRIGGER_QUEUE),
+    defaultJobOptions,
+  });
+  const execute = new Queue<ExecuteJobData>(EXECUTE_QUEUE, {
+    connection,
+    prefix: keys.bullPrefix(EXECUTE_QUEUE),
+    defaultJobOptions,
+  });
   const notify = new Queue<NotifyJobData>(NOTIFY_QUEUE, {
     connection,
-    prefix,
+    prefix: keys.bullPrefix(NOTIFY_QUEUE),
     defaultJobOptions: {
       ...defaultJobOptions,
       attempts: NOTIFY_ATTEMPTS,

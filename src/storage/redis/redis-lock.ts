@@ -26,6 +26,11 @@ export class RedisLock {
     return (await this.redis.extendLock(key, token, ttlMs)) === 1;
   }
 
+  /** Extends the lock for `token`, or takes it again if it lapsed and is free; false if another holds it. */
+  async keep(key: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.keepLock(key, token, ttlMs)) === 1;
+  }
+
   async release(key: string, token: string): Promise<boolean> {
     return (await this.redis.releaseLock(key, token)) === 1;
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 
 /**
@@ -13,7 +13,7 @@ export class RedisLossWatch {
   private readonly listeners: Array<() => void> = [];
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly everyMs = 100,
     /** How long after the marker is back a loss is still suspected (runs claimed before it). */

@@ -5,6 +5,7 @@ import { type BloomAnswer, type BloomSettings, bloomOffsets, DEFAULT_BLOOM } fro
 import { type ClaimRecord, type FinalStatus, parseClaimRecord } from './claim-record.js';
 import type { Keys } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
+import { SlotBatch } from './slot-batch.js';
 
 export type { FinalStatus } from './claim-record.js';
 
@@ -134,9 +135,17 @@ export class RunClaims {
     return retryAt > 0 ? retryAt : null;
   }
 
-  /** Ends this owner's lease at once; `attemptMade` false undoes the claimed attempt. */
-  async release(run: RunRef, owner: string, attempt: number, attemptMade: boolean): Promise<boolean> {
-    return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, attemptMade ? 0 : 1)) === 1;
+  /**
+   * Ends this owner's lease at once. Unless the call was made (`attemptMade`), the claimed
+   * attempt is undone: the next claim is the same attempt again.
+   */
+  async release(
+    run: RunRef,
+    owner: string,
+    attempt: number,
+    how: { attemptMade: boolean },
+  ): Promise<boolean> {
+    return (await this.redis.releaseRun(this.keyOf(run), owner, attempt, how.attemptMade ? 0 : 1)) === 1;
   }
 
   /**
@@ -148,13 +157,18 @@ export class RunClaims {
     return (await this.redis.reopenRun(this.keyOf(run), attempts, this.options.keepMs, this.clock())) === 1;
   }
 
-  /** The claim records of several runs (null where there is none), one pipelined GET each. */
+  /**
+   * The claim records of several runs (null where there is none), one pipelined GET each.
+   * A failed GET throws: read as "no record", it would pass a held run for a lost one.
+   */
   async peek(runs: readonly RunRef[]): Promise<Array<ClaimRecord | null>> {
     if (runs.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const run of runs) pipeline.get(this.keyOf(run));
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([err, record]) => (err ? null : parseClaimRecord(record as string | null)));
+    const batch = new SlotBatch(this.redis);
+    for (const run of runs) {
+      const key = this.keyOf(run);
+      batch.on(key).get(key);
+    }
+    return (await batch.execOrThrow()).map((record) => parseClaimRecord(record as string | null));
   }
 
   private clock(): number {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 
 /**
  * Loads every `lua/name-N.lua` script onto a connection with defineCommand, the way
@@ -34,6 +34,7 @@ const scripts = readdirSync(LUA_DIR)
 
 export interface XtimerCommands {
   extendLock(key: string, token: string, ttlMs: number): Promise<number>;
+  keepLock(key: string, token: string, ttlMs: number): Promise<number>;
   releaseLock(key: string, token: string): Promise<number>;
   raiseBucketCount(key: string, wanted: number, expireAtMs: number): Promise<number>;
   /** claim-runs.lua: numKeys, keys…, args… (see the script's header). */
@@ -56,9 +57,9 @@ export interface XtimerCommands {
   holdSlot(key: string, holder: string, ttlMs: number): Promise<number>;
 }
 
-export type ScriptedRedis = Redis & XtimerCommands;
+export type ScriptedRedis = RedisClient & XtimerCommands;
 
-export function withScripts(redis: Redis): ScriptedRedis {
+export function withScripts(redis: RedisClient): ScriptedRedis {
   for (const s of scripts) {
     if (s.name in redis) continue;
     redis.defineCommand(

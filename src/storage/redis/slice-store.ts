@@ -4,6 +4,12 @@ import { bucketCountFor, bucketOf, MINUTE, minuteKey, minuteStart } from '../../
 import { sliceMember } from '../../domain/task-key.js';
 import type { Keys } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
+import { SlotBatch } from './slot-batch.js';
+
+/** A pipeline with the raise-bucket-count script on it. */
+type ScriptedPipeline = ChainableCommander & {
+  raiseBucketCount(key: string, wanted: number, expireAtMs: number): ChainableCommander;
+};
 
 /** Slices live 24 h past their minute (SPEC §4). */
 export const SLICE_TTL_MS = 24 * 3600_000;
@@ -49,8 +55,7 @@ export class SliceStore {
     const counts = await this.raiseBucketCounts(
       minutes.map((m) => [m, minuteTotals?.get(m) ?? byMinute.get(m)!.length] as const),
     );
-    let pipeline = this.redis.pipeline();
-    let queued = 0;
+    const batch = new SlotBatch(this.redis);
     for (let i = 0; i < minutes.length; i++) {
       const m = minutes[i]!;
       const count = counts[i]!;
@@ -59,19 +64,13 @@ export class SliceStore {
       for (const [bucket, bucketRuns] of perBucket) {
         const key = this.keys.slice(minute, bucket);
         const args = bucketRuns.flatMap((r) => [r.runAt, sliceMember(r.timerId, r.runAt, r.version)]);
-        for (let j = 0; j < args.length; j += ZADD_CHUNK * 2) {
-          pipeline.zadd(key, ...args.slice(j, j + ZADD_CHUNK * 2));
-          queued++;
-        }
-        pipeline.pexpireat(key, m + MINUTE + SLICE_TTL_MS);
+        for (let j = 0; j < args.length; j += ZADD_CHUNK * 2)
+          batch.on(key).zadd(key, ...args.slice(j, j + ZADD_CHUNK * 2));
+        batch.on(key).pexpireat(key, m + MINUTE + SLICE_TTL_MS);
       }
-      if (queued >= 200) {
-        await execOrThrow(pipeline);
-        pipeline = this.redis.pipeline();
-        queued = 0;
-      }
+      if (batch.size >= 200) await batch.execOrThrow();
     }
-    await execOrThrow(pipeline);
+    await batch.execOrThrow();
   }
 
   /** Removes runs (as planned: same version) from every bucket their minute has (their placement count is not recorded). */
@@ -85,18 +84,26 @@ export class SliceStore {
     );
     const minutes = [...byMinute.keys()];
     const counts = await this.bucketCounts(minutes);
-    const pipeline = this.redis.pipeline();
+    const batch = new SlotBatch(this.redis);
     minutes.forEach((m, i) => {
       const count = counts[i] ?? this.settings.buckets;
-      for (let b = 0; b < count; b++) pipeline.zrem(this.keys.slice(minuteKey(m), b), ...byMinute.get(m)!);
+      for (let b = 0; b < count; b++) {
+        const key = this.keys.slice(minuteKey(m), b);
+        batch.on(key).zrem(key, ...byMinute.get(m)!);
+      }
     });
-    await execOrThrow(pipeline);
+    await batch.execOrThrow();
   }
 
   /** The bucket count of each minute, or null where none was ever set (no runs placed, or Redis lost it). */
   async bucketCounts(minutes: readonly number[]): Promise<(number | null)[]> {
     if (minutes.length === 0) return [];
-    const values = await this.redis.mget(minutes.map((m) => this.keys.bucketCount(minuteKey(m))));
+    const batch = new SlotBatch(this.redis);
+    for (const m of minutes) {
+      const key = this.keys.bucketCount(minuteKey(m));
+      batch.on(key).get(key);
+    }
+    const values = (await batch.execOrThrow()) as Array<string | null>;
     return values.map((v) => (v === null ? null : Number(v)));
   }
 
@@ -114,25 +121,13 @@ export class SliceStore {
   }
 
   private async raiseBucketCounts(minutes: ReadonlyArray<readonly [number, number]>): Promise<number[]> {
-    const pipeline = this.redis.pipeline() as ChainableCommander & {
-      raiseBucketCount(key: string, wanted: number, expireAtMs: number): ChainableCommander;
-    };
+    const batch = new SlotBatch(this.redis);
     for (const [m, runs] of minutes) {
       const wanted = bucketCountFor(runs, this.settings.buckets, this.settings.maxBuckets);
-      pipeline.raiseBucketCount(this.keys.bucketCount(minuteKey(m)), wanted, m + MINUTE + SLICE_TTL_MS);
+      const key = this.keys.bucketCount(minuteKey(m));
+      (batch.on(key) as ScriptedPipeline).raiseBucketCount(key, wanted, m + MINUTE + SLICE_TTL_MS);
     }
-    const results = await execOrThrow(pipeline);
+    const results = await batch.execOrThrow();
     return results.map((r) => Number(r));
   }
-}
-
-/** Runs a pipeline and throws its first command error (ioredis reports them per command). */
-export async function execOrThrow(pipeline: ChainableCommander): Promise<unknown[]> {
-  const results = (await pipeline.exec()) ?? [];
-  const out: unknown[] = [];
-  for (const [err, value] of results) {
-    if (err) throw err;
-    out.push(value);
-  }
-  return out;
 }

@@ -7,7 +7,7 @@ import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import { scheduleOf } from '../src/domain/timer-schedule.js';
 import type { BackfillView } from '../src/services/backfill-service.js';
-import type { QueuedRunView } from '../src/services/timer-service.js';
+import type { QueuedRunView } from '../src/services/timer-use-cases.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
 export function presentTimer(t: Timer) {

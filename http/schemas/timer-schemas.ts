@@ -23,7 +23,7 @@ import { ErrorCode } from '../../src/errors.js';
 /**
  * Request and response schemas of the native API. The same schemas validate
  * requests and generate /openapi.json. An issue carrying `params.code` names its
- * error code; api/errors.ts maps the rest by field.
+ * error code; http/errors.ts maps the rest by field.
  */
 
 const withCode = (code: ErrorCode) => ({ params: { code } });
@@ -668,12 +668,14 @@ export const TaskSchema = z
   })
   .openapi('Task');
 
+/** A positive integer id as written in a path or query string, read as a number. */
+export const PositiveIdSchema = z
+  .string()
+  .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
+  .transform(Number);
+
 export const IdParamSchema = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
-    .transform(Number)
-    .openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
+  id: PositiveIdSchema.openapi({ param: { name: 'id', in: 'path' }, example: '42' }),
 });
 
 export const TimerNameParamSchema = z.object({
@@ -727,11 +729,7 @@ export const StartBackfillSchema = z
   .openapi('StartBackfill');
 
 export const BackfillParamSchema = IdParamSchema.extend({
-  backfillId: z
-    .string()
-    .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
-    .transform(Number)
-    .openapi({ param: { name: 'backfillId', in: 'path' }, example: '7' }),
+  backfillId: PositiveIdSchema.openapi({ param: { name: 'backfillId', in: 'path' }, example: '7' }),
 });
 
 const BackfillProgressSchema = z

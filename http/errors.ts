@@ -8,7 +8,8 @@ import type { Logger } from '../src/observability/logger.js';
 
 /**
  * The one place typed errors become HTTP: a status and the envelope
- * `{"error": {"code", "message", "details"?}}` (SPEC §7).
+ * `{"error": {"code", "message", "details"?}}` (SPEC §7). Here, under both api/ and
+ * dashboard/, because both answer errors this way.
  */
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {

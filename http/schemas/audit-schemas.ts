@@ -1,17 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { AUDIT_ACTIONS } from '../../src/domain/audit.js';
-import { AppSchema, CursorSchema, LimitSchema, page } from './timer-schemas.js';
+import { AppSchema, CursorSchema, LimitSchema, PositiveIdSchema, page } from './timer-schemas.js';
 
 /** The audit log's query and entries (README "Audit log"). */
 
 export const AuditQuerySchema = z.object({
   app: AppSchema.optional(),
-  timerId: z
-    .string()
-    .regex(/^[1-9][0-9]{0,14}$/, 'must be a positive integer id')
-    .transform(Number)
-    .optional()
-    .openapi({ type: 'string', example: '42' }),
+  timerId: PositiveIdSchema.optional().openapi({ type: 'string', example: '42' }),
   batchId: z
     .string()
     .min(1)
