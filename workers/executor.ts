@@ -42,7 +42,8 @@ import type { Role } from './role.js';
 export async function startExecutor(core: Core): Promise<Role> {
   const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'executor' });
-  // Claims and bloom checks of runs arriving together go out in one pipeline.
+  // Claims and bloom checks of runs arriving together go out in one pipeline (on one
+  // Redis: a cluster's connections are never auto-pipelined, see createRedis).
   const fast = withScripts(
     createRedis(config.redisUrl, { enableAutoPipelining: true, connectionName: 'xtimer-executor' }),
   );
@@ -174,7 +175,12 @@ export async function startExecutor(core: Core): Promise<Role> {
     worker.on('active', (job) => intake.fetched(i, runCountOf(job.data)));
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     worker.on('failed', (job, err) => {
-      if (job && !(err instanceof WaitingError)) logger.error({ job: job.name, err }, 'execute job failed');
+      if (!job || err instanceof WaitingError) return;
+      const retried = job.attemptsMade < (job.opts.attempts ?? 1);
+      logger[retried ? 'warn' : 'error'](
+        { job: job.name, attemptsMade: job.attemptsMade, err },
+        retried ? 'execute job failed; it is tried again' : 'execute job failed',
+      );
     });
   });
   intake.attach(workers);

@@ -120,6 +120,8 @@ interface Execution {
   detached: boolean;
   /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
   holdsOverlap: boolean;
+  /** The call went out (from then on the attempt counts, whatever happens). */
+  sent: boolean;
 }
 
 /** Why a run is settled without a call. */
@@ -222,11 +224,18 @@ export class RunExecutor {
       cached,
       detached: false,
       holdsOverlap: false,
+      sent: false,
     };
     // A backfill's runs are past by design: they are not overdue.
     if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
     try {
       return await this.afterClaim(x, handOff);
+    } catch (err) {
+      // Failed before its call went out (Redis or MySQL unreachable for a moment): the
+      // attempt is undone, so the job's next try claims the run again at once. Held
+      // until its lease lapsed, it would wait for the compensator, minutes later.
+      if (!x.sent && !x.detached) await this.undoClaim(x.lease);
+      throw err;
     } finally {
       this.unsent.delete(x.lease);
       this.d.leases.drop(x.lease);
@@ -254,8 +263,14 @@ export class RunExecutor {
       const claim = await d.claims.claim(ref, owner, leaseMs, run.afterAttempt ?? 0);
       if (claim.outcome === 'claimed') {
         const lease = d.leases.hold(ref, owner, claim.attempt, requestedAt, leaseMs);
-        const next = await this.checkHistory(run, lease, claim.bloom);
-        return next ?? lease;
+        try {
+          return (await this.checkHistory(run, lease, claim.bloom)) ?? lease;
+        } catch (err) {
+          // Not dropped, the lease would be renewed for as long as this process lives.
+          d.leases.drop(lease);
+          await this.undoClaim(lease);
+          throw err;
+        }
       }
       if (claim.outcome === 'done') {
         // The compensator re-queues runs MySQL still shows pending: if the outcome write was
@@ -348,6 +363,7 @@ export class RunExecutor {
         call = await this.prepare(x.cached.timer as Timer, x);
       }
       this.unsent.delete(x.lease);
+      x.sent = true;
       return await this.send(x, x.cached.timer as Timer, call);
     } finally {
       d.slots.give(timer.app);
@@ -575,6 +591,13 @@ export class RunExecutor {
       httpStatus: result?.kind === 'response' ? result.status : null,
       ...(result ? { latencyMs: result.sentAt - run.runAt } : {}),
     };
+  }
+
+  /** Undoes an attempt that made no call, if Redis can be told (else its lease lapses). */
+  private async undoClaim(lease: Lease): Promise<void> {
+    await this.d.claims
+      .release(lease.run, lease.owner, lease.attempt, { attemptMade: false })
+      .catch(() => undefined);
   }
 
   /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */

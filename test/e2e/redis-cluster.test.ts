@@ -65,6 +65,16 @@ describe('on a Redis Cluster of 3 masters with a replica each', () => {
       `redis-cluster: failover in ${failoverMs} ms; expected=${report.expected} delivered=${report.delivered} ` +
         `missing=${report.missing.length} duplicates=${report.duplicates.length}`,
     );
+    if (report.missing.length > 0) {
+      // What the processes had to say (warnings and errors): a loss here has to be explained.
+      const said = xtimer
+        .output()
+        .split('\n')
+        .filter((line) => /"level":"(warn|error)"/.test(line));
+      console.log(
+        `redis-cluster: killed at ${new Date(killedAt).toISOString()}; warnings:\n${said.slice(-200).join('\n')}`,
+      );
+    }
     expect(report.missing).toEqual([]);
     expect(report.unexplainedDuplicates).toEqual([]);
     expect(report.duplicates).toEqual([]);

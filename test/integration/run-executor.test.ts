@@ -41,6 +41,8 @@ interface Harness {
   recorder: RunRecorder;
   answer: (call: PreparedCall) => Promise<CallResult>;
   history: Map<string, RunState>;
+  /** Makes the next request building throw, as when Redis or MySQL is unreachable for a moment. */
+  failNextPrepare: boolean;
 }
 
 function ok(status = 200): CallResult {
@@ -58,6 +60,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.written = [];
   h.retries = [];
   h.history = new Map();
+  h.failNextPrepare = false;
   h.answer = async () => ok();
   h.claims = claims;
   h.leases = leases;
@@ -90,6 +93,13 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
     metrics: new Metrics(),
     redisMayHaveLostData: () => false,
     owner: 'test-host:1:abc',
+    signing: {
+      forApp: async () => {
+        if (!h.failNextPrepare) return null;
+        h.failNextPrepare = false;
+        throw new Error('Connection is closed.');
+      },
+    },
     logger: createLogger('silent'),
     now: () => clock,
     sleep: async (ms) => {
@@ -182,6 +192,21 @@ describe('a run due now', () => {
     expect(await h.claims.claim(key, 'other', 10_000)).toMatchObject({ outcome: 'busy' });
     h.slots.give(timer.app);
     await h.executor.drain();
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('a run whose execution fails before its call', () => {
+  it('has its attempt undone, so the next try of its job calls it at once, as attempt 1', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.failNextPrepare = true;
+    await expect(h.executor.execute(run)).rejects.toThrow('Connection is closed.');
+    expect(h.sent).toHaveLength(0);
+    // Its lease is neither renewed nor left held: the job's retry claims it.
+    expect(h.leases.size).toBe(0);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
     expect(h.sent).toHaveLength(1);
   });
 });

@@ -64,7 +64,13 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
   const cluster = clusterTarget(url);
   if (cluster === null) return new Redis(url, base);
   // A cluster reconnects per node itself; the options that concern the whole client go up a level.
-  const { retryStrategy: _perNode, enableAutoPipelining, ...redisOptions } = base;
+  // Never auto-pipelined on a cluster: ioredis groups a script call by the slot of its
+  // first argument (the key count), not of its keys, and checks the grouping only when the
+  // pipeline goes out, so calls to different masters end up in one pipeline and all fail
+  // with "All keys in the pipeline should belong to the same slots allocation group"
+  // (ioredis #2109; after a failover too, #2075). Claims failed that way lost their runs
+  // until the compensator's sweep, minutes later. Claims are batched into scripts anyway.
+  const { retryStrategy: _perNode, enableAutoPipelining: _grouping, ...redisOptions } = base;
   return new Cluster(cluster.nodes, {
     redisOptions: {
       ...redisOptions,
@@ -72,7 +78,6 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
       ...(cluster.password ? { password: cluster.password } : {}),
       ...(cluster.tls ? { tls: {} } : {}),
     },
-    enableAutoPipelining: enableAutoPipelining ?? false,
     enableReadyCheck: true,
     clusterRetryStrategy: reconnectDelay,
     // Through a failover (a master's replica takes over within a few seconds), commands

@@ -219,6 +219,14 @@ export interface Queues {
   close(): Promise<void>;
 }
 
+/**
+ * An execute job that failed (Redis or MySQL unreachable for a moment: a failover) is
+ * tried again this often, 1, 2 and 4 s later. Its runs that were settled are found done
+ * by their claims, and those not sent had their claims undone; without the retry they
+ * waited for the compensator's sweep, two minutes after their time.
+ */
+export const EXECUTE_ATTEMPTS = 4;
+
 /** A notification is tried this often, with exponential backoff from a second (~4 min in all). */
 export const NOTIFY_ATTEMPTS = 8;
 
@@ -231,7 +239,11 @@ export function createQueues(connection: RedisClient, keys: Keys): Queues {
   const execute = new Queue<ExecuteJobData>(EXECUTE_QUEUE, {
     connection,
     prefix: keys.bullPrefix(EXECUTE_QUEUE),
-    defaultJobOptions,
+    defaultJobOptions: {
+      ...defaultJobOptions,
+      attempts: EXECUTE_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 1000 },
+    },
   });
   const notify = new Queue<NotifyJobData>(NOTIFY_QUEUE, {
     connection,
