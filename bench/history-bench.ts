@@ -10,8 +10,8 @@ import { createLogger } from '../src/observability/logger.js';
 import { HistoryRetention } from '../src/services/history-retention.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
+import { sqlDateTime } from '../src/storage/db/multi-row-insert.js';
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
-import { sqlDateTime } from '../src/storage/db/task-repository.js';
 import { dropDatabase, MYSQL_SERVER } from './harness.js';
 
 /** A day of `runs` finished runs (spread over its seconds), 20,000 rows a statement. */

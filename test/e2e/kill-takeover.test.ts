@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlDateTime } from '../../src/storage/db/task-repository.js';
+import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
 import { Cluster, createTimers, settledDeliveryReport, sleep } from '../helpers/cluster.js';
 import { seededRandom } from '../helpers/random.js';
 import { Sink } from '../helpers/sink.js';

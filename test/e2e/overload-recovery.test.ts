@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlDateTime } from '../../src/storage/db/task-repository.js';
+import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
 import { Cluster, createTimers, deliveryReport, sleep } from '../helpers/cluster.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';

@@ -6,7 +6,7 @@ import type { TaskStatus } from '../../src/domain/timer.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { type Database, openDatabase } from '../../src/storage/db/client.js';
 import { prepareDatabase } from '../../src/storage/db/migrate.js';
-import { sqlDateTime } from '../../src/storage/db/task-repository.js';
+import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { type ScriptedRedis, withScripts } from '../../src/storage/redis/scripts.js';
 

@@ -9,8 +9,9 @@ import { DAY } from '../../src/domain/day-partitions.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { HistoryRetention, type RetentionReport } from '../../src/services/history-retention.js';
 import { MIGRATIONS_FOLDER, prepareDatabase } from '../../src/storage/db/migrate.js';
+import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
 import { TaskPartitions } from '../../src/storage/db/task-partitions.js';
-import { sqlDateTime, TaskRepository } from '../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import {
   createTestStores,
   dropDatabase,

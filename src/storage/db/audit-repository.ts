@@ -1,6 +1,7 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { AuditAction, AuditDraft, AuditEntry, AuditFields } from '../../domain/audit.js';
 import type { Db } from './client.js';
+import { multiRowInsert } from './multi-row-insert.js';
 import { type AuditRow, auditLog } from './schema.js';
 
 export interface AuditListQuery {
@@ -37,12 +38,23 @@ export class AuditRepository {
     return new AuditRepository(db);
   }
 
-  /** One multi-row INSERT (a batch create audits each of its timers). */
+  /** One multi-row INSERT, raw (a batch create audits each of its timers). */
   async insert(entries: readonly AuditDraft[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db
-      .insert(auditLog)
-      .values(entries.map((e) => ({ ...e, before: json(e.before), after: json(e.after) })));
+    await this.db.execute(
+      multiRowInsert(
+        auditLog,
+        entries.map((e) => ({
+          actor: e.actor,
+          action: e.action,
+          app: e.app,
+          timerId: e.timerId,
+          batchId: e.batchId,
+          before: json(e.before),
+          after: json(e.after),
+        })),
+      ),
+    );
   }
 
   /** Newest first, keyset-paginated on id. */

@@ -3,8 +3,8 @@ import type { Pool } from 'mysql2/promise';
 import type { Backfill, BackfillProgress, BackfillStage } from '../../domain/backfill.js';
 import type { OverlapPolicy, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
+import { sqlDateTime } from './multi-row-insert.js';
 import { type BackfillRow, backfills } from './schema.js';
-import { sqlDateTime } from './task-repository.js';
 
 /** Raw SQL, as TaskRepository takes it: the pool, or a transaction's connection. */
 type Sql = Pick<Pool, 'query' | 'escape'>;

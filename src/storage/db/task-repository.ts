@@ -4,6 +4,7 @@ import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/task-key.js';
 import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
+import { sqlDateTime } from './multi-row-insert.js';
 import { type TaskRow, taskFailures, tasks } from './schema.js';
 
 /** The tables a timer's runs are read from: `tasks`, and the failures kept past its retention. */
@@ -25,11 +26,6 @@ function toTask(row: TaskRow): Task {
     firstFiredAt: row.firstFiredAt ? row.firstFiredAt.getTime() : null,
     durationMs: row.durationMs,
   };
-}
-
-/** `YYYY-MM-DD HH:MM:SS.mmm` (UTC): a DATETIME(3) literal. */
-export function sqlDateTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
 }
 
 export interface TaskListQuery {

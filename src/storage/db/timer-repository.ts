@@ -1,5 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
-import { escape as escapeSql } from 'mysql2';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { SkipDates } from '../../domain/calendar.js';
 import {
   type HttpMethod,
@@ -13,8 +12,8 @@ import {
 } from '../../domain/timer.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { Db } from './client.js';
+import { multiRowInsert } from './multi-row-insert.js';
 import { type TimerRow, timers } from './schema.js';
-import { sqlDateTime } from './task-repository.js';
 
 export function isDuplicateKey(err: unknown): boolean {
   const e = err as { code?: string; cause?: { code?: string } };
@@ -121,14 +120,6 @@ export interface NewTimer {
 }
 
 /** A value of a timer column as an SQL literal (strings escaped, times as UTC DATETIME(3)). */
-function sqlLiteral(v: string | number | Date | null): string {
-  if (v === null) return 'NULL';
-  if (v instanceof Date) return `'${sqlDateTime(v.getTime())}'`;
-  return typeof v === 'number' ? String(v) : escapeSql(v);
-}
-
-const COLUMNS = getTableColumns(timers);
-
 const ms = (d: Date | null): number | null => (d === null ? null : d.getTime());
 const date = (v: number | null): Date | null => (v === null ? null : new Date(v));
 
@@ -207,12 +198,9 @@ export class TimerRepository {
       createdAt: at,
       updatedAt: at,
     }));
-    const keys = Object.keys(stored[0]!) as Array<keyof (typeof stored)[number]>;
-    const names = keys.map((k) => `\`${COLUMNS[k].name}\``).join(',');
-    const values = stored.map((row) => `(${keys.map((k) => sqlLiteral(row[k])).join(',')})`).join(',');
     let insertId: number;
     try {
-      const [result] = await this.db.execute(sql.raw(`INSERT INTO timers (${names}) VALUES ${values}`));
+      const [result] = await this.db.execute(multiRowInsert(timers, stored));
       insertId = Number((result as unknown as { insertId: number }).insertId);
     } catch (err) {
       if (isDuplicateKey(err)) throw await this.firstTaken(rows.map((r) => r.draft));
