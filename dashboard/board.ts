@@ -17,6 +17,7 @@ import type { DashboardPaths } from './layout.js';
 export interface BoardQueues {
   trigger: Queue<SliceJobData>;
   execute: Queue<ExecuteJobData>;
+  executeLate: Queue<ExecuteJobData>;
 }
 
 /** An execute job's data as the board hands it over: a run's fields, or a batch's. */
@@ -32,7 +33,7 @@ const iso = (ms: unknown) =>
   typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : '?';
 
 /**
- * bull-board over `trigger` and `execute`, at `basePath`. Job names are the slice key and
+ * bull-board over `trigger` and the execute lanes, at `basePath`. Job names are the slice key and
  * the task key, shown with what a person searches by ("timer 42 at 10:05:03Z"); each run
  * links to its timer's page. Read-only: MySQL is the source of truth, so emptying or
  * retrying jobs here would bypass the planner and the compensator (change timers through
@@ -54,43 +55,55 @@ export function createBoard(queues: BoardQueues, paths: DashboardPaths): Hono {
   });
   trigger.setFormatter('data', (data: SliceJobData) => ({ ...data, claimedAtUtc: iso(data?.claimedAt) }));
 
-  const execute = new BullMQAdapter(queues.execute, {
-    readOnlyMode: true,
-    displayName: 'execute — runs',
-    description:
-      'A lone run is its own job, named by its task key timerId_runAtMs (open it at queue/execute/<task key>): ' +
-      'data timerId, runAt (ms, UTC), slice; result verdict, attempt, httpStatus, latencyMs. ' +
-      'Several runs of one slice second go as one batch job named "<slice> <HH:mm:ss>Z ×<n>": ' +
-      'data lists each run by task key; result counts verdicts and names the runs that did not succeed. ' +
-      'FAILURES ARE NOT IN THE FAILED TAB: a run that fails is recorded, and its job completes with verdict "failed" in its result. ' +
-      `Every failed run, with a Retry button, is at ${failedRuns} (menu: Failed runs).`,
-    externalJobUrl: (job) => {
-      const data: ExecuteJson = (job as JobJson<ExecuteJson>).data ?? {};
-      if (data.runs) return { displayText: 'timers', href: timersPath };
-      return {
-        displayText: `timer ${data.timerId ?? '?'} runs`,
-        href: `${timersPath}/${data.timerId ?? ''}?at=${data.runAt ?? ''}`,
-      };
-    },
-  });
-  execute.setFormatter('name', (job: JobJson<ExecuteJson>) => {
-    const d = job.data ?? {};
-    if (d.runs) return job.name ?? '';
-    return `${job.name ?? ''} · timer ${d.timerId ?? '?'} at ${iso(d.runAt)}`;
-  });
-  execute.setFormatter('data', (data: ExecuteJson) =>
-    data?.runs
-      ? {
-          slice: data.slice,
-          runs: data.runs.map((r) => ({ taskKey: taskKey(r.timerId, r.runAt), runAtUtc: iso(r.runAt) })),
-        }
-      : { ...data, runAtUtc: iso(data?.runAt) },
+  const executeLane = (queue: Queue<ExecuteJobData>, displayName: string, lane: string) => {
+    const adapter = new BullMQAdapter(queue, {
+      readOnlyMode: true,
+      displayName,
+      description:
+        lane +
+        `A lone run is its own job, named by its task key timerId_runAtMs (open it at queue/${queue.name}/<task key>): ` +
+        'data timerId, runAt (ms, UTC), slice; result verdict, attempt, httpStatus, latencyMs. ' +
+        'Several runs of one slice second go as one batch job named "<slice> <HH:mm:ss>Z ×<n>": ' +
+        'data lists each run by task key; result counts verdicts and names the runs that did not succeed. ' +
+        'FAILURES ARE NOT IN THE FAILED TAB: a run that fails is recorded, and its job completes with verdict "failed" in its result. ' +
+        `Every failed run, with a Retry button, is at ${failedRuns} (menu: Failed runs).`,
+      externalJobUrl: (job) => {
+        const data: ExecuteJson = (job as JobJson<ExecuteJson>).data ?? {};
+        if (data.runs) return { displayText: 'timers', href: timersPath };
+        return {
+          displayText: `timer ${data.timerId ?? '?'} runs`,
+          href: `${timersPath}/${data.timerId ?? ''}?at=${data.runAt ?? ''}`,
+        };
+      },
+    });
+    adapter.setFormatter('name', (job: JobJson<ExecuteJson>) => {
+      const d = job.data ?? {};
+      if (d.runs) return job.name ?? '';
+      return `${job.name ?? ''} · timer ${d.timerId ?? '?'} at ${iso(d.runAt)}`;
+    });
+    adapter.setFormatter('data', (data: ExecuteJson) =>
+      data?.runs
+        ? {
+            slice: data.slice,
+            runs: data.runs.map((r) => ({ taskKey: taskKey(r.timerId, r.runAt), runAtUtc: iso(r.runAt) })),
+          }
+        : { ...data, runAtUtc: iso(data?.runAt) },
+    );
+    return adapter;
+  };
+  const execute = executeLane(queues.execute, 'execute — runs', '');
+  const executeLate = executeLane(
+    queues.executeLate,
+    'execute-late — runs, catch-up lane',
+    'Jobs handed on from "execute" that had waited there more than 2 s behind a backlog (overload), and overdue runs ' +
+      '(the compensator\'s, backfills): worked beside "execute" with a small share, so that runs due now are not held ' +
+      'back by a backlog. ',
   );
 
   const serverAdapter = new HonoAdapter(serveStatic);
   serverAdapter.setBasePath(paths.board);
   createBullBoard({
-    queues: [trigger, execute],
+    queues: [trigger, execute, executeLate],
     serverAdapter,
     options: {
       uiConfig: {

@@ -1,9 +1,13 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
+import { ConcurrencyLimit } from '../src/domain/concurrency-limit.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { AppSlots } from '../src/services/app-slots.js';
+import { CATCH_UP_LOOK_EVERY_MS, CatchUpThrottle } from '../src/services/catch-up-throttle.js';
 import { type BatchReport, ExecuteJobProcessor } from '../src/services/execute-job-processor.js';
+import { belongsInCatchUpLane } from '../src/services/execute-lanes.js';
 import { IntakeLimit } from '../src/services/intake-limit.js';
 import { LeaseKeeper } from '../src/services/lease-keeper.js';
 import { NotificationSender } from '../src/services/notification-sender.js';
@@ -20,6 +24,7 @@ import { createRedis } from '../src/storage/redis/connection.js';
 import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
 import {
   continuationJob,
+  EXECUTE_LATE_QUEUE,
   EXECUTE_QUEUE,
   type ExecuteJobData,
   KEEP_COMPLETED,
@@ -33,8 +38,26 @@ import { withScripts } from '../src/storage/redis/scripts.js';
 import { startNotifier } from './notifier.js';
 import type { Role } from './role.js';
 
+/** What a job fetched from `execute` too late reports: it went on to the catch-up lane. */
+interface HandedOn {
+  handedOnTo: string;
+}
+
 /**
- * The executor role: BullMQ workers on `execute`, wired to a RunExecutor. Queue
+ * Runs of the catch-up lane (`execute-late`) an executor holds at most: ~125 ms of work at
+ * this box's ~4,000 calls a second, so a run due now waits behind no more than that.
+ */
+const LATE_LANE_MAX_RUNS = 500;
+/**
+ * Timers completed at once (their final run settled). Thousands of timers can end
+ * together (a backlog of final runs drained): each completion is a MySQL transaction, and
+ * the pool's other connections stay free for the runs due now.
+ */
+const TIMER_COMPLETIONS_AT_ONCE = 4;
+
+/**
+ * The executor role: BullMQ workers on the execute lanes (`execute`, and beside it the
+ * catch-up lane `execute-late`: ExecuteLanes), wired to a RunExecutor. Queue
  * concurrency stands in for the original's goroutine pool: a slot holds one job (a run
  * or a batch of runs) from the claim, through the wait for the due millisecond, to the
  * outcome; runs waiting for their app's slot or backing off before a retry hold none.
@@ -88,8 +111,9 @@ export async function startExecutor(core: Core): Promise<Role> {
     },
   };
   const overlap = new OverlapSlots(fast, keys);
+  const completions = new ConcurrencyLimit(TIMER_COMPLETIONS_AT_ONCE);
   const aftermath = new RunAftermath({
-    completeTimer: (id) => core.timers.complete(id),
+    completeTimer: (id) => completions.run(() => core.timers.complete(id)),
     countFailure: (id, failed) => timers.countFailure(id, failed),
     autoPause: async (id) => (await core.timers.autoPause(id))?.pausedNote ?? null,
     notifier: core.notifier,
@@ -142,48 +166,93 @@ export async function startExecutor(core: Core): Promise<Role> {
   // in one process fetch in parallel, so thousands of runs a second reach the wheel in time.
   // How many jobs each may hold follows the runs this process can still take on.
   const perWorker = Math.ceil(config.executorConcurrency / config.executorWorkers);
-  const intake = new IntakeLimit(config.executorMaxRuns, perWorker, config.executorWorkers);
-  const workers = Array.from(
-    { length: config.executorWorkers },
-    (_, i) =>
-      new Worker<ExecuteJobData, RunReport | BatchReport>(
-        EXECUTE_QUEUE,
-        async (job, token) => {
-          try {
-            return await processJob(job, token);
-          } finally {
-            intake.done(i, runCountOf(job.data));
-          }
-        },
-        {
-          connection: bullConnection,
-          prefix: keys.bullPrefix(EXECUTE_QUEUE),
-          concurrency: 1,
-          // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
-          // have lapsed by then, so the next executor claims them as the next attempt.
-          lockDuration: 15_000,
-          stalledInterval: 5_000,
-          maxStalledCount: 10,
-          // One stalled-job check per process is enough: it scans every active job.
-          skipStalledCheck: i > 0,
-          removeOnComplete: KEEP_COMPLETED,
-          removeOnFail: KEEP_FAILED,
-        },
-      ),
-  );
-  workers.forEach((worker, i) => {
-    worker.on('active', (job) => intake.fetched(i, runCountOf(job.data)));
-    worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
-    worker.on('failed', (job, err) => {
-      if (!job || err instanceof WaitingError) return;
-      const retried = job.attemptsMade < (job.opts.attempts ?? 1);
-      logger[retried ? 'warn' : 'error'](
-        { job: job.name, attemptsMade: job.attemptsMade, err },
-        retried ? 'execute job failed; it is tried again' : 'execute job failed',
-      );
+  const logged = new WeakSet<Error>();
+  const logJobFailure = (job: Job<ExecuteJobData>, attempt: number, err: Error) => {
+    logged.add(err);
+    const retried = attempt < (job.opts.attempts ?? 1);
+    logger[retried ? 'warn' : 'error'](
+      { job: job.name, attempt, err },
+      retried ? 'execute job failed; it is tried again' : 'execute job failed',
+    );
+  };
+  const laneWorkers = (queue: string, count: number, maxRuns: number) => {
+    const intake = new IntakeLimit(maxRuns, perWorker, count);
+    const workers = Array.from(
+      { length: count },
+      (_, i) =>
+        new Worker<ExecuteJobData, RunReport | BatchReport | HandedOn>(
+          queue,
+          async (job, token) => {
+            try {
+              if (queue === EXECUTE_QUEUE && belongsInCatchUpLane(job.data, Date.now())) {
+                // Same name, data and id: the run is queued once, in the lane behind.
+                await core.queues.executeLate.add(job.name, job.data, job.id ? { jobId: job.id } : {});
+                return { handedOnTo: EXECUTE_LATE_QUEUE };
+              }
+              return await processJob(job, token);
+            } catch (err) {
+              // Said here: BullMQ emits no 'failed' when the job's lock lapsed meanwhile.
+              // While it runs, attemptsMade counts the attempts before this one.
+              if (!(err instanceof WaitingError)) logJobFailure(job, job.attemptsMade + 1, err as Error);
+              throw err;
+            } finally {
+              intake.done(i, runCountOf(job.data));
+            }
+          },
+          {
+            connection: bullConnection,
+            prefix: keys.bullPrefix(queue),
+            concurrency: 1,
+            // A dead executor's jobs come back within ~15 s (stalled check); their runs' leases
+            // have lapsed by then, so the next executor claims them as the next attempt.
+            lockDuration: 15_000,
+            stalledInterval: 5_000,
+            maxStalledCount: 10,
+            // One stalled-job check per queue and process is enough: it scans every active job.
+            skipStalledCheck: i > 0,
+            removeOnComplete: KEEP_COMPLETED,
+            removeOnFail: KEEP_FAILED,
+          },
+        ),
+    );
+    workers.forEach((worker, i) => {
+      worker.on('active', (job) => intake.fetched(i, runCountOf(job.data)));
     });
+    intake.attach(workers);
+    return workers;
+  };
+  // The catch-up lane holds few runs here at a time: the runs due now, fetched from
+  // `execute`, never wait behind more than a fraction of a second of its backlog.
+  const lateWorkers = laneWorkers(
+    EXECUTE_LATE_QUEUE,
+    Math.max(1, Math.floor(config.executorWorkers / 2)),
+    Math.min(config.executorMaxRuns, LATE_LANE_MAX_RUNS),
+  );
+  const workers = [
+    ...laneWorkers(EXECUTE_QUEUE, config.executorWorkers, config.executorMaxRuns),
+    ...lateWorkers,
+  ];
+  // ...and only with the time the runs due now leave.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const catchUp = new CatchUpThrottle({
+    lagSinceLastLook() {
+      const ms = loopDelay.max / 1e6;
+      loopDelay.reset();
+      return ms;
+    },
+    pause: () => lateWorkers.forEach((w) => void w.pause(true)),
+    resume: () => lateWorkers.forEach((w) => void w.resume()),
   });
-  intake.attach(workers);
+  const catchUpLooks = setInterval(() => catchUp.look(), CATCH_UP_LOOK_EVERY_MS);
+  for (const worker of workers) {
+    worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
+    // Failures the processor did not throw (a job that stalled too often).
+    worker.on('failed', (job, err) => {
+      if (job && !(err instanceof WaitingError) && !logged.has(err))
+        logJobFailure(job, job.attemptsMade, err);
+    });
+  }
   logger.info(
     {
       concurrency: config.executorConcurrency,
@@ -199,6 +268,8 @@ export async function startExecutor(core: Core): Promise<Role> {
       // Stop fetching first, then hand back what waits for its due time or its app's slot;
       // calls in flight finish.
       lossWatch.stop();
+      clearInterval(catchUpLooks);
+      loopDelay.disable();
       const closing = Promise.all([...workers.map((w) => w.close()), notifier.close()]);
       const withdrawn = budget.close() + gate.close() + slots.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');

@@ -131,14 +131,18 @@ function collectClusterGauges(core: Core): void {
     core.metrics.activeTimers.set(await core.timers.countActive());
   });
   core.metrics.onScrape(async () => {
-    for (const queue of [core.queues.trigger, core.queues.execute]) {
+    const { trigger, execute, executeLate } = core.queues;
+    for (const queue of [trigger, execute, executeLate]) {
       const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed');
       for (const [state, n] of Object.entries(counts))
         core.metrics.queueDepth.set({ queue: queue.name, state }, n);
     }
-    // Overload shows first as runs waiting in `execute` for an executor to fetch them.
-    const [oldest] = await core.queues.execute.getJobs(['wait'], 0, 0, true);
-    const due = oldest ? Math.min(...runsOf(oldest.data).map((r) => r.runAt)) : Date.now();
+    // Overload shows first as runs waiting in the execute lanes for an executor to fetch them.
+    let due = Date.now();
+    for (const lane of [execute, executeLate]) {
+      const [oldest] = await lane.getJobs(['wait'], 0, 0, true);
+      if (oldest) due = Math.min(due, ...runsOf(oldest.data).map((r) => r.runAt));
+    }
     core.metrics.oldestDueAge.set({ where: 'queue' }, Math.max(0, Date.now() - due) / 1000);
   });
 }

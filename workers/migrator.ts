@@ -116,11 +116,12 @@ export async function startMigrator(core: Core): Promise<Role> {
   // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
   // it happens once whichever nodes run, restart, or find Redis empty.
   every('pause sweep', PAUSE_SWEEP_EVERY_MS, () => core.timers.resumeEnded(core.now()));
-  // Backfills: every migrator paces those no other holds at the moment (row locks).
+  // Backfills: every migrator paces those no other holds at the moment (row locks). Their
+  // runs are past by design: they go in the catch-up lane, never ahead of runs due now.
   const backfills = new BackfillPacer({
     database: core.database,
-    dispatch: (jobs) => core.queues.execute.addBulk(jobs),
-    requeue: (runs) => requeueRuns(core.queues.execute, runs),
+    dispatch: (jobs) => core.queues.executeLate.addBulk(jobs),
+    requeue: (runs) => requeueRuns(core.queues.executeLate, runs),
     ratePerSecond: config.backfillRate,
     logger: logger.child({ component: 'backfill' }),
   });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Job, WaitingError, Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
 import { SliceReader } from '../src/services/slice-reader.js';
@@ -31,6 +32,8 @@ export async function startTrigger(core: Core): Promise<Role> {
   const logger = core.logger.child({ component: 'trigger' });
   const lock = new RedisLock(core.redis);
   const stopping = new AbortController();
+  // Every slice walked at once waits on this signal between reads: not a listener leak.
+  setMaxListeners(0, stopping.signal);
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-trigger-bull' });
   bullConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
 

@@ -107,7 +107,7 @@ export class Compensator {
 
   /** Runs still pending in minutes no longer walked, page by page. */
   private async settlePending(now: number, report: CompensationReport): Promise<void> {
-    const queuedFrom = await earliestQueuedDue(this.d.queues.execute);
+    const queuedFrom = await earliestQueuedDue([this.d.queues.execute, this.d.queues.executeLate]);
     let after: OverdueCursor | undefined;
     for (let page = 0; page < MAX_OVERDUE_PAGES; page++) {
       const overdue = await this.d.tasks.overduePending(lostBefore(now), BATCH, after);
@@ -240,9 +240,12 @@ export class Compensator {
     }
   }
 
-  /** Queues runs for execution; a job of the same attempt that ended is replaced, one still queued kept. */
+  /**
+   * Queues runs for execution, in the catch-up lane (they are overdue); a job of the same
+   * attempt that ended is replaced, one still queued kept.
+   */
   private async enqueue(runs: readonly QueuedRun[]): Promise<void> {
-    await requeueRuns(this.d.queues.execute, runs);
+    await requeueRuns(this.d.queues.executeLate, runs);
   }
 }
 

@@ -86,9 +86,12 @@ async function runRow(
   return { timerId, runAt, ref: { key: taskKey(timerId, runAt), runAt } };
 }
 
+/** What waits in the execute lanes (the compensator queues in the catch-up lane). */
 async function queued(): Promise<RunJobData[]> {
-  const jobs = await queues.execute.getJobs(['waiting', 'delayed', 'prioritized']);
-  return jobs.map((j) => j.data as RunJobData);
+  const jobs = [queues.execute, queues.executeLate].map((lane) =>
+    lane.getJobs(['waiting', 'delayed', 'prioritized']),
+  );
+  return (await Promise.all(jobs)).flat().map((j) => j.data as RunJobData);
 }
 
 async function statusOf(run: { timerId: number; runAt: number }) {
@@ -150,6 +153,20 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     // Once the queue has moved past it unclaimed, it was lost: settled by its policy.
     await queues.execute.obliterate({ force: true });
     expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
+  });
+
+  it('is left alone while the catch-up lane is behind it, as while `execute` is', async () => {
+    const run = await runRow(5 * 60_000);
+    const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');
+    await queues.executeLate.add(waiting!.name, waiting!.data, waiting!.opts);
+    expect(await compensator.run(T0)).toMatchObject({ refired: 0, missed: 0 });
+    expect(await statusOf(run)).toMatchObject({ status: 'pending' });
+    // Refired into the catch-up lane: it is overdue.
+    await queues.executeLate.obliterate({ force: true });
+    expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
+    expect((await queues.executeLate.getJobs(['waiting'])).map((j) => j.data)).toEqual([
+      expect.objectContaining({ timerId, runAt: run.runAt }),
+    ]);
   });
 
   it('takes its outcome from the claim record even while the queue is behind it', async () => {

@@ -9,6 +9,13 @@ import type { Keys } from './keys.js';
 /** BullMQ queues (SPEC §2): slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
 export const TRIGGER_QUEUE = 'trigger';
 export const EXECUTE_QUEUE = 'execute';
+/**
+ * The catch-up lane of `execute`: jobs an executor fetched from `execute` long after their
+ * runs were due (they waited behind a backlog: belongsInCatchUpLane), the compensator's
+ * re-queues and backfills. Worked beside `execute` with the time it leaves
+ * (CatchUpThrottle), so a backlog here does not hold back the runs due now.
+ */
+export const EXECUTE_LATE_QUEUE = 'execute-late';
 /** Failure notifications (a run ended failed or missed), retried with backoff. */
 export const NOTIFY_QUEUE = 'notify';
 
@@ -156,17 +163,18 @@ export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJ
 const ACTIVE_JOBS_READ = 1000;
 
 /**
- * When the earliest scheduled run still in `execute` was due: of the job workers take
- * next (the queue is worked in the order it was filled: BullMQ pops the end this reads)
- * and of the jobs workers hold (their runs wait there for a permit, unclaimed). Null when
- * the queue holds none. Backfills and retries are left out: their runs are past by design,
- * or claimed already.
+ * When the earliest scheduled run still in the execute lanes (`execute`, `execute-late`)
+ * was due: of the job workers take next in each (a lane is worked in the order it was
+ * filled: BullMQ pops the end this reads) and of the jobs workers hold (their runs wait
+ * there for a permit, unclaimed). Null when the lanes hold none. Backfills and retries are
+ * left out: their runs are past by design, or claimed already.
  */
-export async function earliestQueuedDue(execute: Queue<ExecuteJobData>): Promise<number | null> {
-  const jobs = [
-    ...(await execute.getJobs(['wait'], 0, 0, true)),
-    ...(await execute.getJobs(['active'], 0, ACTIVE_JOBS_READ - 1)),
-  ];
+export async function earliestQueuedDue(lanes: ReadonlyArray<Queue<ExecuteJobData>>): Promise<number | null> {
+  const jobs = [];
+  for (const lane of lanes) {
+    jobs.push(...(await lane.getJobs(['wait'], 0, 0, true)));
+    jobs.push(...(await lane.getJobs(['active'], 0, ACTIVE_JOBS_READ - 1)));
+  }
   let earliest: number | null = null;
   for (const job of jobs) {
     if (!job || job.data.slice === 'retry') continue;
@@ -215,6 +223,7 @@ export async function requeueRuns(execute: Queue<ExecuteJobData>, runs: readonly
 export interface Queues {
   trigger: Queue<SliceJobData>;
   execute: Queue<ExecuteJobData>;
+  executeLate: Queue<ExecuteJobData>;
   notify: Queue<NotifyJobData>;
   close(): Promise<void>;
 }
@@ -236,15 +245,18 @@ export function createQueues(connection: RedisClient, keys: Keys): Queues {
     prefix: keys.bullPrefix(TRIGGER_QUEUE),
     defaultJobOptions,
   });
-  const execute = new Queue<ExecuteJobData>(EXECUTE_QUEUE, {
-    connection,
-    prefix: keys.bullPrefix(EXECUTE_QUEUE),
-    defaultJobOptions: {
-      ...defaultJobOptions,
-      attempts: EXECUTE_ATTEMPTS,
-      backoff: { type: 'exponential', delay: 1000 },
-    },
-  });
+  const executeLane = (name: string) =>
+    new Queue<ExecuteJobData>(name, {
+      connection,
+      prefix: keys.bullPrefix(name),
+      defaultJobOptions: {
+        ...defaultJobOptions,
+        attempts: EXECUTE_ATTEMPTS,
+        backoff: { type: 'exponential', delay: 1000 },
+      },
+    });
+  const execute = executeLane(EXECUTE_QUEUE);
+  const executeLate = executeLane(EXECUTE_LATE_QUEUE);
   const notify = new Queue<NotifyJobData>(NOTIFY_QUEUE, {
     connection,
     prefix: keys.bullPrefix(NOTIFY_QUEUE),
@@ -257,9 +269,10 @@ export function createQueues(connection: RedisClient, keys: Keys): Queues {
   return {
     trigger,
     execute,
+    executeLate,
     notify,
     close: async () => {
-      await Promise.all([trigger.close(), execute.close(), notify.close()]);
+      await Promise.all([trigger.close(), execute.close(), executeLate.close(), notify.close()]);
     },
   };
 }
