@@ -143,31 +143,24 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     ]);
   });
 
-  it('is left alone while the execute queue is behind it: waiting its turn, it is late, not lost', async () => {
-    const run = await runRow(5 * 60_000);
-    // An earlier run's job waits at the queue's head: the queue is worked in order.
-    const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');
-    await queues.execute.add(waiting!.name, waiting!.data, waiting!.opts);
-    expect(await compensator.run(T0)).toMatchObject({ refired: 0, missed: 0 });
-    expect(await statusOf(run)).toMatchObject({ status: 'pending' });
-    // Once the queue has moved past it unclaimed, it was lost: settled by its policy.
-    await queues.execute.obliterate({ force: true });
-    expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
-  });
-
-  it('is left alone while the catch-up lane is behind it, as while `execute` is', async () => {
-    const run = await runRow(5 * 60_000);
-    const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');
-    await queues.executeLate.add(waiting!.name, waiting!.data, waiting!.opts);
-    expect(await compensator.run(T0)).toMatchObject({ refired: 0, missed: 0 });
-    expect(await statusOf(run)).toMatchObject({ status: 'pending' });
-    // Refired into the catch-up lane: it is overdue.
-    await queues.executeLate.obliterate({ force: true });
-    expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
-    expect((await queues.executeLate.getJobs(['waiting'])).map((j) => j.data)).toEqual([
-      expect.objectContaining({ timerId, runAt: run.runAt }),
-    ]);
-  });
+  it.each(['execute', 'executeLate'] as const)(
+    'is left alone while the %s lane is behind it: waiting its turn, it is late, not lost',
+    async (lane) => {
+      const run = await runRow(5 * 60_000);
+      // An earlier run's job waits at the lane's head: a lane is worked in order.
+      const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');
+      await queues[lane].add(waiting!.name, waiting!.data, waiting!.opts);
+      expect(await compensator.run(T0)).toMatchObject({ refired: 0, missed: 0 });
+      expect(await statusOf(run)).toMatchObject({ status: 'pending' });
+      // Once the lane has moved past it unclaimed, it was lost: settled by its policy,
+      // queued again in the catch-up lane (it is overdue).
+      await queues[lane].obliterate({ force: true });
+      expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
+      expect((await queues.executeLate.getJobs(['waiting'])).map((j) => j.data)).toEqual([
+        expect.objectContaining({ timerId, runAt: run.runAt }),
+      ]);
+    },
+  );
 
   it('takes its outcome from the claim record even while the queue is behind it', async () => {
     const run = await runRow(5 * 60_000);

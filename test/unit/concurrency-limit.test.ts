@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimit } from '../../src/domain/concurrency-limit.js';
-
-/** A call the test ends by hand. */
-function deferred() {
-  let end!: () => void;
-  const done = new Promise<void>((resolve) => {
-    end = resolve;
-  });
-  return { done, end };
-}
+import { deferred } from '../helpers/deferred.js';
 
 describe('a concurrency limit', () => {
   it('runs at most `max` calls at once, the others in the order they came', async () => {
@@ -18,19 +10,19 @@ describe('a concurrency limit', () => {
     const results = calls.map((c, i) =>
       limit.run(async () => {
         started.push(i);
-        await c.done;
+        await c.promise;
         return i;
       }),
     );
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
-    calls[1]!.end();
+    calls[1]!.resolve();
     await results[1];
     await Promise.resolve();
     expect(started).toEqual([0, 1, 2]);
-    calls[0]!.end();
-    calls[2]!.end();
-    calls[3]!.end();
+    calls[0]!.resolve();
+    calls[2]!.resolve();
+    calls[3]!.resolve();
     expect(await Promise.all(results)).toEqual([0, 1, 2, 3]);
     expect(started).toEqual([0, 1, 2, 3]);
   });

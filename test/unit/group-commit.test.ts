@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/services/group-commit.js';
+import { deferred } from '../helpers/deferred.js';
 
 /** Concurrent creates stored together (src/services/group-commit.ts). */
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 describe('GroupCommit', () => {
   it('sends an item at once when idle, and what arrives meanwhile together in the next batch', async () => {
