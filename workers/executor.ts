@@ -57,10 +57,11 @@ const TIMER_COMPLETIONS_AT_ONCE = 4;
 
 /**
  * The executor role: BullMQ workers on the execute lanes (`execute`, and beside it the
- * catch-up lane `execute-late`: ExecuteLanes), wired to a RunExecutor. Queue
- * concurrency stands in for the original's goroutine pool: a slot holds one job (a run
- * or a batch of runs) from the claim, through the wait for the due millisecond, to the
- * outcome; runs waiting for their app's slot or backing off before a retry hold none.
+ * catch-up lane `execute-late`: belongsInCatchUpLane, CatchUpThrottle), wired to a
+ * RunExecutor. Queue concurrency stands in for the original's goroutine pool: a slot
+ * holds one job (a run or a batch of runs) from the claim, through the wait for the due
+ * millisecond, to the outcome; runs waiting for their app's slot or backing off before a
+ * retry hold none.
  */
 export async function startExecutor(core: Core): Promise<Role> {
   const { config, keys, queues } = core;
