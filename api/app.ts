@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
@@ -8,6 +7,7 @@ import type { AppService } from '../src/services/app-service.js';
 import type { AuditService } from '../src/services/audit-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
+import { bodyLimit } from './body-limit.js';
 import { openModeGuard } from './open-mode-guard.js';
 import { newRouter } from './router.js';
 import { appTimerRoutes } from './routes/app-timers.js';

@@ -214,3 +214,34 @@ describe('after a request read to its end', () => {
     }
   });
 });
+
+describe('a body sent in chunks (no Content-Length)', () => {
+  const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+  const postChunked = (conn: RawConnection, body: string) =>
+    conn.send(
+      head('POST', '/api/v1/timers', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+      chunked(body),
+    );
+
+  it('is read and stored like any other', async () => {
+    const conn = await RawConnection.open(server.port);
+    try {
+      postChunked(conn, JSON.stringify(timerBody({ app: 'hygiene', name: 'chunked' })));
+      expect((await conn.response())?.status).toBe(201);
+    } finally {
+      conn.close();
+    }
+  });
+
+  it('is refused with 413 PAYLOAD_TOO_LARGE once it is counted past 1 MiB', async () => {
+    const conn = await RawConnection.open(server.port);
+    try {
+      postChunked(conn, JSON.stringify(timerBody({ app: 'hygiene', name: 'n'.repeat(1024 * 1024 + 1) })));
+      const res = await conn.response();
+      expect(res?.status).toBe(413);
+      expect(JSON.parse(res!.body).error.code).toBe('PAYLOAD_TOO_LARGE');
+    } finally {
+      conn.close();
+    }
+  });
+});
