@@ -845,6 +845,15 @@ const InstantSchema = z
   })
   .openapi({ type: 'string', example: '2026-11-22T10:00:00Z' });
 
+/** A query parameter that is `true` or `false` (absent: undefined), documented as a string. */
+function queryFlag(description: string) {
+  return z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ type: 'string', description });
+}
+
 export const ListTasksQuerySchema = z.strictObject({
   status: z
     .string()
@@ -864,15 +873,9 @@ export const ListTasksQuerySchema = z.strictObject({
     .openapi({ type: 'string', example: 'succeeded,failed', description: 'Comma list of statuses.' }),
   from: InstantSchema.optional(),
   to: InstantSchema.optional(),
-  upcoming: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .transform((v) => v === 'true')
-    .optional()
-    .openapi({
-      type: 'string',
-      description:
-        'true: the pending runs still to come, soonest first. Otherwise (default) history: runs at or before now, newest first.',
-    }),
+  upcoming: queryFlag(
+    'true: the pending runs still to come, soonest first. Otherwise (default) history: runs at or before now, newest first.',
+  ),
   limit: LimitSchema,
   cursor: CursorSchema,
 });
@@ -893,15 +896,9 @@ export const PreviewQuerySchema = z.object({
 
 /** A saved timer's preview: with explain=true, each item says whether a calendar skips it. */
 export const TimerPreviewQuerySchema = PreviewQuerySchema.extend({
-  explain: z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .transform((v) => v === 'true')
-    .optional()
-    .openapi({
-      type: 'string',
-      description:
-        'true: items are {at, skippedBy}, the dates a calendar skips included, skippedBy naming the calendars (null for a run that fires).',
-    }),
+  explain: queryFlag(
+    'true: items are {at, skippedBy}, the dates a calendar skips included, skippedBy naming the calendars (null for a run that fires).',
+  ),
 });
 
 export const ExplainedPreviewSchema = z

@@ -5,9 +5,19 @@ import { escape as escapeSql } from 'mysql2';
 /** A value as a raw INSERT writes it. */
 export type SqlValue = string | number | Date | null;
 
-/** MySQL's DATETIME(3) literal of an epoch-ms instant (UTC). */
+let lastMs = Number.NaN;
+let lastDateTime = '';
+
+/**
+ * MySQL's DATETIME(3) literal of an epoch-ms instant (UTC). The last one is kept: the rows
+ * of one INSERT mostly share their instants (created and updated at, the same run times).
+ */
 export function sqlDateTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+  if (ms !== lastMs) {
+    lastDateTime = new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+    lastMs = ms;
+  }
+  return lastDateTime;
 }
 
 export function sqlLiteral(v: SqlValue): string {
