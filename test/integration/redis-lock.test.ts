@@ -40,3 +40,46 @@ describe('keeping a lock', () => {
     expect(await redis.get(key)).toBe(theirs);
   });
 });
+
+describe('holding several locks at once', () => {
+  it('holds every key while the work runs, under one token, and frees them all after', async () => {
+    const keys = [`${name}:a1`, `${name}:a2`, `${name}:a3`];
+    const held = await lock.withLocks(keys, 60_000, 1000, () => redis.mget(...keys));
+    expect(held).not.toBeNull();
+    const tokens = held!.value;
+    expect(new Set(tokens).size).toBe(1);
+    expect(tokens[0]).toMatch(/^[^:]+:\d+:[0-9a-f]{12}$/);
+    expect(await redis.exists(...keys)).toBe(0);
+  });
+
+  it('frees them all when the work throws', async () => {
+    const keys = [`${name}:t1`, `${name}:t2`];
+    await expect(
+      lock.withLocks(keys, 60_000, 1000, async () => {
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
+    expect(await redis.exists(...keys)).toBe(0);
+  });
+
+  it('gives back the keys it took while one is held elsewhere, and does not run the work', async () => {
+    const [free, busy] = [`${name}:free`, `${name}:busy`];
+    await redis.set(busy, 'someone-else', 'PX', 60_000);
+    let ran = false;
+    const result = await lock.withLocks([free, busy], 60_000, 150, async () => {
+      ran = true;
+    });
+    expect(result).toBeNull();
+    expect(ran).toBe(false);
+    expect(await redis.exists(free)).toBe(0);
+    expect(await redis.get(busy)).toBe('someone-else');
+  });
+
+  it('takes them all once the other holder’s lock lapses', async () => {
+    const [k1, k2] = [`${name}:w1`, `${name}:w2`];
+    await redis.set(k2, 'someone-else', 'PX', 100);
+    const held = await lock.withLocks([k1, k2], 60_000, 10_000, () => redis.mget(k1, k2));
+    expect(held!.value[0]).not.toBeNull();
+    expect(held!.value[1]).toBe(held!.value[0]);
+  });
+});

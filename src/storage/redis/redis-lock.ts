@@ -1,12 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { ChainableCommander } from 'ioredis';
 import { LocalKeyQueue } from './local-key-queue.js';
 import type { ScriptedRedis } from './scripts.js';
+import { SlotBatch } from './slot-batch.js';
+
+const HOLDER = `${hostname()}:${process.pid}`;
 
 /** A holder token unique to this process and acquisition: `host:pid:random` (SPEC §4). */
 export function newLockToken(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  return `${HOLDER}:${randomBytes(6).toString('hex')}`;
 }
+
+/** A pipeline with the release-lock script on it. */
+type LockPipeline = ChainableCommander & {
+  releaseLock(key: string, token: string): ChainableCommander;
+};
 
 /**
  * Locks with a unique token per holder: acquire is an atomic SET NX PX; extend and
@@ -80,22 +89,52 @@ export class RedisLock {
   ): Promise<{ value: T } | null> {
     let pause = 5;
     for (;;) {
-      const tokens = await Promise.all(keys.map((key) => this.acquire(key, ttlMs)));
-      const releaseTaken = () =>
-        Promise.all(
-          keys.map((key, i) => (tokens[i] ? this.release(key, tokens[i]).catch(() => false) : false)),
-        );
-      if (tokens.every((t) => t !== null)) {
+      // One token for the keys taken together; sent as one pipeline (one per slot on a cluster).
+      const token = newLockToken();
+      const taken = await this.takeEach(keys, ttlMs, token);
+      if (taken.length === keys.length) {
         try {
           return { value: await fn() };
         } finally {
-          await releaseTaken();
+          await this.releaseEach(taken, token);
         }
       }
-      await releaseTaken();
+      await this.releaseEach(taken, token);
       if (Date.now() >= deadline) return null;
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 100);
     }
+  }
+
+  /**
+   * Tries to take every one of `keys` for `token`; the ones it got. A failed call gives back
+   * what it may have taken (all of `keys`, when a whole pipeline failed and the replies are
+   * unknown: the release compares tokens, so it frees only this token's) and throws.
+   */
+  private async takeEach(keys: readonly string[], ttlMs: number, token: string): Promise<string[]> {
+    const batch = new SlotBatch(this.redis);
+    for (const key of keys) batch.on(key).set(key, token, 'PX', ttlMs, 'NX');
+    let replies: Array<[Error | null, unknown]>;
+    try {
+      replies = await batch.exec();
+    } catch (err) {
+      await this.releaseEach(keys, token);
+      throw err;
+    }
+    const taken = keys.filter((_, i) => replies[i]![1] === 'OK');
+    const failed = replies.find(([err]) => err !== null);
+    if (failed) {
+      await this.releaseEach(taken, token);
+      throw failed[0];
+    }
+    return taken;
+  }
+
+  /** Gives back `keys` held by `token`, each only if still its own; never throws (a lapsed lock frees itself). */
+  private async releaseEach(keys: readonly string[], token: string): Promise<void> {
+    if (keys.length === 0) return;
+    const batch = new SlotBatch(this.redis);
+    for (const key of keys) (batch.on(key) as LockPipeline).releaseLock(key, token);
+    await batch.exec().catch(() => undefined);
   }
 }
