@@ -37,6 +37,8 @@ export async function apiBench(count: number, batchTimers: number) {
   });
   const pids = {
     api: 0,
+    // This process: the 32 clients sending the creates, on the same two cores.
+    client: process.pid,
     mysql: pidOf('mariadbd') || pidOf('mysqld'),
     redis: (await redisInfo()).pid,
   };

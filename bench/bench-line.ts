@@ -64,6 +64,8 @@ export function table(lines: BenchLine[]): string {
 /** An xtimer line of the delivery scenarios; `missing` defaults to expected − delivered. */
 export function deliveryLine(l: {
   scenario: string;
+  /** xtimer unless given (a floor line beside it). */
+  system?: BenchLine['system'];
   timers: number;
   seconds: number;
   expected: number;
@@ -75,7 +77,7 @@ export function deliveryLine(l: {
   const missing = l.missing ?? l.expected - l.stats.delivered;
   return {
     scenario: l.scenario,
-    system: 'xtimer',
+    system: l.system ?? 'xtimer',
     timers: l.timers,
     seconds: l.seconds,
     expected: l.expected,

@@ -75,7 +75,8 @@ const spreadMinutes = Number(args.find((a) => a.startsWith('--spread-minutes='))
 const results: {
   precision: BenchLine[];
   maxSustainedFiresPerSec?: number;
-  slowReceivers?: BenchLine;
+  /** The floor line, then xtimer's. */
+  slowReceivers?: BenchLine[];
   noisyNeighbour?: NoisyNeighbourResult;
   overloadRecovery?: OverloadRecoveryResult;
   spread?: SpreadResult;
@@ -329,7 +330,7 @@ async function main(): Promise<void> {
   }
 
   const deliveryLines = [
-    results.slowReceivers,
+    ...(results.slowReceivers ?? []),
     results.noisyNeighbour?.quiet,
     results.overloadRecovery?.line,
     results.spread?.aligned.line,

@@ -5,6 +5,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
 import type { Hono } from 'hono';
 import { taskKey } from '../src/domain/task-key.js';
+import { LANE_BEHIND_MS } from '../src/services/execute-lanes.js';
 import type {
   ExecuteJobData,
   RunBatchJobData,
@@ -95,7 +96,7 @@ export function createBoard(queues: BoardQueues, paths: DashboardPaths): Hono {
   const executeLate = executeLane(
     queues.executeLate,
     'execute-late — runs, catch-up lane',
-    'Jobs handed on from "execute" that had waited there more than 2 s behind a backlog (overload), and overdue runs ' +
+    `Jobs handed on from "execute" that had waited there more than ${LANE_BEHIND_MS / 1000} s behind a backlog (overload), and overdue runs ` +
       '(the compensator\'s, backfills): worked beside "execute" with a small share, so that runs due now are not held ' +
       'back by a backlog. ',
   );
