@@ -93,6 +93,18 @@ export class RedisClusterFixture {
     );
   }
 
+  /** Waits until the nodes left say the cluster is down (`port`, a master, killed without a replica to take over). */
+  async downWithout(port: number, timeoutMs = 30_000): Promise<void> {
+    await eventually(
+      () =>
+        this.withAnyNode(async (redis) =>
+          String(await redis.call('CLUSTER', 'INFO')).includes('cluster_state:fail'),
+        ),
+      `the cluster down without 127.0.0.1:${port}`,
+      timeoutMs,
+    );
+  }
+
   async stop(): Promise<void> {
     for (const n of this.nodes) n.proc.kill('SIGKILL');
     await Promise.all(

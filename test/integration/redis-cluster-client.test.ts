@@ -7,9 +7,11 @@ import { withScripts } from '../../src/storage/redis/scripts.js';
 import { RedisClusterFixture } from '../helpers/redis-cluster.js';
 
 /**
- * The connection xtimer makes to a Redis Cluster, against a throwaway 3-master cluster:
+ * The connection xtimer makes to a Redis Cluster, against throwaway 3-master clusters:
  * the executor asks for auto-pipelining, and on a cluster that must not reach ioredis,
- * whose auto-pipelines group a script call by its first argument rather than its keys.
+ * whose auto-pipelines group a script call by its first argument rather than its keys;
+ * and a connection re-opened while the cluster is down settles, so BullMQ's workers,
+ * which re-open their blocking connections that way, fetch again after a failover.
  */
 let redisCluster: RedisClusterFixture;
 
@@ -40,6 +42,44 @@ describe('a cluster connection asked to auto-pipeline', () => {
       expect(results.slice(0, runs.length).map((r) => (r as { outcome: string }).outcome)).toEqual(
         runs.map(() => 'claimed'),
       );
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe('a cluster connection re-opened while the cluster is down', () => {
+  let downCluster: RedisClusterFixture;
+
+  beforeAll(async () => {
+    downCluster = await new RedisClusterFixture(3, 0).start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await downCluster?.stop();
+  });
+
+  it('settles its connect() instead of leaving it pending for good', { timeout: 60_000 }, async () => {
+    const redis = createRedis(downCluster.url);
+    redis.on('error', () => undefined);
+    try {
+      await redis.set('xt-down:probe', '1');
+      // A master lost and no replica to promote: CLUSTER INFO says fail until it is back.
+      const victim = await downCluster.masterOf('xt-down:other');
+      downCluster.kill(victim);
+      await downCluster.downWithout(victim);
+      // What BullMQ does to a blocking connection its watchdog gave up on.
+      const ended = new Promise((resolve) => redis.once('end', resolve));
+      redis.disconnect();
+      await ended;
+      const settled = await Promise.race([
+        redis.connect().then(
+          () => 'resolved',
+          () => 'rejected',
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still pending after 10 s'), 10_000)),
+      ]);
+      expect(settled).not.toBe('still pending after 10 s');
     } finally {
       redis.disconnect();
     }

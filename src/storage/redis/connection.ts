@@ -78,7 +78,13 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
       ...(cluster.password ? { password: cluster.password } : {}),
       ...(cluster.tls ? { tls: {} } : {}),
     },
-    enableReadyCheck: true,
+    // No ready check on the cluster client: when CLUSTER INFO says `fail` (a master lost,
+    // its replica not yet promoted), ioredis reconnects without ever settling the promise
+    // of the connect() that asked, and BullMQ awaits that promise when it re-opens a
+    // worker's blocking connection: the worker never fetched again, and its lane's runs
+    // waited in the queue for good. Without the check, commands sent during a failover
+    // meet CLUSTERDOWN and are retried (retryDelayOnClusterDown).
+    enableReadyCheck: false,
     clusterRetryStrategy: reconnectDelay,
     // Through a failover (a master's replica takes over within a few seconds), commands
     // are retried rather than failed: MOVED/ASK and CLUSTERDOWN are waited out.
