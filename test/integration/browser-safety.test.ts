@@ -18,21 +18,23 @@ let stores: TestStores;
 let core: Core;
 let open: App;
 let secured: App;
+let securedStores: TestStores;
+let securedCore: Core;
 
 beforeAll(async () => {
   stores = await createTestStores('browser', { PUBLIC_HOSTS: 'xtimer.example.com' });
   core = createTestCore(stores);
   open = createTestApp(core);
-  const securedStores = await createTestStores('browsertok', {
+  securedStores = await createTestStores('browsertok', {
     XTIMER_ADMIN_TOKEN: TOKEN,
     XTIMER_SECRET_KEY: 'secret-key-for-the-browser-tests-0123',
   });
-  secured = createTestApp(createTestCore(securedStores));
-  afterAll(() => securedStores.cleanup());
+  securedCore = createTestCore(securedStores);
+  secured = createTestApp(securedCore);
 });
 afterAll(async () => {
-  await core.queues.close();
-  await stores.cleanup();
+  await Promise.all([core.queues.close(), securedCore.queues.close()]);
+  await Promise.all([stores.cleanup(), securedStores.cleanup()]);
 });
 
 async function timerRows(): Promise<Array<{ id: number; status: string; version: number }>> {
