@@ -23,6 +23,7 @@ import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
 import {
+  addReplacingEnded,
   continuationJob,
   EXECUTE_LATE_QUEUE,
   EXECUTE_QUEUE,
@@ -107,8 +108,8 @@ export async function startExecutor(core: Core): Promise<Role> {
       await queues.execute.add(job.name, job.data, job.opts);
     },
     async handBack(run) {
-      const job = continuationJob(run, 'handback');
-      await queues.execute.add(job.name, job.data, job.opts);
+      // Its attempt was undone, so the next hand-back of this run has the same job id.
+      await addReplacingEnded(queues.execute, [continuationJob(run, 'handback')]);
     },
   };
   const overlap = new OverlapSlots(fast, keys);
