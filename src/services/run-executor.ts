@@ -511,20 +511,18 @@ export class RunExecutor {
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
     // Run now and retry are a user's explicit asks: they go whatever the timer's status.
     if (run.trigger !== undefined) return null;
-    // A continuation (a retry, or a run whose holder died) was due while the timer was
-    // active and has been attempted: it goes on whatever happened since.
-    const continuation = (run.afterAttempt ?? 0) > 0;
     // A completed timer's runs are owed still: its final run may settle before earlier
     // ones (a retry, a re-queue), and completion plans no more, cancels none.
-    if (timer.status === 'inactive' && !continuation)
-      return { status: 'skipped', reason: 'skipped: the timer is inactive' };
+    if (timer.status === 'inactive') return { status: 'skipped', reason: 'skipped: the timer is inactive' };
+    // A continuation has a call behind it: a schedule change since then (cron, endAt,
+    // calendars) concerns the runs not yet called, and it finishes its retries.
+    if ((run.afterAttempt ?? 0) > 0) return null;
     // A calendar listing the run's date since it was planned (its re-plan races the queue).
     const schedule = scheduleOf(timer);
     const skippedBy = schedule.skippedBy(schedule.nominalOf(run.runAt));
     if (skippedBy !== null) return { status: 'skipped', reason: `skipped: calendar ${skippedBy.join(', ')}` };
     const superseded = supersededReason(timer, run.runAt, run.version);
     if (superseded) return { status: 'skipped', reason: superseded };
-    if (continuation) return null;
     const now = this.d.now();
     const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
       const [next] = scheduleOf(timer).next(at, 1);

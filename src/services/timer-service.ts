@@ -647,8 +647,16 @@ export class TimerService implements TimerUseCases {
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.timersIn(tx).update(merged);
-        if (by) await this.audit(tx, by, 'update', current, current, await this.lockedTimer(tx, id));
-        if (current.status !== 'active' || !changesSchedule(patch)) return NO_CHANGE;
+        const replans = current.status === 'active' && changesSchedule(patch);
+        if (by) {
+          const entry = timerChange(by, 'update', current, current, await this.lockedTimer(tx, id));
+          // A run with a call behind it (in a call, or backing off to retry) keeps the
+          // plan it was called under: the entry says how many the change left alone.
+          if (replans && entry.after)
+            entry.after.inFlightRunsLeftAlone = await this.tasksIn(tx).countRunning(id);
+          await this.deps.audit.record(entry, tx);
+        }
+        if (!replans) return NO_CHANGE;
         const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
         const updated = await this.lockedTimer(tx, id);
         const planned = await this.deps.planner.plan(

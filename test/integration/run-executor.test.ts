@@ -244,6 +244,37 @@ describe('a failed call', () => {
     expect(new Set(h.sent.map((c) => c.headers['x-xtimer-task-id'])).size).toBe(1);
   });
 
+  it('keeps its retries when the schedule changed meanwhile (a PATCH re-planned from after its time)', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(500);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    // The PATCH's new plan starts now, after the run's time, under a newer version.
+    const patched = testTimer({
+      ...timer,
+      version: timer.version + 1,
+      plannedFrom: clock,
+      endAt: clock + 60_000,
+    });
+    const after = harness(patched);
+    clock = run.runAt + h.retries[0]!.delayMs;
+    expect(await after.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+  });
+
+  it('ends its retries skipped once the timer is disabled', async () => {
+    const timer = testTimer({ status: 'inactive' });
+    const h = harness(timer);
+    const run = dueRun(timer, { slice: 'retry', afterAttempt: 1 });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+  });
+
   it('after a timeout is recorded failed with "timeout after N ms" once attempts are spent', async () => {
     const timer = testTimer({ retry: { maxAttempts: 1, backoffMs: 0 } });
     const h = harness(timer);

@@ -494,6 +494,15 @@ export class TaskRepository {
     }
   }
 
+  /** Runs of the timer with a call behind them that are not finished: in a call, or backing off to retry. */
+  async countRunning(timerId: number): Promise<number> {
+    const [rows] = await this.pool.query(
+      "SELECT COUNT(*) AS n FROM tasks WHERE timer_id = ? AND status = 'running'",
+      [timerId],
+    );
+    return Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
+  }
+
   /** How many runs listForTimer can list (kept failures included). */
   async countForTimer(timerId: number, statuses?: readonly TaskStatus[]): Promise<number> {
     const count = async (t: RunTable) => {
