@@ -13,7 +13,7 @@ import type {
   TaskRepository,
 } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { type ClaimRecord, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import { type ClaimRecord, callsMade, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
 import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../storage/redis/queues.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import type { FailureNotifier } from './failure-notifier.js';
@@ -69,14 +69,17 @@ type Verdict =
   | { kind: 'finished'; status: FinalStatus; attempt: number }
   /** Its holder is alive (renewing its lease), or its retry is still to come: leave it. */
   | { kind: 'held' }
-  /** Its holder is gone: queue its next attempt. */
-  | { kind: 'abandoned'; attempt: number };
+  /**
+   * Its holder is gone: queue it again after the `calls` it made. With none (it died
+   * before calling, or parked), that is a fresh pick-up, under its misfire policy.
+   */
+  | { kind: 'abandoned'; calls: number };
 
 function verdictOf(record: ClaimRecord | null, now: number): Verdict {
   if (record === null) return { kind: 'unclaimed' };
   if (isFinished(record.state)) return { kind: 'finished', status: record.state, attempt: record.attempt };
   const grace = record.state === 'backoff' ? BACKOFF_GRACE_MS : LEASE_GRACE_MS;
-  return record.untilMs + grace < now ? { kind: 'abandoned', attempt: record.attempt } : { kind: 'held' };
+  return record.untilMs + grace < now ? { kind: 'abandoned', calls: callsMade(record) } : { kind: 'held' };
 }
 
 /**
@@ -139,7 +142,7 @@ export class Compensator {
       if (v.kind === 'unclaimed') {
         if (queuedFrom === null || r.runAt < queuedFrom) lost.push(r);
       } else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
-      else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.attempt });
+      else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.calls });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);
@@ -161,7 +164,7 @@ export class Compensator {
       if (v.kind === 'unclaimed') abandoned.push({ ...run, afterAttempt: r.attempts });
       else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
       else if (v.kind === 'abandoned')
-        abandoned.push({ ...run, afterAttempt: Math.max(v.attempt, r.attempts) });
+        abandoned.push({ ...run, afterAttempt: Math.max(v.calls, r.attempts) });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);

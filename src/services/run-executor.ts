@@ -118,6 +118,8 @@ interface Execution {
   cached: CachedTimer;
   /** True from the moment the run no longer holds its job (it waits for an app slot or its predecessor). */
   detached: boolean;
+  /** Its claim says it waits here without having called (claim state `parked`). */
+  parked: boolean;
   /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
   holdsOverlap: boolean;
   /** The call went out (from then on the attempt counts, whatever happens). */
@@ -223,6 +225,7 @@ export class RunExecutor {
       lease,
       cached,
       detached: false,
+      parked: false,
       holdsOverlap: false,
       sent: false,
     };
@@ -350,7 +353,11 @@ export class RunExecutor {
     }
     if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
     try {
-      if (!(await this.stillHeld(x))) {
+      const held = x.parked
+        ? await d.claims.mark(x.ref, x.owner, x.lease.attempt, 'running')
+        : await this.stillHeld(x);
+      x.parked = false;
+      if (!held) {
         await this.releaseOverlap(x);
         return this.duplicate('fenced');
       }
@@ -390,8 +397,7 @@ export class RunExecutor {
     }
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
-    x.detached = true;
-    handOff({ verdict: 'deferred' });
+    await this.detach(x, handOff);
     for (;;) {
       await d.sleep(OVERLAP_POLL_MS);
       if (d.gate.closed) {
@@ -419,9 +425,21 @@ export class RunExecutor {
    */
   private async awaitAppSlot(x: Execution, app: string, handOff: (r: RunReport) => void): Promise<boolean> {
     if (this.d.slots.tryTake(app)) return true;
+    await this.detach(x, handOff);
+    return this.d.slots.take(app);
+  }
+
+  /**
+   * Lets go of the run's job while it waits here before calling, and says so in its
+   * claim: if this process dies meanwhile, the run is taken over as a fresh pick-up
+   * (same attempt, under its misfire policy), not as a continuation of a call never made.
+   */
+  private async detach(x: Execution, handOff: (r: RunReport) => void): Promise<void> {
+    if (!x.parked) {
+      x.parked = await this.d.claims.mark(x.ref, x.owner, x.lease.attempt, 'parked');
+    }
     x.detached = true;
     handOff({ verdict: 'deferred' });
-    return this.d.slots.take(app);
   }
 
   /**
