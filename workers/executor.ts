@@ -21,6 +21,7 @@ import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
+import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
 import {
   addReplacingEnded,
@@ -85,7 +86,12 @@ export async function startExecutor(core: Core): Promise<Role> {
   const apps = new AppRepository(core.database.db);
   const signing = new AppSigningCache((names) => apps.findMany(names), core.secretBox);
   await core.events.listenApps(subscriber, (app) => signing.invalidate(app));
-  const recorder = new RunRecorder((outcomes) => tasks.recordOutcomes(outcomes), logger);
+  const recorder = new RunRecorder(
+    (outcomes) => tasks.recordOutcomes(outcomes),
+    logger,
+    {},
+    new OutcomeStash(fast, keys.outcomeStash()),
+  );
   const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
   const gate = new ReleaseGate();
   const slots = new AppSlots(config.appMaxInFlight);
@@ -266,15 +272,20 @@ export async function startExecutor(core: Core): Promise<Role> {
   );
 
   return {
+    async abandon() {
+      return { callsInFlight: executor.callsInFlight, outcomesLost: await recorder.handOver() };
+    },
     async close() {
       // Stop fetching first, then hand back what waits for its due time or its app's slot;
-      // calls in flight finish.
+      // calls in flight finish (each within its timeout), then their outcomes are written.
       lossWatch.stop();
       clearInterval(catchUpLooks);
       loopDelay.disable();
       const closing = Promise.all([...workers.map((w) => w.close()), notifier.close()]);
       const withdrawn = budget.close() + gate.close() + slots.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');
+      if (executor.callsInFlight > 0)
+        logger.info({ calls: executor.callsInFlight }, 'waiting for the calls in flight to end');
       await closing;
       await executor.drain();
       await leases.stop();

@@ -42,7 +42,7 @@ async function untilReady(what: string, logger: Logger, attempt: () => Promise<v
 
 export async function main(config: Config): Promise<Shutdown> {
   const logger = createLogger(config.logLevel);
-  const shutdown = new Shutdown(logger);
+  const shutdown = new Shutdown(logger, config.shutdownGraceMs);
 
   await untilReady('MySQL', logger, () => prepareDatabase(config.mysqlUrl));
   const database = openDatabase(config.mysqlUrl);
@@ -113,7 +113,10 @@ export async function main(config: Config): Promise<Shutdown> {
   const has = (role: Role) => config.roles.includes(role);
   shutdown.add('queues', () => core.queues.close());
   // Start order: what produces work last, so shutdown (reverse order) stops it first.
-  if (has('executor')) shutdown.add('executor', (await startExecutor(core)).close);
+  if (has('executor')) {
+    const executor = await startExecutor(core);
+    shutdown.add('executor', executor.close, executor.abandon);
+  }
   if (has('trigger')) shutdown.add('trigger', (await startTrigger(core)).close);
   if (has('migrator')) shutdown.add('migrator', (await startMigrator(core)).close);
   if (has('scheduler')) shutdown.add('scheduler', (await startScheduler(core)).close);
@@ -169,9 +172,12 @@ async function run(): Promise<void> {
   process.on('unhandledRejection', (reason) => {
     console.error('unhandled rejection (continuing):', reason);
   });
+  // The first signal stops the process gracefully; a second one cuts the wait short.
+  let signals = 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      shutdown.run(signal).then(() => process.exit(0));
+    process.on(signal, () => {
+      if (++signals === 1) shutdown.run(signal).then(() => process.exit(0));
+      else shutdown.abandon(signal).finally(() => process.exit(1));
     });
   }
 }

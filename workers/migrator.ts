@@ -14,6 +14,7 @@ import {
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
@@ -48,6 +49,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       claims: new RunClaims(redis, keys),
       queues,
       record: (outcomes) => tasks.recordOutcomes(outcomes),
+      stash: new OutcomeStash(redis, keys.outcomeStash()),
       notifier: core.notifier,
       completeEnded: (now) => core.timers.completeEnded(now),
       logger: logger.child({ component: 'compensator' }),

@@ -14,6 +14,7 @@ import type {
 } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
 import { type ClaimRecord, callsMade, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import type { OutcomeStash } from '../storage/redis/outcome-stash.js';
 import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../storage/redis/queues.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import type { FailureNotifier } from './failure-notifier.js';
@@ -47,6 +48,8 @@ export interface CompensationReport {
   requeued: number;
   /** Timers whose schedule ended (endAt passed, or its final run settled) marked completed. */
   completed: number;
+  /** Outcomes a process left in the stash (MySQL was away) written to MySQL. */
+  unstashed: number;
 }
 
 export interface CompensatorDeps {
@@ -56,6 +59,8 @@ export interface CompensatorDeps {
   queues: Queues;
   /** Writes final outcomes of runs that will not be called (inactive timers). */
   record(outcomes: RunOutcome[]): Promise<void>;
+  /** Outcomes left in Redis by processes that could not write them: written before anything is judged. */
+  stash?: Pick<OutcomeStash, 'drain'> | undefined;
   /** Reports missed runs to whoever asked (notify). */
   notifier?: Pick<FailureNotifier, 'report'> | undefined;
   /** Completes active timers whose schedule has ended and that have nothing left in flight. */
@@ -101,7 +106,10 @@ export class Compensator {
       skipped: 0,
       requeued: 0,
       completed: 0,
+      unstashed: 0,
     };
+    // A run whose outcome waits in the stash would pass for pending (and lost) in MySQL.
+    if (this.d.stash) report.unstashed = await this.d.stash.drain((o) => this.d.record(o));
     await this.settlePending(now, report);
     await this.settleStuck(now, report);
     if (this.d.completeEnded) report.completed = await this.d.completeEnded(now);

@@ -146,6 +146,7 @@ export class RunExecutor {
   private readonly active = new Set<Promise<unknown>>();
   /** Due time of each run claimed here and not yet sent. */
   private readonly unsent = new Map<Lease, number>();
+  private calling = 0;
 
   constructor(private readonly d: RunExecutorDeps) {
     this.historyCheck = new MicroBatcher(async (runs) => {
@@ -199,6 +200,11 @@ export class RunExecutor {
   /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
   async drain(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
+  }
+
+  /** Calls sent and not answered yet. */
+  get callsInFlight(): number {
+    return this.calling;
   }
 
   /** When the longest-overdue run claimed here and not yet sent was due (null if none is overdue). */
@@ -473,7 +479,8 @@ export class RunExecutor {
       }),
     );
     if (attempt > 1) d.metrics.retries.inc();
-    const result = await sending;
+    this.calling++;
+    const result = await sending.finally(() => this.calling--);
     // A backfill's runs are past instants by design: their delay is no lateness.
     if (x.run.trigger !== 'backfill') d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
     d.metrics.callbackDuration.observe(result.durationMs / 1000);

@@ -20,6 +20,8 @@ export interface Keys {
   claim(dayKey: string, taskKey: string): string;
   /** A timer's overlap slots (tagged by timer): its run in flight, and its one buffered run. */
   overlap(timerId: number, slot: 'running' | 'buffered'): string;
+  /** Run outcomes MySQL could not take yet (a hash by task key), for whoever writes them next. */
+  outcomeStash(): string;
   /** One compensator pass at a time across the cluster. */
   compensatorLock(): string;
   /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
@@ -55,6 +57,7 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
     bloom: (day) => `${prefix}bloom:{${day}}`,
     claim: (day, taskKey) => `${prefix}claim:{${day}}:${taskKey}`,
     compensatorLock: () => `${prefix}lock:compensator`,
+    outcomeStash: () => `${prefix}outcomes:unwritten`,
     overlap: (timerId, slot) => `${prefix}overlap:{${timerId}}:${slot}`,
     slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,
