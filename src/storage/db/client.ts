@@ -49,12 +49,47 @@ function formatQuery(this: { config: { timezone?: string } }, sql: string, value
   return format(sql, values as never, false, this.config.timezone);
 }
 
+/**
+ * A read on the pool gives up after this long, and its connection is dropped: a
+ * half-open connection (a failover that left no RST) must not hold a caller for good.
+ */
+export const READ_TIMEOUT_MS = 30_000;
+
+const READ = /^\s*\(?\s*(select|show)\b/i;
+
+/** Bounds every read sent through `pool.query` (drizzle's outside transactions included). */
+function boundReads(pool: Pool, timeoutMs: number): void {
+  const query = pool.query.bind(pool);
+  const bounded = async (sql: string | { sql: string; timeout?: number }, values?: unknown) => {
+    const options = typeof sql === 'string' ? { sql } : sql;
+    if (options.timeout !== undefined || !READ.test(options.sql)) return query(sql as never, values as never);
+    const conn = await pool.getConnection();
+    let broken = false;
+    try {
+      return await conn.query({ ...options, timeout: timeoutMs } as never, values as never);
+    } catch (err) {
+      // The answer may still come, or never: either way this connection is done with.
+      broken = (err as { code?: string }).code === 'PROTOCOL_SEQUENCE_TIMEOUT';
+      throw err;
+    } finally {
+      if (broken) conn.destroy();
+      else conn.release();
+    }
+  };
+  pool.query = bounded as Pool['query'];
+}
+
 /** Opens the pool. Every session runs in UTC so CURRENT_TIMESTAMP(3) agrees with the app. */
-export function openDatabase(url: string, extra: PoolOptions = {}): Database {
+export function openDatabase(
+  url: string,
+  extra: PoolOptions = {},
+  readTimeoutMs = READ_TIMEOUT_MS,
+): Database {
   const pool = mysql.createPool(poolOptions(url, extra));
   pool.pool.on('connection', (conn) => {
     conn.query("SET time_zone = '+00:00'");
   });
+  boundReads(pool, readTimeoutMs);
   return {
     db: drizzle(pool),
     pool,
