@@ -7,11 +7,15 @@ import { SecretBox } from './security/secret-box.js';
 import { AppService } from './services/app-service.js';
 import { AuditService } from './services/audit-service.js';
 import { FailureNotifier } from './services/failure-notifier.js';
+import { PlanPublisher } from './services/plan-publisher.js';
 import { RunPlanner } from './services/run-planner.js';
 import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
 import { AppRepository } from './storage/db/app-repository.js';
 import type { Database } from './storage/db/client.js';
+import { PlanOutboxRepository } from './storage/db/plan-outbox-repository.js';
+import { TaskRepository } from './storage/db/task-repository.js';
+import { TimerRepository } from './storage/db/timer-repository.js';
 import { isCluster } from './storage/redis/connection.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
@@ -20,6 +24,7 @@ import { RedisLock } from './storage/redis/redis-lock.js';
 import { RunClaims } from './storage/redis/run-claims.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
 import { SliceStore } from './storage/redis/slice-store.js';
+import { TimerCopies } from './storage/redis/timer-copies.js';
 
 /** The services every role shares, built over open connections. */
 export interface Core {
@@ -30,6 +35,8 @@ export interface Core {
   keys: Keys;
   slices: SliceStore;
   planner: RunPlanner;
+  /** Takes committed timer changes to Redis, and publishes again those whose publisher failed. */
+  publisher: PlanPublisher;
   events: TimerEvents;
   timers: TimerService;
   /** Apps, their API keys and signing secrets; who a bearer token is. */
@@ -61,6 +68,17 @@ export function createCore(
     queues.execute.addBulk(jobs),
   );
   const events = new TimerEvents(redis, keys);
+  const publisher = new PlanPublisher({
+    outbox: new PlanOutboxRepository(database.pool),
+    copies: new TimerCopies(redis, keys),
+    planner,
+    announce: (id) => events.announce(id),
+    timers: new TimerRepository(database.db),
+    tasks: new TaskRepository(database.db, database.pool),
+    stepMinutes: config.migrateStepMinutes,
+    logger: logger.child({ component: 'publisher' }),
+    now,
+  });
   const guard = new TargetGuard({
     blockPrivate: config.callbackBlockPrivate,
     allowHosts: config.callbackAllowHosts,
@@ -71,6 +89,7 @@ export function createCore(
     lock: new RedisLock(redis),
     keys,
     planner,
+    publisher,
     claims: new RunClaims(redis, keys),
     announce: (id) => events.announce(id),
     audit,
@@ -115,6 +134,7 @@ export function createCore(
     keys,
     slices,
     planner,
+    publisher,
     events,
     timers,
     apps,

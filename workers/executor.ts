@@ -20,6 +20,7 @@ import { TimerCache } from '../src/services/timer-cache.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { AppCopies } from '../src/storage/redis/app-copies.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
@@ -37,6 +38,7 @@ import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
+import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import { startNotifier } from './notifier.js';
 import type { Role } from './role.js';
 
@@ -80,11 +82,23 @@ export async function startExecutor(core: Core): Promise<Role> {
 
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
-  const cache = new TimerCache((ids) => timers.findByIds(ids));
+  const copies = new TimerCopies(fast, keys);
+  const cache = new TimerCache(
+    (ids) => timers.findByIds(ids),
+    undefined,
+    undefined,
+    (ids) => copies.get(ids),
+  );
   await core.events.listen(subscriber, (id) => cache.invalidate(id));
   // The apps' signing keys, cached like timers; a rotation is announced and dropped at once.
   const apps = new AppRepository(core.database.db);
-  const signing = new AppSigningCache((names) => apps.findMany(names), core.secretBox);
+  const signing = new AppSigningCache(
+    (names) => apps.findMany(names),
+    core.secretBox,
+    undefined,
+    undefined,
+    new AppCopies(fast, keys),
+  );
   await core.events.listenApps(subscriber, (app) => signing.invalidate(app));
   const recorder = new RunRecorder(
     (outcomes) => tasks.recordOutcomes(outcomes),

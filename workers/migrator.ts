@@ -1,5 +1,5 @@
 import type { Core } from '../src/core.js';
-import { stepMs } from '../src/domain/migration-window.js';
+import { copyTtlMs, stepMs } from '../src/domain/migration-window.js';
 import { MINUTE } from '../src/domain/slice.js';
 import type { Logger } from '../src/observability/logger.js';
 import { BackfillPacer } from '../src/services/backfill-pacer.js';
@@ -18,9 +18,11 @@ import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
+import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import type { Role } from './role.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
+const PLAN_REPAIR_EVERY_MS = 5_000;
 /** How often disabled timers whose `until` has come are resumed (a range on one index). */
 const PAUSE_SWEEP_EVERY_MS = 1000;
 /** How often backfills' runs are queued (each at BACKFILL_RATE a second). */
@@ -31,6 +33,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
   const { config, keys, redis, queues } = core;
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
+  const copies = new TimerCopies(redis, keys);
   return new MigrationRunner({
     migration: new Migration(
       timers,
@@ -42,6 +45,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       // Beside the firing roles, materialise at half speed in smaller bites: the window
       // is needed only a step from now, the runs firing now are due now.
       { restRatio: 1, flushRows: 5000 },
+      (planned) => copies.put(planned, copyTtlMs(config.migrateStepMinutes)),
     ),
     compensator: new Compensator({
       timers,
@@ -108,6 +112,8 @@ export async function startMigrator(core: Core): Promise<Role> {
   }
 
   every('slice check', INTACT_CHECK_EVERY_MS, () => runner.rebuildIfLost());
+  // Committed timer changes whose publisher died or failed before they reached Redis.
+  every('plan repair', PLAN_REPAIR_EVERY_MS, () => core.publisher.repair());
   // At start-up, then just after each window boundary (re-checked every minute in case
   // the lock holder died mid-way and the 20-min lock lapsed).
   every('migration', runner.checkEveryMs, () => runner.migrate(), stepMs(config.migrateStepMinutes));

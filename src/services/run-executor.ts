@@ -49,7 +49,7 @@ export interface RunContinuations {
 }
 
 export interface RunExecutorDeps {
-  claims: RunClaims;
+  claims: Pick<RunClaims, 'claim' | 'finish' | 'release' | 'backOff' | 'mark' | 'keepMs'>;
   leases: LeaseKeeper;
   /** A run's row in MySQL: asked only when the bloom filter cannot rule out that it ran. */
   history(runs: readonly QueuedRun[]): Promise<Map<string, RunState>>;
@@ -102,6 +102,10 @@ const BACKOFF_LEASE_MARGIN_MS = 60_000;
 const LAPSING_LEASE_MS = 1000;
 /** Runs whose history one MySQL query reads at most (the bloom filter said maybe). */
 const HISTORY_BATCH_MAX = 500;
+/** Reads of a run's history before its job is failed (and tried again later by BullMQ). */
+const HISTORY_TRIES = 3;
+/** A finished run's claim record is trusted to say so until this long before it expires. */
+const RECORD_MARGIN_MS = 60_000;
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
 
@@ -252,11 +256,8 @@ export class RunExecutor {
   }
 
   /** The timer as cached, re-read when the run was planned for a newer version than the cached one. */
-  private async timerOf(run: RunToExecute): Promise<CachedTimer> {
-    const cached = await this.d.cache.get(run.timerId);
-    if (run.version === undefined || (cached.timer?.version ?? 0) >= run.version) return cached;
-    this.d.cache.invalidate(run.timerId);
-    return this.d.cache.get(run.timerId);
+  private timerOf(run: RunToExecute): Promise<CachedTimer> {
+    return this.d.cache.get(run.timerId, run.version ?? 0);
   }
 
   /**
@@ -300,7 +301,9 @@ export class RunExecutor {
    * MySQL. A finished run is a duplicate; one a live holder is calling (Redis lost its
    * claim) is left to it; one whose holder died mid-call is claimed as the next attempt.
    * Returns a report when this copy must not go on, the lease of a new attempt, or null
-   * to go on with `lease`.
+   * to go on with `lease`. MySQL knows nothing of a run not yet due; and had a run due
+   * within the claim records' memory finished, its record would have said so (unless
+   * Redis lost it): neither needs MySQL, so firing them goes on while MySQL is away.
    */
   private async checkHistory(
     run: RunToExecute,
@@ -309,12 +312,20 @@ export class RunExecutor {
   ): Promise<Lease | RunReport | null> {
     const d = this.d;
     if (bloom !== 'maybe' && bloom !== 'unknown') return null;
-    if (bloom === 'unknown' && run.runAt < d.now()) {
+    const now = d.now();
+    if (run.runAt > now) return null;
+    if (
+      bloom === 'maybe' &&
+      run.runAt > now - d.claims.keepMs + RECORD_MARGIN_MS &&
+      !d.redisMayHaveLostData()
+    )
+      return null;
+    if (bloom === 'unknown') {
       // Redis lost the filter and this overdue run is being fanned out again: give every
       // executor's buffered outcomes time to reach MySQL before asking it.
       await d.sleep(OUTCOME_SETTLE_MS);
     }
-    const row = await this.historyCheck.load(run).catch(() => null);
+    const row = await this.readHistory(run);
     if (row === null || row.status === 'pending') return null;
     if (isFinished(row.status)) {
       await d.claims.finish(lease.run, lease.owner, lease.attempt, row.status);
@@ -337,6 +348,18 @@ export class RunExecutor {
       );
     }
     return null;
+  }
+
+  /** The run's row, asked again on a failure: an unanswered question is never "it never ran". */
+  private async readHistory(run: RunToExecute): Promise<RunState | null> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.historyCheck.load(run);
+      } catch (err) {
+        if (tries >= HISTORY_TRIES) throw err;
+        await this.d.sleep(250 * tries);
+      }
+    }
   }
 
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {

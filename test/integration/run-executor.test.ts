@@ -41,6 +41,8 @@ interface Harness {
   recorder: RunRecorder;
   answer: (call: PreparedCall) => Promise<CallResult>;
   history: Map<string, RunState>;
+  /** MySQL reads of run history fail this many more times (an outage). */
+  historyFailures: number;
   /** Makes the next request building throw, as when Redis or MySQL is unreachable for a moment. */
   failNextPrepare: boolean;
 }
@@ -60,6 +62,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.written = [];
   h.retries = [];
   h.history = new Map();
+  h.historyFailures = 0;
   h.failNextPrepare = false;
   h.answer = async () => ok();
   h.claims = claims;
@@ -71,7 +74,13 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.executor = new RunExecutor({
     claims,
     leases,
-    history: async () => h.history,
+    history: async () => {
+      if (h.historyFailures > 0) {
+        h.historyFailures--;
+        throw new Error('connect ECONNREFUSED');
+      }
+      return h.history;
+    },
     cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
     recorder: h.recorder,
     caller: {
@@ -451,5 +460,34 @@ describe('after Redis lost the claim records', () => {
     h.history.set(taskKey(timer.id, run.runAt), { status: 'running', attempts: 1, leaseUntil: clock - 1 });
     expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });
     expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
+  });
+});
+
+describe('while MySQL cannot be read', () => {
+  it('calls a run claimed before its time without asking MySQL, whatever the bloom filter says', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.historyFailures = Number.POSITIVE_INFINITY;
+    // No bloom filter for the day yet ("unknown"), and the run is due a second from now.
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+
+  it('never reads a failed history check as "never ran": it asks again, then fails the job', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), { status: 'succeeded', attempts: 1, leaseUntil: null });
+    h.historyFailures = 10;
+    await expect(h.executor.execute(run)).rejects.toThrow('ECONNREFUSED');
+    expect(h.sent).toHaveLength(0);
+    expect(h.leases.size).toBe(0);
+    // A blip: the next read answers, and the run is found done.
+    h.historyFailures = 2;
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
   });
 });

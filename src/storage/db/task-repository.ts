@@ -367,6 +367,17 @@ export class TaskRepository {
     }
   }
 
+  /** A timer's scheduled runs still pending in [fromMs, toMs), soonest first (a plan published again). */
+  async pendingOfTimer(timerId: number, fromMs: number, toMs: number): Promise<PendingRun[]> {
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at, timer_version FROM tasks
+        WHERE timer_id = ? AND run_at >= ? AND run_at < ? AND status = 'pending' AND ${NOT_BACKFILL}
+        ORDER BY run_at`,
+      [timerId, new Date(fromMs), new Date(toMs)],
+    );
+    return (rows as PendingRow[]).map(toPendingRun);
+  }
+
   /** Pending runs due in [fromMs, toMs) whose timer falls in `bucket` of `bucketCount` (trigger fallback). */
   async pendingInBucket(
     fromMs: number,

@@ -20,6 +20,10 @@ export interface Keys {
   claim(dayKey: string, taskKey: string): string;
   /** A timer's overlap slots (tagged by timer): its run in flight, and its one buffered run. */
   overlap(timerId: number, slot: 'running' | 'buffered'): string;
+  /** A timer as executors fire it (timer-copies.ts), so that firing does not need MySQL. */
+  timerCopy(timerId: number): string;
+  /** An app's sealed signing secrets (app-copies.ts), likewise. */
+  appCopy(app: string): string;
   /** Run outcomes MySQL could not take yet (a hash by task key), for whoever writes them next. */
   outcomeStash(): string;
   /** One compensator pass at a time across the cluster. */
@@ -58,6 +62,8 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
     claim: (day, taskKey) => `${prefix}claim:{${day}}:${taskKey}`,
     compensatorLock: () => `${prefix}lock:compensator`,
     outcomeStash: () => `${prefix}outcomes:unwritten`,
+    timerCopy: (id) => `${prefix}timer:${id}`,
+    appCopy: (app) => `${prefix}app:${app}`,
     overlap: (timerId, slot) => `${prefix}overlap:{${timerId}}:${slot}`,
     slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,
