@@ -16,6 +16,7 @@ import type { Database } from './storage/db/client.js';
 import { PlanOutboxRepository } from './storage/db/plan-outbox-repository.js';
 import { TaskRepository } from './storage/db/task-repository.js';
 import { TimerRepository } from './storage/db/timer-repository.js';
+import { AppCopies } from './storage/redis/app-copies.js';
 import { isCluster } from './storage/redis/connection.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
@@ -71,6 +72,8 @@ export function createCore(
   const publisher = new PlanPublisher({
     outbox: new PlanOutboxRepository(database.pool),
     copies: new TimerCopies(redis, keys),
+    appCopies: new AppCopies(redis, keys),
+    apps: new AppRepository(database.db),
     planner,
     announce: (id) => events.announce(id),
     timers: new TimerRepository(database.db),

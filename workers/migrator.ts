@@ -11,9 +11,11 @@ import {
   MigrationRunner,
   RETAIN_HISTORY_EVERY_MS,
 } from '../src/services/migration-runner.js';
+import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { AppCopies } from '../src/storage/redis/app-copies.js';
 import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
@@ -34,6 +36,8 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
   const copies = new TimerCopies(redis, keys);
+  const appCopies = new AppCopies(redis, keys);
+  const apps = new AppRepository(core.database.db);
   return new MigrationRunner({
     migration: new Migration(
       timers,
@@ -45,7 +49,13 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       // Beside the firing roles, materialise at half speed in smaller bites: the window
       // is needed only a step from now, the runs firing now are due now.
       { restRatio: 1, flushRows: 5000 },
-      (planned) => copies.put(planned, copyTtlMs(config.migrateStepMinutes)),
+      async (planned) => {
+        await copies.put(planned, copyTtlMs(config.migrateStepMinutes));
+        await appCopies.ensure(
+          planned.map((t) => t.app),
+          (names) => apps.findMany(names),
+        );
+      },
     ),
     compensator: new Compensator({
       timers,
@@ -93,13 +103,19 @@ export async function startMigrator(core: Core): Promise<Role> {
   let running = true;
   const inFlight = new Set<Promise<void>>();
   function every(name: string, periodMs: number, fn: () => Promise<unknown>, alignTo?: number): void {
+    // A store away for a while fails every pass: said once, then every 30th time, and when it works again.
+    let failures = 0;
     const run = () => {
       if (!running) return;
       const p = fn()
-        .then(() => undefined)
-        .catch((err) =>
-          logger.warn({ task: name, err: (err as Error).message }, `${name} failed; will retry`),
-        )
+        .then(() => {
+          if (failures > 0) logger.info({ task: name, failures }, `${name} works again`);
+          failures = 0;
+        })
+        .catch((err) => {
+          if (failures++ % 30 === 0)
+            logger.warn({ task: name, err: (err as Error).message, failures }, `${name} failed; will retry`);
+        })
         .finally(() => {
           inFlight.delete(p);
           if (!running) return;

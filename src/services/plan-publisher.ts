@@ -2,10 +2,12 @@ import { copyTtlMs, planHorizon } from '../domain/migration-window.js';
 import { MINUTE } from '../domain/slice.js';
 import type { Timer } from '../domain/timer.js';
 import type { Logger } from '../observability/logger.js';
+import type { AppRepository } from '../storage/db/app-repository.js';
 import type { Transaction } from '../storage/db/client.js';
 import type { OutboxMark, PlanOutboxRepository } from '../storage/db/plan-outbox-repository.js';
 import type { TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
+import type { AppCopies } from '../storage/redis/app-copies.js';
 import type { TimerCopies } from '../storage/redis/timer-copies.js';
 import type { PlanChange, RunPlanner } from './run-planner.js';
 
@@ -17,6 +19,9 @@ const REPAIR_BATCH = 200;
 export interface PlanPublisherDeps {
   outbox: PlanOutboxRepository;
   copies: Pick<TimerCopies, 'put' | 'forget'>;
+  /** The apps' signing copies: the apps of published timers must have one. */
+  appCopies: Pick<AppCopies, 'ensure'>;
+  apps: Pick<AppRepository, 'findMany'>;
   planner: Pick<RunPlanner, 'publish'>;
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
@@ -67,6 +72,10 @@ export class PlanPublisher {
     try {
       // Copies first: a cache that drops its entry at the announcement reads the new one.
       await this.d.copies.put(p.timers, this.ttlMs);
+      await this.d.appCopies.ensure(
+        p.timers.map((t) => t.app),
+        (names) => this.d.apps.findMany(names),
+      );
       if (p.deleted && p.deleted.length > 0) await this.d.copies.forget(p.deleted, this.ttlMs);
       for (const id of p.announce) await this.d.announce(id);
       await this.d.planner.publish(p.change, this.d.now());

@@ -42,6 +42,20 @@ export class AppCopies {
     if (batch.size > 0) await batch.execOrThrow();
   }
 
+  /** Makes sure each app has a copy, reading those that have none with `load` (MySQL). */
+  async ensure(names: readonly string[], load: (names: string[]) => Promise<AppSigningRow[]>): Promise<void> {
+    const unique = [...new Set(names)];
+    if (unique.length === 0) return;
+    const batch = new SlotBatch(this.redis);
+    for (const name of unique) {
+      const key = this.keys.appCopy(name);
+      batch.on(key).exists(key);
+    }
+    const exists = (await batch.execOrThrow()) as number[];
+    const missing = unique.filter((_, i) => exists[i] === 0);
+    if (missing.length > 0) await this.put(missing, await load(missing));
+  }
+
   /** Each app's row: null if it has none, undefined if no copy was kept. */
   async get(names: readonly string[]): Promise<Array<AppSigningRow | null | undefined>> {
     const batch = new SlotBatch(this.redis);
