@@ -107,11 +107,11 @@ export async function startExecutor(core: Core): Promise<Role> {
     new OutcomeStash(fast, keys.outcomeStash()),
   );
   const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
-  const gate = new ReleaseGate();
+  const gate = new ReleaseGate(core.now);
   const slots = new AppSlots(config.appMaxInFlight);
   const budget = new RunBudget(config.executorMaxRuns);
   const claims = new RunClaims(fast, keys);
-  const leases = new LeaseKeeper(claims, Date.now, undefined, logger).start();
+  const leases = new LeaseKeeper(claims, core.now, undefined, logger).start();
   const lossWatch = new RedisLossWatch(fast, keys)
     .onLoss(() => {
       // Claims may be gone: MySQL must show the calls in flight before re-fanned copies
@@ -164,13 +164,13 @@ export async function startExecutor(core: Core): Promise<Role> {
     signing,
     owner: newLockToken(),
     logger,
-    now: Date.now,
+    now: core.now,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
   const processor = new ExecuteJobProcessor(executor);
 
   core.metrics.onScrape(async () => {
-    const now = Date.now();
+    const now = core.now();
     core.metrics.waitingRuns.set(gate.waiting);
     core.metrics.appSlotWaits.set(slots.waiting);
     core.metrics.bufferedOutcomes.set(recorder.buffered);
@@ -206,7 +206,7 @@ export async function startExecutor(core: Core): Promise<Role> {
           queue,
           async (job, token) => {
             try {
-              if (queue === EXECUTE_QUEUE && belongsInCatchUpLane(job.data, Date.now())) {
+              if (queue === EXECUTE_QUEUE && belongsInCatchUpLane(job.data, core.now())) {
                 // Same name, data and id: the run is queued once, in the lane behind.
                 await core.queues.executeLate.add(job.name, job.data, job.id ? { jobId: job.id } : {});
                 return { handedOnTo: EXECUTE_LATE_QUEUE };

@@ -21,6 +21,7 @@ import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { runsOf } from '../src/storage/redis/queues.js';
+import { RedisClock } from '../src/storage/redis/redis-clock.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startExecutor } from './executor.js';
 import { startMigrator } from './migrator.js';
@@ -53,7 +54,17 @@ export async function main(config: Config): Promise<Shutdown> {
   shutdown.add('redis', () => redis.quit().then(() => undefined));
   await untilReady('Redis', logger, () => redis.ping().then(() => undefined));
 
-  const core = createCore(config, logger, database, redis);
+  // Runs are due by Redis's clock, the one every process shares: a node whose clock runs
+  // ahead must not release them early.
+  const clock = await new RedisClock(redis).start();
+  shutdown.add('clock', () => clock.stop());
+  if (Math.abs(clock.offsetMs) > 250)
+    logger.warn(
+      { offsetMs: clock.offsetMs },
+      "this machine's clock differs from Redis's; runs go by Redis's",
+    );
+  const core = createCore(config, logger, database, redis, clock.now);
+  core.metrics.onScrape(async () => core.metrics.clockOffset.set(clock.offsetMs / 1000));
 
   if (config.roles.includes('api')) {
     if (config.adminToken === undefined) {
