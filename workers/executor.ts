@@ -11,6 +11,7 @@ import { belongsInCatchUpLane } from '../src/services/execute-lanes.js';
 import { IntakeLimit } from '../src/services/intake-limit.js';
 import { LeaseKeeper } from '../src/services/lease-keeper.js';
 import { NotificationSender } from '../src/services/notification-sender.js';
+import { OutageBrake } from '../src/services/outage-brake.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
 import { RunAftermath } from '../src/services/run-aftermath.js';
 import { RunBudget } from '../src/services/run-budget.js';
@@ -257,6 +258,12 @@ export async function startExecutor(core: Core): Promise<Role> {
   // ...and only with the time the runs due now leave.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const brake = new OutageBrake({
+    failingFor: () => recorder.failingFor(),
+    pause: () => workers.forEach((w) => void w.pause(true)),
+    resume: () => workers.forEach((w) => void w.resume()),
+    logger,
+  });
   const catchUp = new CatchUpThrottle({
     lagSinceLastLook() {
       const ms = loopDelay.max / 1e6;
@@ -264,9 +271,14 @@ export async function startExecutor(core: Core): Promise<Role> {
       return ms;
     },
     pause: () => lateWorkers.forEach((w) => void w.pause(true)),
-    resume: () => lateWorkers.forEach((w) => void w.resume()),
+    resume: () => {
+      if (!brake.engaged) lateWorkers.forEach((w) => void w.resume());
+    },
   });
-  const catchUpLooks = setInterval(() => catchUp.look(), CATCH_UP_LOOK_EVERY_MS);
+  const catchUpLooks = setInterval(() => {
+    catchUp.look();
+    brake.look();
+  }, CATCH_UP_LOOK_EVERY_MS);
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     // Failures the processor did not throw (a job that stalled too often).
