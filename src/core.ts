@@ -9,6 +9,7 @@ import { AuditService } from './services/audit-service.js';
 import { FailureNotifier } from './services/failure-notifier.js';
 import { PlanPublisher } from './services/plan-publisher.js';
 import { RunPlanner } from './services/run-planner.js';
+import { ServicePause } from './services/service-pause.js';
 import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
 import { AppRepository } from './storage/db/app-repository.js';
@@ -44,6 +45,8 @@ export interface Core {
   apps: AppService;
   /** The audit log of changes made through the API and the dashboard. */
   audit: AuditService;
+  /** The emergency brake: a pause of every app at once. */
+  servicePause: ServicePause;
   /** Seals and opens the apps' signing secrets (XTIMER_SECRET_KEY). */
   secretBox: SecretBox;
   /** The SSRF guard over callback targets (CALLBACK_BLOCK_PRIVATE, CALLBACK_ALLOW_HOSTS). */
@@ -129,6 +132,7 @@ export function createCore(
       return parseNotify(row?.notify ?? null);
     },
   });
+  const servicePause = new ServicePause({ database, redis, key: keys.servicePause(), audit, now });
   return {
     config,
     logger,
@@ -142,6 +146,7 @@ export function createCore(
     timers,
     apps,
     audit,
+    servicePause,
     secretBox,
     guard,
     queues,

@@ -17,6 +17,7 @@ import { RunAftermath } from '../src/services/run-aftermath.js';
 import { RunBudget } from '../src/services/run-budget.js';
 import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/run-executor.js';
 import { RunRecorder } from '../src/services/run-recorder.js';
+import { PauseWatch } from '../src/services/service-pause.js';
 import { TimerCache } from '../src/services/timer-cache.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
@@ -134,6 +135,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     },
   };
   const overlap = new OverlapSlots(fast, keys);
+  const pause = await new PauseWatch(fast, keys.servicePause()).start();
   const completions = new ConcurrencyLimit(TIMER_COMPLETIONS_AT_ONCE);
   const aftermath = new RunAftermath({
     completeTimer: (id) => completions.run(() => core.timers.complete(id)),
@@ -164,6 +166,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     redisMayHaveLostData: () => lossWatch.suspected,
     signing,
     owner: newLockToken(),
+    paused: pause.current,
     logger,
     now: core.now,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
@@ -305,6 +308,7 @@ export async function startExecutor(core: Core): Promise<Role> {
       // Stop fetching first, then hand back what waits for its due time or its app's slot;
       // calls in flight finish (each within its timeout), then their outcomes are written.
       lossWatch.stop();
+      pause.stop();
       clearInterval(catchUpLooks);
       loopDelay.disable();
       const closing = Promise.all([...workers.map((w) => w.close()), notifier.close()]);

@@ -25,6 +25,7 @@ import type { Role } from './role.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
 const PLAN_REPAIR_EVERY_MS = 5_000;
+const PAUSE_SYNC_EVERY_MS = 5_000;
 /** How often disabled timers whose `until` has come are resumed (a range on one index). */
 const PAUSE_SWEEP_EVERY_MS = 1000;
 /** How often backfills' runs are queued (each at BACKFILL_RATE a second). */
@@ -128,6 +129,8 @@ export async function startMigrator(core: Core): Promise<Role> {
   }
 
   every('slice check', INTACT_CHECK_EVERY_MS, () => runner.rebuildIfLost());
+  // The service's pause as MySQL keeps it, in case Redis lost its copy.
+  every('pause sync', PAUSE_SYNC_EVERY_MS, () => core.servicePause.sync());
   // Committed timer changes whose publisher died or failed before they reached Redis.
   every('plan repair', PLAN_REPAIR_EVERY_MS, () => core.publisher.repair());
   // At start-up, then just after each window boundary (re-checked every minute in case

@@ -1,6 +1,6 @@
 import type { Timer, TimerDraft } from './timer.js';
 
-/** What an audit entry records: a change to a timer or its runs, to an app's credentials, or to an app's calendars. */
+/** What an audit entry records: a change to a timer or its runs, to an app's credentials or calendars, or a pause of every app. */
 export const AUDIT_ACTIONS = [
   'create',
   'update',
@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'calendar_delete',
   'backfill',
   'backfill_cancel',
+  'pause_all',
+  'resume_all',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -70,6 +70,8 @@ export interface RunExecutorDeps {
   redisMayHaveLostData(): boolean;
   /** This process's claim token (`host:pid:random`). */
   owner: string;
+  /** The pause of the whole service, while there is one (POST /api/v1/pause); absent: never paused. */
+  paused?: (() => { note: string } | null) | undefined;
   /** How a timer's app signs its callbacks (Standard Webhooks); absent: none are signed. */
   signing?: { forApp(app: string): Promise<CallSigning> } | undefined;
   logger: Logger;
@@ -180,12 +182,19 @@ export class RunExecutor {
         letGo();
         resolve(report);
       };
-      const admitted = budget ? budget.take() : Promise.resolve(true);
+      // A run that will not be called (its timer disabled, the service paused, past its
+      // misfire threshold) needs no permit: a backlog of such runs is settled at once,
+      // not in turn behind the runs that are called.
+      const admitted: Promise<'permit' | 'free' | 'closed'> = budget
+        ? this.willCall(run).then((calls) =>
+            calls ? budget.take().then((granted) => (granted ? 'permit' : 'closed')) : 'free',
+          )
+        : Promise.resolve('free');
       const work = admitted
-        .then((granted): Promise<RunReport> | RunReport => {
-          permit = granted && budget !== undefined;
+        .then((admission): Promise<RunReport> | RunReport => {
+          permit = admission === 'permit';
           // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
-          return granted ? this.carryOut(run, handOff) : { verdict: 'withdrawn' };
+          return admission === 'closed' ? { verdict: 'withdrawn' } : this.carryOut(run, handOff);
         })
         .then(handOff, (err: unknown) => {
           letGo();
@@ -199,6 +208,15 @@ export class RunExecutor {
       this.active.add(work);
       void work.finally(() => this.active.delete(work));
     });
+  }
+
+  /** Whether the run would be called as things stand (a failed look says yes: it is then judged after its claim). */
+  private async willCall(run: RunToExecute): Promise<boolean> {
+    try {
+      return this.whyNotCall(await this.timerOf(run), run) === null;
+    } catch {
+      return true;
+    }
   }
 
   /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
@@ -320,7 +338,7 @@ export class RunExecutor {
       !d.redisMayHaveLostData()
     )
       return null;
-    if (bloom === 'unknown') {
+    if (bloom === 'unknown' && run.runAt < now) {
       // Redis lost the filter and this overdue run is being fanned out again: give every
       // executor's buffered outcomes time to reach MySQL before asking it.
       await d.sleep(OUTCOME_SETTLE_MS);
@@ -557,7 +575,10 @@ export class RunExecutor {
   private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
     const timer = cached.timer;
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
+    // Run now and retry are a user's explicit asks: they go whatever the timer's status
+    // and through a pause of the whole service; scheduled runs and backfills do not.
+    const paused = run.trigger === 'manual' || run.trigger === 'retry' ? null : this.d.paused?.();
+    if (paused) return { status: 'skipped', reason: `paused: ${paused.note}` };
     if (run.trigger !== undefined) return null;
     // A completed timer's runs are owed still: its final run may settle before earlier
     // ones (a retry, a re-queue), and completion plans no more, cancels none.

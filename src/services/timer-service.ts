@@ -543,7 +543,7 @@ export class TimerService implements TimerUseCases {
       else await this.deps.audit.record(entry, tx);
     }
     if (wasActive && status !== 'active') {
-      const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+      const cancelled = await this.stopRuns(tx, id, now);
       await this.timersIn(tx).startPlan(id, now, {
         plannedUntil: null,
         runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
@@ -668,8 +668,9 @@ export class TimerService implements TimerUseCases {
     const now = this.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
     await this.checkPolicy(applyPatch(existing, patch), now, patch);
-    const change = await this.underAppLock(existing.app, () =>
-      this.deps.database.transaction(async (tx): Promise<{ change: PlanChange; marks: OutboxMark[] }> => {
+    // Under the timer's row lock only, as an enable or disable (setStatus).
+    const change = await this.deps.database.transaction(
+      async (tx): Promise<{ change: PlanChange; marks: OutboxMark[] }> => {
         const now = this.deps.now();
         const current = await this.lockedTimer(tx, id, ifMatch);
         const merged = applyPatch(current, patch);
@@ -697,7 +698,7 @@ export class TimerService implements TimerUseCases {
           cancelled.length,
         );
         return { change: { planned, cancelled }, marks };
-      }),
+      },
     );
     return this.afterCommit(id, change.change, change.marks);
   }
@@ -1098,13 +1099,12 @@ export class TimerService implements TimerUseCases {
     pause: PauseRequest = {},
     onlyIf?: (current: Timer, now: number) => boolean,
   ): Promise<Timer> {
-    const existing = await this.get(id);
-    const done = await this.underAppLock(existing.app, () =>
-      this.deps.database.transaction(async (tx) => {
-        const change = await this.changeStatusIn(tx, id, status, by, pause, onlyIf);
-        return change === null ? null : { change, marks: await this.deps.publisher.mark(tx, [id]) };
-      }),
-    );
+    // The timer's row lock orders changes to it; the app's mutex would queue the app's
+    // other timers behind this one (thousands of disables during an incident).
+    const done = await this.deps.database.transaction(async (tx) => {
+      const change = await this.changeStatusIn(tx, id, status, by, pause, onlyIf);
+      return change === null ? null : { change, marks: await this.deps.publisher.mark(tx, [id]) };
+    });
     if (done === null) return this.get(id);
     return this.afterCommit(id, done.change, done.marks);
   }
@@ -1138,7 +1138,7 @@ export class TimerService implements TimerUseCases {
       // final run settled before earlier ones (a backlog) still owes those: a disable
       // stops them as it would an active timer's.
       if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
-      const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+      const cancelled = await this.stopRuns(tx, id, now);
       await this.timersIn(tx).setStatus(id, status);
       await this.timersIn(tx).startPlan(id, now, {
         plannedUntil: null,
@@ -1192,6 +1192,17 @@ export class TimerService implements TimerUseCases {
     after: Timer | null,
   ): Promise<void> {
     if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
+  }
+
+  /**
+   * A disable's effect on the timer's runs: those not yet due are cancelled (returned, to
+   * leave the slices), and those due and not yet called (a backlog queued behind an
+   * overload) are recorded skipped, so none stays pending. Copies still queued are
+   * skipped by the executor when it reaches them.
+   */
+  private async stopRuns(tx: Transaction, id: number, now: number): Promise<PlanChange['cancelled']> {
+    await this.tasksIn(tx).skipBacklog(id, now, 'skipped: the timer was disabled');
+    return this.deps.planner.cancel(id, now, this.tasksIn(tx));
   }
 
   /** Whether runs of the timer are still to go (pending, or running: in a call or backing off). */

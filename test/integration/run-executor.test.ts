@@ -43,6 +43,8 @@ interface Harness {
   history: Map<string, RunState>;
   /** MySQL reads of run history fail this many more times (an outage). */
   historyFailures: number;
+  /** The pause of the whole service, while there is one. */
+  paused: { note: string } | null;
   /** Makes the next request building throw, as when Redis or MySQL is unreachable for a moment. */
   failNextPrepare: boolean;
 }
@@ -63,6 +65,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.retries = [];
   h.history = new Map();
   h.historyFailures = 0;
+  h.paused = null;
   h.failNextPrepare = false;
   h.answer = async () => ok();
   h.claims = claims;
@@ -102,6 +105,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
     metrics: new Metrics(),
     redisMayHaveLostData: () => false,
     owner: 'test-host:1:abc',
+    paused: () => h.paused,
     signing: {
       forApp: async () => {
         if (!h.failNextPrepare) return null;
@@ -489,5 +493,36 @@ describe('while MySQL cannot be read', () => {
     h.historyFailures = 2;
     expect(await h.executor.execute(run)).toEqual({ verdict: 'duplicate' });
     expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('a run that will not be called', () => {
+  it("needs no permit: a disabled timer's backlog is settled while every permit is held", async () => {
+    const active = testTimer({ id: 50 });
+    const disabled = testTimer({ id: 51, status: 'inactive' });
+    const budget = new RunBudget(1);
+    const h = harness([active, disabled], 10, budget);
+    expect(await budget.take()).toBe(true);
+    const waiting = h.executor.execute(dueRun(active));
+    const skipped = await h.executor.execute(dueRun(disabled));
+    expect(skipped).toMatchObject({ verdict: 'skipped' });
+    budget.give();
+    expect(await waiting).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('is skipped while the service is paused, with its note, unless a user asked for it', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.paused = { note: 'incident 42' };
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'skipped', error: 'paused: incident 42' }),
+    ]);
+    expect(await h.executor.execute(dueRun(timer, { trigger: 'manual' }))).toMatchObject({
+      verdict: 'succeeded',
+    });
+    h.paused = null;
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
   });
 });

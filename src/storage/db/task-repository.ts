@@ -268,6 +268,19 @@ export class TaskRepository {
   }
 
   /**
+   * Records a timer's scheduled runs due before `beforeMs` and still `pending` (a backlog
+   * not yet called) as `skipped` with `reason`; returns how many.
+   */
+  async skipBacklog(timerId: number, beforeMs: number, reason: string): Promise<number> {
+    const [result] = await this.pool.query(
+      `UPDATE tasks SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
+        WHERE timer_id = ? AND status = 'pending' AND run_trigger = 'schedule' AND run_at < ?`,
+      [reason, timerId, sqlDateTime(beforeMs)],
+    );
+    return (result as { affectedRows: number }).affectedRows;
+  }
+
+  /**
    * Records a timer's scheduled runs still `pending` at or after `fromMs` as `skipped`
    * where `reasonFor` gives a reason (a calendar now lists their date): they are never
    * called, and history shows why. Returns them.
