@@ -10,7 +10,11 @@ export interface Database {
   db: Db;
   /** The raw pool, for batched SQL on hot paths. */
   pool: Pool;
-  /** Runs `fn` in a transaction on one connection; drizzle and raw SQL both see it. */
+  /**
+   * Runs `fn` in a transaction on one connection; drizzle and raw SQL both see it. After
+   * a deadlock `fn` runs again in a new transaction: it must do nothing outside it that
+   * cannot be done twice.
+   */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -79,6 +83,13 @@ function boundReads(pool: Pool, timeoutMs: number): void {
   pool.query = bounded as Pool['query'];
 }
 
+/** Tries of a transaction that deadlocked. */
+const DEADLOCK_TRIES = 5;
+
+export function isDeadlock(err: unknown): boolean {
+  return (err as { errno?: number }).errno === 1213;
+}
+
 /** Opens the pool. Every session runs in UTC so CURRENT_TIMESTAMP(3) agrees with the app. */
 export function openDatabase(
   url: string,
@@ -94,17 +105,22 @@ export function openDatabase(
     db: drizzle(pool),
     pool,
     async transaction(fn) {
-      const conn = await pool.getConnection();
-      try {
-        await conn.beginTransaction();
-        const result = await fn({ db: drizzle(conn), conn });
-        await conn.commit();
-        return result;
-      } catch (err) {
-        await conn.rollback().catch(() => undefined);
-        throw err;
-      } finally {
-        conn.release();
+      for (let attempt = 1; ; attempt++) {
+        const conn = await pool.getConnection();
+        try {
+          await conn.beginTransaction();
+          const result = await fn({ db: drizzle(conn), conn });
+          await conn.commit();
+          return result;
+        } catch (err) {
+          await conn.rollback().catch(() => undefined);
+          // A deadlock (or a Galera certification conflict) rolled the whole transaction back:
+          // it is tried again, a few times, after a random pause that breaks the tie.
+          if (!isDeadlock(err) || attempt >= DEADLOCK_TRIES) throw err;
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+        } finally {
+          conn.release();
+        }
       }
     },
     close: () => pool.end(),
