@@ -21,7 +21,13 @@ export class Cluster {
       this.ports.push(await freePort());
       this.procs.push(this.spawn(i));
     }
-    await Promise.all(this.procs.map((p) => p.started()));
+    try {
+      await Promise.all(this.procs.map((p) => p.started()));
+    } catch (err) {
+      // The caller never gets the cluster to stop: none of its processes may outlive the test.
+      await this.stopAll('SIGKILL');
+      throw err;
+    }
     return this;
   }
 
