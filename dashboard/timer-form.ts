@@ -327,6 +327,7 @@ function placed(err: XtimerError): FormErrors {
     TIMER_NAME_TAKEN: 'name',
     INVALID_CRON: 'cron',
     CRON_TOO_FREQUENT: 'cron',
+    CRON_TOO_COSTLY: 'cron',
     TARGET_BLOCKED: 'callbackUrl',
   };
   addError(errors, byCode[err.code] ?? 'general', err.message);

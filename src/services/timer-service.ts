@@ -9,6 +9,7 @@ import {
 } from '../domain/audit.js';
 import { type Calendar, skipDatesOf } from '../domain/calendar.js';
 import { CronSyntaxError } from '../domain/cron-schedule.js';
+import { ScheduleTooCostlyError } from '../domain/evaluation-budget.js';
 import { groupBy } from '../domain/group-by.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
@@ -48,6 +49,7 @@ import type {
   NumberedTaskQuery,
   NumberedTimerQuery,
   QueuedRunView,
+  SchedulePreviewFields,
   TaskQuery,
   TimerQuery,
   TimerUseCases,
@@ -907,11 +909,7 @@ export class TimerService implements TimerUseCases {
   }
 
   /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
-  previewSchedule(
-    fields: Pick<Timer, 'cron' | 'timezone'> & Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'app' | 'name'>>,
-    count: number,
-    fromMs?: number,
-  ): number[] {
+  previewSchedule(fields: SchedulePreviewFields, count: number, fromMs?: number): number[] {
     const schedule = scheduleOf({ ...fields, at: null, startAt: null, endAt: null });
     return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
@@ -1244,6 +1242,8 @@ function sameVersions(a: readonly Timer[], b: readonly Timer[]): boolean {
 function atIndex(err: unknown, index: number): unknown {
   if (err instanceof CronSyntaxError)
     return atIndex(new XtimerError(ErrorCode.INVALID_CRON, err.message), index);
+  if (err instanceof ScheduleTooCostlyError)
+    return atIndex(new XtimerError(ErrorCode.CRON_TOO_COSTLY, err.message), index);
   if (!(err instanceof XtimerError)) return err;
   return new XtimerError(err.code, `timers.${index}: ${err.message}`, [
     { path: `timers.${index}`, message: err.message, index },
