@@ -1840,7 +1840,7 @@ export interface paths {
                         "application/json": components["schemas"]["Preview"] | components["schemas"]["ExplainedPreview"];
                     };
                 };
-                /** @description Invalid input */
+                /** @description Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1869,6 +1869,15 @@ export interface paths {
                 };
                 /** @description No such timer */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1927,7 +1936,7 @@ export interface paths {
                         "application/json": components["schemas"]["Preview"];
                     };
                 };
-                /** @description Invalid input */
+                /** @description Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1956,6 +1965,15 @@ export interface paths {
                 };
                 /** @description No such timer */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2433,7 +2451,7 @@ export interface paths {
         put?: never;
         /**
          * Make the app’s timers the set given: a plan, applied all or nothing
-         * @description Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or `unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes; otherwise the plan is carried out in one transaction under the app’s mutex, and its audit entries share the answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). At most 5,000 timers and 16 MiB.
+         * @description Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or `unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts against the app key’s rate limit all the same); otherwise the plan is carried out in one transaction under the app’s mutex, and its audit entries share the answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). At most 5,000 timers and 16 MiB.
          */
         post: {
             parameters: {

@@ -70,7 +70,8 @@ const routes = {
     summary: 'Make the app’s timers the set given: a plan, applied all or nothing',
     description:
       'Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or ' +
-      '`unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes; otherwise ' +
+      '`unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts ' +
+      'against the app key’s rate limit all the same); otherwise ' +
       'the plan is carried out in one transaction under the app’s mutex, and its audit entries share the ' +
       "answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). " +
       'At most 5,000 timers and 16 MiB.',

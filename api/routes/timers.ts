@@ -375,6 +375,8 @@ const routes = {
         description: 'Upcoming fire times (with explain=true: each nominal instant, skipped ones named)',
       },
       ...errors,
+      400: json(ErrorSchema, 'Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY)'),
+      ...limited,
     },
   }),
   previewSchedule: createRoute({
@@ -385,7 +387,12 @@ const routes = {
     summary:
       'The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create)',
     request: { query: SchedulePreviewQuerySchema },
-    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+    responses: {
+      200: json(PreviewSchema, 'Upcoming fire times'),
+      ...errors,
+      400: json(ErrorSchema, 'Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY)'),
+      ...limited,
+    },
   }),
 };
 
@@ -511,7 +518,7 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       const { timer, runs } = await timersOf(c).preview(id, count, from);
       return c.json(presentPreview(timer, runs), 200);
     })
-    .openapi(routes.previewSchedule, (c) => {
+    .openapi(routes.previewSchedule, async (c) => {
       const { cron, every, offset, timezone, count, from, app, name } = c.req.valid('query');
       const schedule = {
         cron: cron ?? null,
@@ -521,6 +528,9 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
         ...(app === undefined ? {} : { app }),
         ...(name === undefined ? {} : { name }),
       };
-      return c.json(presentPreview({ timezone }, service.previewSchedule(schedule, count, from)), 200);
+      return c.json(
+        presentPreview({ timezone }, await timersOf(c).previewSchedule(schedule, count, from)),
+        200,
+      );
     });
 }

@@ -14,6 +14,7 @@ import type {
   NumberedTaskQuery,
   NumberedTimerQuery,
   QueuedRunView,
+  SchedulePreviewFields,
   TaskQuery,
   TimerQuery,
   TimerUseCases,
@@ -25,7 +26,8 @@ import type {
  * native and the compatible routes and the dashboard call. The access rule lives in
  * access.ts; this applies it to every use case, records every change in the audit log
  * under the actor's name, and spends the app's rate limit on every change an app key
- * makes (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
+ * makes, and on every preview and dry run, which evaluate schedules and look up callback
+ * hosts as a change does (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
  */
 export class ScopedTimers {
   constructor(
@@ -57,10 +59,10 @@ export class ScopedTimers {
     return this.timers.upsert(draft, this.author, ifMatch);
   }
 
-  /** Makes the app's timers the set given; one change of the rate limit, however many timers. */
+  /** Makes the app's timers the set given (or, dry, plans it); one call of the rate limit, however many timers. */
   async apply(app: string, drafts: readonly TimerDraft[], options: ApplyOptions): Promise<ApplyResult> {
     assertCanUseApp(this.actor, app);
-    if (!options.dryRun) await this.spend();
+    await this.spend();
     return this.timers.apply(app, drafts, options, this.author);
   }
 
@@ -94,7 +96,14 @@ export class ScopedTimers {
 
   async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     await this.owned(id);
+    await this.spend();
     return this.timers.preview(id, count, fromMs);
+  }
+
+  /** The next fire times of a schedule not saved yet. */
+  async previewSchedule(fields: SchedulePreviewFields, count: number, fromMs?: number): Promise<number[]> {
+    await this.spend();
+    return this.timers.previewSchedule(fields, count, fromMs);
   }
 
   async update(id: number, patch: TimerPatch, ifMatch?: VersionMatch): Promise<Timer> {
@@ -149,6 +158,7 @@ export class ScopedTimers {
 
   async explain(id: number, count: number, fromMs?: number) {
     await this.owned(id);
+    await this.spend();
     return this.timers.explain(id, count, fromMs);
   }
 
@@ -211,7 +221,7 @@ export class ScopedTimers {
     const decision = await this.limiter.hit(this.actor.app, this.now());
     if (!decision.allowed) {
       throw new RateLimitedError(
-        `app ${this.actor.app} made more changes this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,
+        `app ${this.actor.app} made more changes, previews and dry runs this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,
         decision.retryAfterSec,
       );
     }
