@@ -207,7 +207,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timer, or another app named */
+                /** @description Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -304,7 +304,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timer, or another app named */
+                /** @description Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -546,7 +546,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timer, or another app named */
+                /** @description Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2212,7 +2212,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not allowed for this token */
+                /** @description Another app, or a key in its grace period (RETIRED_KEY) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2243,7 +2243,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new API key or signing secret (admin, or the app itself); the old one stays valid for a grace period */
+        /** Issue a new API key or signing secret (admin, or the app itself with its current key); the old one stays valid for a grace period */
         post: {
             parameters: {
                 query?: never;
@@ -2287,7 +2287,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not allowed for this token */
+                /** @description Another app, or a key in its grace period (RETIRED_KEY) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2386,7 +2386,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timers */
+                /** @description Another app's timers; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2496,7 +2496,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timers */
+                /** @description Another app's timers; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;

@@ -37,6 +37,13 @@ const denied = {
   401: json(ErrorSchema, 'No valid bearer token'),
   403: json(ErrorSchema, "Another app's timers"),
 };
+/** A definition setting or changing notify, sent with a key in its grace period. */
+const retired = {
+  403: json(
+    ErrorSchema,
+    "Another app's timers; RETIRED_KEY: a key in its grace period may not set or change notify",
+  ),
+};
 const limited = { 429: json(ErrorSchema, 'Rate limit of the app key reached (see Retry-After)') };
 
 const routes = {
@@ -56,6 +63,7 @@ const routes = {
       201: { ...json(TimerSchema, 'Created'), headers: etag },
       400: json(ErrorSchema, 'Invalid input'),
       ...denied,
+      ...retired,
       409: json(ErrorSchema, 'MAX_TIMERS_PER_APP reached, or the app is busy (APP_BUSY)'),
       412: json(ErrorSchema, 'If-Match names another version (VERSION_CONFLICT)'),
       413: json(ErrorSchema, 'Body over 1 MiB'),
@@ -80,6 +88,7 @@ const routes = {
       200: json(ApplyResultSchema, 'The plan, and whether it was applied'),
       400: json(ErrorSchema, 'Invalid input, naming the timer by its index'),
       ...denied,
+      ...retired,
       409: json(
         ErrorSchema,
         'MAX_TIMERS_PER_APP would be passed, a timer cannot be re-activated, or the app is busy',

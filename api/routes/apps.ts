@@ -68,6 +68,7 @@ const routes = {
       200: json(AppInfoSchema, 'The app'),
       400: json(ErrorSchema, 'Invalid input, or a notify URL the SSRF guard refuses (TARGET_BLOCKED)'),
       ...denied,
+      403: json(ErrorSchema, 'Another app, or a key in its grace period (RETIRED_KEY)'),
       404: json(ErrorSchema, 'No such app'),
     },
   }),
@@ -76,13 +77,14 @@ const routes = {
     path: '/apps/{app}/rotate',
     tags: ['apps'],
     summary:
-      'Issue a new API key or signing secret (admin, or the app itself); the old one stays valid for a grace period',
+      'Issue a new API key or signing secret (admin, or the app itself with its current key); the old one stays valid for a grace period',
     ...secured,
     request: { params: AppParamSchema, ...jsonBody(RotateSchema) },
     responses: {
       200: json(IssuedAppSchema, 'The new key or secret'),
       400: json(ErrorSchema, 'Invalid input'),
       ...denied,
+      403: json(ErrorSchema, 'Another app, or a key in its grace period (RETIRED_KEY)'),
       404: json(ErrorSchema, 'No such app'),
     },
   }),

@@ -58,6 +58,13 @@ const denied = {
   403: json(ErrorSchema, "Another app's timer, or another app named"),
 };
 const limited = { 429: json(ErrorSchema, 'Rate limit of the app key reached (see Retry-After)') };
+/** A definition setting or changing notify, sent with a key in its grace period. */
+const retired = {
+  403: json(
+    ErrorSchema,
+    "Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify",
+  ),
+};
 const errors = {
   400: json(ErrorSchema, 'Invalid input'),
   ...denied,
@@ -117,6 +124,7 @@ const routes = {
       201: timerJson('Created'),
       400: errors[400],
       ...denied,
+      ...retired,
       409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
       413: json(ErrorSchema, 'Body over 1 MiB'),
       ...limited,
@@ -137,6 +145,7 @@ const routes = {
       201: json(TimerBatchSchema, 'Created'),
       400: errors[400],
       ...denied,
+      ...retired,
       409: json(
         ErrorSchema,
         'An app already has a timer of one of the names, or would pass MAX_TIMERS_PER_APP timers',
@@ -173,6 +182,7 @@ const routes = {
     responses: {
       200: timerJson('The changed timer'),
       ...errors,
+      ...retired,
       409: json(ErrorSchema, 'Name taken'),
       ...conflict,
       ...limited,
