@@ -179,13 +179,13 @@ export class TimerService implements TimerUseCases {
       }
       first.set(`${d.app}\0${d.name}`, i);
     });
-    // Timers alike in schedule and target share one policy check (a batch is often one
+    // Timers alike in schedule and targets share one policy check (a batch is often one
     // cron and one receiver): its failure is the first such timer's, the lowest index.
     const checked = new Set<string>();
     const checks = await Promise.allSettled(
       drafts.map(async (draft) => {
         checkWindow(draft, now);
-        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}`;
+        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}\0${draft.notify?.url}`;
         if (checked.has(alike)) return;
         checked.add(alike);
         await this.checkPolicy(draft, now);

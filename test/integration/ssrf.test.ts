@@ -152,6 +152,81 @@ describe('at create and update time', () => {
   });
 });
 
+describe('every path that stores a URL checks it', () => {
+  const METADATA = 'http://169.254.169.254/latest/meta-data/';
+  const PUBLIC = 'http://93.184.215.14/hook';
+  const notifyAt = (url: string) => ({ url, on: ['failed'] });
+  /** A timer body without its app (PUT and apply name it in the path). */
+  const definition = (name: string, overrides: Record<string, unknown> = {}) => {
+    const { app: _, ...body } = { ...withUrl(PUBLIC), ...overrides };
+    return { ...body, name };
+  };
+  const callbackAt = (url: string) => ({ callback: { ...(withUrl(url).callback as object) } });
+
+  /** Each path, sending one timer whose callback or notify is `bad` beside one that is fine. */
+  const PATHS: Record<
+    string,
+    (field: 'callback' | 'notify', existing: number) => Promise<{ status: number; body: any }>
+  > = {
+    'POST /timers/batch': (field) => {
+      const fine = timerBody({ ...withUrl(PUBLIC), notify: notifyAt(PUBLIC) });
+      const bad =
+        field === 'callback'
+          ? timerBody({ ...withUrl(METADATA), notify: notifyAt(PUBLIC) })
+          : // The same schedule and callback as the fine one: only notify tells them apart.
+            { ...fine, name: `${fine.name}-2`, notify: notifyAt(METADATA) };
+      return call(blocking, 'POST', '/api/v1/timers/batch', { timers: [fine, bad] });
+    },
+    'POST /apps/{app}/apply': (field) =>
+      call(blocking, 'POST', '/api/v1/apps/billing/apply', {
+        timers: [
+          definition('fine', { notify: notifyAt(PUBLIC) }),
+          definition(
+            'bad',
+            field === 'callback'
+              ? { ...callbackAt(METADATA), notify: notifyAt(PUBLIC) }
+              : { notify: notifyAt(METADATA) },
+          ),
+        ],
+      }),
+    'PUT /apps/{app}/timers/{name}': (field) =>
+      call(
+        blocking,
+        'PUT',
+        '/api/v1/apps/billing/timers/put-target',
+        definition(
+          'put-target',
+          field === 'callback' ? callbackAt(METADATA) : { notify: notifyAt(METADATA) },
+        ),
+      ),
+    'PATCH /timers/{id}': (field, existing) =>
+      call(
+        blocking,
+        'PATCH',
+        `/api/v1/timers/${existing}`,
+        field === 'callback' ? { callback: { url: METADATA } } : { notify: notifyAt(METADATA) },
+      ),
+  };
+
+  for (const field of ['callback', 'notify'] as const) {
+    it.each(Object.keys(PATHS))(
+      `refuses a ${field} URL at the metadata address through %s, storing nothing`,
+      async (path) => {
+        const existing = (await call(blocking, 'POST', '/api/v1/timers', withUrl(PUBLIC))).body;
+        const before = await timerRows();
+        const res = await PATHS[path]!(field, existing.id);
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expect(res.body.error.code).toBe('TARGET_BLOCKED');
+        expect(res.body.error.message).toContain(`${field}.url`);
+        expect(await timerRows()).toBe(before);
+        const stored = (await call(blocking, 'GET', `/api/v1/timers/${existing.id}`)).body;
+        expect(stored.callback.url).toBe(PUBLIC);
+        expect(stored.notify).toBeNull();
+      },
+    );
+  }
+});
+
 describe('at call time', () => {
   const timer = (url: string): Timer =>
     testTimer({
