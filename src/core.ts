@@ -61,10 +61,10 @@ export function createCore(
     queues.execute.addBulk(jobs),
   );
   const events = new TimerEvents(redis, keys);
-  const guard = new TargetGuard({
-    blockPrivate: config.callbackBlockPrivate,
-    allowHosts: config.callbackAllowHosts,
-  });
+  const guard = new TargetGuard(
+    { blockPrivate: config.callbackBlockPrivate, allowHosts: config.callbackAllowHosts },
+    { logger: logger.child({ component: 'target-guard' }) },
+  );
   const audit = new AuditService(database);
   const timers = new TimerService({
     database,

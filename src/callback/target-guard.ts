@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP } from 'node:net';
 import { blockedAddress, canonicalAddress } from '../domain/ip-ranges.js';
 import { ErrorCode, XtimerError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
 
 export interface TargetPolicy {
   /** CALLBACK_BLOCK_PRIVATE: refuse loopback, private, link-local, CGNAT, … targets. */
@@ -26,6 +27,17 @@ export class TargetBlockedError extends Error {
 
 type Resolve = (host: string) => Promise<LookupAddress[]>;
 
+export interface TargetGuardOptions {
+  resolve?: Resolve | undefined;
+  /** Where a refused name's address is told: the admin's log, never the caller. */
+  logger?: Logger | undefined;
+}
+
+/** What a refusal of a name says of where it leads: that it is inside, not which address. */
+const NOT_PUBLIC = 'a non-public address';
+/** Refused (name, address) pairs logged since the set was last emptied: one line each, not one a request. */
+const REPORTED_MAX = 1024;
+
 const systemResolve: Resolve = (host) =>
   new Promise((resolve, reject) =>
     dnsLookup(host, { all: true, verbatim: true }, (err, addresses) =>
@@ -45,15 +57,24 @@ type LookupCallback = (
  * `lookup` undici's connector hands to net.connect — so the address actually dialled is
  * the one checked, and a DNS answer that changes in between (rebinding) gains nothing.
  * Redirects are never followed (undici's dispatcher does not), so a 30x cannot lead past it.
+ *
+ * A refused name is answered as leading to "a non-public address", never which one: the
+ * answer would otherwise map the network around xtimer one lookup at a time. The address
+ * goes to the log.
  */
 export class TargetGuard {
   private readonly allowNames: ReadonlySet<string>;
   private readonly allowAddresses: ReadonlySet<string>;
+  private readonly resolve: Resolve;
+  private readonly logger: Logger | undefined;
+  private readonly reported = new Set<string>();
 
   constructor(
     readonly policy: TargetPolicy,
-    private readonly resolve: Resolve = systemResolve,
+    options: TargetGuardOptions = {},
   ) {
+    this.resolve = options.resolve ?? systemResolve;
+    this.logger = options.logger;
     const addresses = policy.allowHosts.map(canonicalAddress);
     this.allowNames = new Set(policy.allowHosts.filter((_, i) => addresses[i] === null));
     this.allowAddresses = new Set(addresses.filter((a) => a !== null));
@@ -104,9 +125,20 @@ export class TargetGuard {
     }
     for (const a of addresses) {
       const why = this.blocked(a.address);
-      if (why !== null) return `callback host ${url.hostname} resolves to ${why}`;
+      if (why !== null) return this.refusedName(url.hostname, why);
     }
     return null;
+  }
+
+  /** The refusal of a name that resolved to a blocked address: the address to the log only. */
+  private refusedName(host: string, why: string): string {
+    const key = `${host} ${why}`;
+    if (this.logger && !this.reported.has(key)) {
+      if (this.reported.size >= REPORTED_MAX) this.reported.clear();
+      this.reported.add(key);
+      this.logger.warn({ host, resolved: why }, 'callback host refused: it resolves to a non-public address');
+    }
+    return `callback host ${host} resolves to ${NOT_PUBLIC}`;
   }
 
   /** Refuses (400 TARGET_BLOCKED, naming `field`) a URL that may not be stored as a target. */
@@ -135,10 +167,7 @@ export class TargetGuard {
         for (const a of addresses) {
           const why = this.blocked(a.address);
           if (why !== null) {
-            callback(
-              new TargetBlockedError(`callback host ${hostname} resolves to ${why}`),
-              opts.all ? [] : '',
-            );
+            callback(new TargetBlockedError(this.refusedName(hostname, why)), opts.all ? [] : '');
             return;
           }
         }

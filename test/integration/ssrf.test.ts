@@ -1,10 +1,15 @@
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import { prepareCall } from '../../src/callback/callback-request.js';
 import { HttpCaller } from '../../src/callback/http-caller.js';
 import { isRetryable } from '../../src/callback/retry-policy.js';
 import { TargetGuard } from '../../src/callback/target-guard.js';
+import { createCore } from '../../src/core.js';
+import { blockedAddress } from '../../src/domain/ip-ranges.js';
 import type { Timer } from '../../src/domain/timer.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
@@ -43,6 +48,7 @@ async function timerRows(): Promise<number> {
   return Number((rows as Array<{ n: number }>)[0]!.n);
 }
 
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const withUrl = (url: string) =>
   timerBody({ callback: { ...(timerBody().callback as Record<string, unknown>), url } });
 
@@ -245,8 +251,8 @@ describe('at call time', () => {
       const before = sink.connections;
       const result = await send(caller, `http://localhost:${sink.port}/hook`);
       expect(result.kind).toBe('error');
-      expect(result.kind === 'error' && result.error).toMatch(
-        /^TARGET_BLOCKED: callback host localhost resolves to .*loopback/,
+      expect(result.kind === 'error' && result.error).toBe(
+        'TARGET_BLOCKED: callback host localhost resolves to a non-public address',
       );
       expect(isRetryable(result)).toBe(false);
       const literal = await send(caller, `http://127.0.0.1:${sink.port}/hook`);
@@ -300,7 +306,56 @@ describe('at call time', () => {
     const err = await new Promise<Error | null>((resolve) =>
       guard.lookup('localhost', { all: true }, (e) => resolve(e)),
     );
-    expect(err?.message).toMatch(/localhost resolves to .*loopback/);
+    expect(err?.message).toBe('callback host localhost resolves to a non-public address');
     expect((err as Error & { code?: string }).code).toBe('TARGET_BLOCKED');
+  });
+});
+
+describe('no oracle of the network around xtimer', () => {
+  it('tells an app key only that a name resolves to a non-public address, on every path; the log has the address', async () => {
+    // This machine's own name: /etc/hosts or DNS give it a loopback or private address.
+    const host = hostname().toLowerCase();
+    const addresses = await lookup(host, { all: true });
+    const inside = addresses.map((a) => blockedAddress(a.address)).find((why) => why !== null);
+    expect(inside, `${host} resolves to ${JSON.stringify(addresses)}`).toBeDefined();
+    const lines: string[] = [];
+    const logger = createLogger('info', {}, { write: (line: string) => lines.push(line) });
+    const core = createCore(stores.config, logger, stores.database, stores.redis);
+    const api = createTestApp(core);
+    const key = bearer((await call(api, 'POST', '/api/v1/apps', { app: 'prober' })).body.apiKey);
+    const inner = `http://${host}:8080/admin`;
+    const answers = [
+      await call(api, 'POST', '/api/v1/timers', { ...withUrl(inner), app: 'prober' }, key),
+      await call(
+        api,
+        'POST',
+        '/api/v1/timers',
+        { ...withUrl('http://93.184.215.14/hook'), app: 'prober', notify: { url: inner, on: ['failed'] } },
+        key,
+      ),
+      await call(
+        api,
+        'POST',
+        '/api/v1/apps/prober/apply',
+        { timers: [{ ...withUrl(inner), app: undefined }], dryRun: true },
+        key,
+      ),
+      await call(api, 'PATCH', '/api/v1/apps/prober', { notify: { url: inner, on: ['failed'] } }, key),
+    ];
+    for (const res of answers) {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.code).toBe('TARGET_BLOCKED');
+      expect(res.body.error.message).toContain(`callback host ${host} resolves to a non-public address;`);
+      for (const a of addresses) expect(res.body.error.message).not.toContain(a.address);
+      expect(res.body.error.message).not.toMatch(/loopback|private|link-local/);
+    }
+    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.host === host);
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged[0].resolved).toBe(inside);
+    // At call time too: the run's error says as little, the log as much.
+    const err = await new Promise<Error | null>((resolve) =>
+      core.guard.lookup(host, { all: true }, (e) => resolve(e)),
+    );
+    expect(err?.message).toBe(`callback host ${host} resolves to a non-public address`);
   });
 });
