@@ -3466,11 +3466,11 @@ export interface components {
             app: string;
             timerId: number | null;
             batchId: string | null;
-            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url); credentials masked as ***. */
+            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url), masked: header values but a few (content-type, accept, user-agent, …), URL query values and token-like paths as ***, a callback body as {bytes, sha256}. */
             before: {
                 [key: string]: unknown;
             } | null;
-            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url); credentials masked as ***. */
+            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url), masked: header values but a few (content-type, accept, user-agent, …), URL query values and token-like paths as ***, a callback body as {bytes, sha256}. */
             after: {
                 [key: string]: unknown;
             } | null;
