@@ -20,6 +20,17 @@ export interface Transaction {
   conn: PoolConnection;
 }
 
+/**
+ * The SQL mode every session runs in, whatever the server's default. The raw hot paths
+ * escape values on the client (pool.escape: backslash escapes), which the server reads
+ * as meant only without NO_BACKSLASH_ESCAPES; ANSI_QUOTES or PIPES_AS_CONCAT would
+ * change what our SQL means too. So the mode is named in full, not patched.
+ */
+export const SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+
+/** Run first on every connection: UTC (CURRENT_TIMESTAMP(3) agrees with the app) and SQL_MODE. */
+export const SESSION_SETTINGS = `SET time_zone = '+00:00', sql_mode = '${SQL_MODE}'`;
+
 export function poolOptions(url: string, extra: PoolOptions = {}): PoolOptions {
   const u = new URL(url);
   return {
@@ -49,11 +60,11 @@ function formatQuery(this: { config: { timezone?: string } }, sql: string, value
   return format(sql, values as never, false, this.config.timezone);
 }
 
-/** Opens the pool. Every session runs in UTC so CURRENT_TIMESTAMP(3) agrees with the app. */
+/** Opens the pool. Every session starts with SESSION_SETTINGS, queued before any query of its own. */
 export function openDatabase(url: string, extra: PoolOptions = {}): Database {
   const pool = mysql.createPool(poolOptions(url, extra));
   pool.pool.on('connection', (conn) => {
-    conn.query("SET time_zone = '+00:00'");
+    conn.query(SESSION_SETTINGS);
   });
   return {
     db: drizzle(pool),
