@@ -2055,6 +2055,8 @@ export interface paths {
                 /** @description Created, with its credentials */
                 201: {
                     headers: {
+                        /** @description no-store: the answer holds a credential */
+                        "Cache-Control"?: "no-store";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2263,6 +2265,8 @@ export interface paths {
                 /** @description The new key or secret */
                 200: {
                     headers: {
+                        /** @description no-store: the answer holds a credential */
+                        "Cache-Control"?: "no-store";
                         [name: string]: unknown;
                     };
                     content: {

@@ -46,6 +46,17 @@ async function count(sql: string): Promise<number> {
 }
 
 describe('POST /api/v1/apps', () => {
+  it('answers a key or secret with Cache-Control: no-store, so no cache or history keeps it', async () => {
+    const created = await call(app, 'POST', '/api/v1/apps', { app: 'uncached' }, ADMIN);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    for (const rotate of ['key', 'secret']) {
+      const rotated = await call(app, 'POST', '/api/v1/apps/uncached/rotate', { rotate }, ADMIN);
+      expect(rotated.status).toBe(200);
+      expect(rotated.headers.get('cache-control'), rotate).toBe('no-store');
+    }
+  });
+
   it('creates an app and shows its API key and whsec_ signing secret once; stores neither in clear', async () => {
     const res = await call(app, 'POST', '/api/v1/apps', { app: 'gamma' }, ADMIN);
     expect(res.status).toBe(201);
