@@ -8,7 +8,6 @@ import { isRetryable } from '../../src/callback/retry-policy.js';
 import { TargetGuard } from '../../src/callback/target-guard.js';
 import { createCore } from '../../src/core.js';
 import { blockedAddress } from '../../src/domain/ip-ranges.js';
-import type { Timer } from '../../src/domain/timer.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { Sink } from '../helpers/sink.js';
@@ -51,6 +50,22 @@ async function timerRows(): Promise<number> {
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const withUrl = (url: string) =>
   timerBody({ callback: { ...(timerBody().callback as Record<string, unknown>), url } });
+
+/** One attempt of a run calling `url`, as the executor sends it. */
+const send = async (caller: HttpCaller, url: string) =>
+  caller.send(
+    prepareCall(
+      testTimer({
+        id: 1,
+        app: 'ssrf',
+        callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
+        retry: { maxAttempts: 3, backoffMs: 10 },
+      }),
+      '1_1000',
+      1000,
+      1,
+    ),
+  );
 
 describe('at create and update time', () => {
   it.each([
@@ -158,6 +173,67 @@ describe('at create and update time', () => {
   });
 });
 
+describe('CALLBACK_ALLOW_HOSTS with a port', () => {
+  it('opens that port of a listed address and no other, at create time and at call time', async () => {
+    const listed = `127.0.0.1:${sink.port}`;
+    const app = createTestApp(
+      createTestCore({ ...stores, config: { ...stores.config, callbackAllowHosts: [listed] } }),
+    );
+    expect((await call(app, 'POST', '/api/v1/timers', withUrl(sink.url('/hook')))).status).toBe(201);
+    for (const other of [
+      'http://127.0.0.1:8081/metrics',
+      'http://127.0.0.1/hook',
+      `http://127.0.0.2:${sink.port}/`,
+    ]) {
+      const res = await call(app, 'POST', '/api/v1/timers', withUrl(other));
+      expect(res.status, other).toBe(400);
+      expect(res.body.error.code).toBe('TARGET_BLOCKED');
+    }
+    const metrics = await call(app, 'POST', '/api/v1/timers', withUrl('http://127.0.0.1:8081/metrics'));
+    expect(metrics.body.error.message).toContain(`listed in CALLBACK_ALLOW_HOSTS only at port ${sink.port}`);
+
+    const guard = new TargetGuard({ blockPrivate: true, allowHosts: [listed] });
+    const caller = new HttpCaller(4, { guard });
+    try {
+      const delivered = sink.deliveries.length;
+      expect(await send(caller, sink.url('/hook'))).toMatchObject({ kind: 'response', status: 200 });
+      const refused = await send(caller, 'http://127.0.0.1:8081/metrics');
+      expect(refused.kind === 'error' && refused.error).toMatch(/^TARGET_BLOCKED: .*only at port/);
+      expect(sink.deliveries.length).toBe(delivered + 1);
+    } finally {
+      await caller.close();
+    }
+  });
+
+  it('opens a listed name at its port only, and an address with a port only when the URL names it', async () => {
+    const guard = new TargetGuard({
+      blockPrivate: true,
+      allowHosts: [`localhost:${sink.port}`, `127.0.0.1:${sink.port}`],
+    });
+    expect(await guard.urlProblem(`http://localhost:${sink.port}/hook`)).toBeNull();
+    expect(await guard.urlProblem('http://localhost:8081/metrics')).toMatch(/only at port/);
+    // Another name for the same address: its port is not known when the connection resolves it.
+    expect(await guard.urlProblem(`http://${hostname().toLowerCase()}:${sink.port}/hook`)).toMatch(
+      /resolves to a non-public address/,
+    );
+    const caller = new HttpCaller(4, { guard });
+    try {
+      expect(await send(caller, `http://localhost:${sink.port}/hook`)).toMatchObject({ kind: 'response' });
+      const other = await send(caller, 'http://localhost:8081/metrics');
+      expect(other.kind === 'error' && other.error).toMatch(/^TARGET_BLOCKED: .*only at port/);
+    } finally {
+      await caller.close();
+    }
+  });
+
+  it('still opens every port of a bare host, as documented', async () => {
+    const guard = new TargetGuard({ blockPrivate: true, allowHosts: ['127.0.0.1'] });
+    for (const url of [sink.url('/hook'), 'http://127.0.0.1:8081/metrics', 'http://127.0.0.1/']) {
+      expect(await guard.urlProblem(url), url).toBeNull();
+    }
+  });
+});
+
 describe('every path that stores a URL checks it', () => {
   const METADATA = 'http://169.254.169.254/latest/meta-data/';
   const PUBLIC = 'http://93.184.215.14/hook';
@@ -234,16 +310,6 @@ describe('every path that stores a URL checks it', () => {
 });
 
 describe('at call time', () => {
-  const timer = (url: string): Timer =>
-    testTimer({
-      id: 1,
-      app: 'ssrf',
-      callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
-      retry: { maxAttempts: 3, backoffMs: 10 },
-    });
-  const send = async (caller: HttpCaller, url: string) =>
-    caller.send(prepareCall(timer(url), '1_1000', 1000, 1));
-
   it('refuses a host name that resolves to a private address before any connection, as a final failure', async () => {
     const guard = new TargetGuard({ blockPrivate: true, allowHosts: [] });
     const caller = new HttpCaller(4, { guard });
