@@ -49,7 +49,6 @@ import type {
   NumberedTaskQuery,
   NumberedTimerQuery,
   QueuedRunView,
-  SchedulePreviewFields,
   TaskQuery,
   TimerQuery,
   TimerUseCases,
@@ -909,7 +908,11 @@ export class TimerService implements TimerUseCases {
   }
 
   /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
-  previewSchedule(fields: SchedulePreviewFields, count: number, fromMs?: number): number[] {
+  previewSchedule(
+    fields: Pick<Timer, 'cron' | 'timezone'> & Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'app' | 'name'>>,
+    count: number,
+    fromMs?: number,
+  ): number[] {
     const schedule = scheduleOf({ ...fields, at: null, startAt: null, endAt: null });
     return schedule.next(fromMs === undefined ? this.deps.now() : fromMs - 1, count);
   }
