@@ -402,9 +402,9 @@ function expandDay(
 /**
  * Fire instants of one local day (its midnight written as if UTC: `dayWall`) on which
  * the offset changes: each matching wall time resolved under the DST rule — a frequent
- * schedule at every instant showing it, a fixed one once (SPEC §6). Unordered; a wall
- * time every reading of which lies past `found.cut` is not built. Returns how many wall
- * times it resolved.
+ * schedule at every instant showing it, a fixed one once (SPEC §6). Unordered.
+ * A wall time every reading of which lies past `found.cut` is not built. Returns how many
+ * wall times it resolved.
  */
 function expandChangingDay(
   schedule: CronSchedule,
