@@ -26,7 +26,7 @@ export class ScheduleTooCostlyError extends Error {
   }
 }
 
-/** Work done by every evaluation in this process, for tests and metrics to read. */
+/** Work done by every evaluation in this process: a test reads what one request cost. */
 export const evaluationTally = { instants: 0, days: 0 };
 
 /** The budget of one call; spend() throws ScheduleTooCostlyError once past its limit. */
