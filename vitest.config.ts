@@ -14,6 +14,7 @@ const FAULTS = [
   'test/e2e/kill-takeover.test.ts',
   'test/e2e/mysql-outage.test.ts',
   'test/e2e/graceful-shutdown.test.ts',
+  'test/e2e/frozen-owner.test.ts',
 ];
 
 export default defineConfig({

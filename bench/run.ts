@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,oneshots,migrator,history,api,footprint]
+ * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,sustained,oneshots,migrator,history,api,footprint]
  *                [-- --timers=5000,8000] [-- --soak=5000 --seconds=300]
  *                [-- --only=overload --seconds=20 --scale=0.1]
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
@@ -79,6 +79,7 @@ const results: {
   slowReceivers?: BenchLine[];
   noisyNeighbour?: NoisyNeighbourResult;
   overloadRecovery?: OverloadRecoveryResult;
+  sustainedOverload?: OverloadRecoveryResult;
   spread?: SpreadResult;
   soak?: SoakResult;
   oneShots?: OneShotsResult;
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
     if (delivery && wants('overload')) {
       const overloadSeconds = Number(secondsArg ?? 60);
       process.stdout.write(
-        `\nOverload then recovery (${scaled(8000)} every-second timers for ${overloadSeconds} s, then ${scaled(1000)})\n`,
+        `\nOverload then recovery (${scaled(8000)} every-second timers for ${overloadSeconds} s, then ${scaled(7000)} disabled through the API)\n`,
       );
       results.overloadRecovery = await overloadRecovery(
         scaled(8000),
@@ -283,6 +284,20 @@ async function main(): Promise<void> {
         overloadSeconds,
         Math.round(overloadSeconds * 1.5),
         sinkRef,
+      );
+    }
+    if (delivery && wants('sustained')) {
+      const sustainedSeconds = Number(secondsArg ?? 180);
+      process.stdout.write(
+        `\nSustained overload (${scaled(8000)} every-second timers for ${sustainedSeconds} s, no drop)\n`,
+      );
+      results.sustainedOverload = await overloadRecovery(
+        scaled(8000),
+        0,
+        sustainedSeconds,
+        0,
+        sinkRef,
+        'none',
       );
     }
     if (delivery && wants('spread')) {
@@ -333,6 +348,7 @@ async function main(): Promise<void> {
     ...(results.slowReceivers ?? []),
     results.noisyNeighbour?.quiet,
     results.overloadRecovery?.line,
+    results.sustainedOverload?.line,
     results.spread?.aligned.line,
     results.spread?.hashed.line,
     results.spread?.jittered.line,

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { formatAllowedHost, parseAllowedHost } from './domain/allowed-host.js';
+import { LIMITS } from './domain/timer.js';
 import { clusterTarget } from './storage/redis/connection.js';
 
 /**
@@ -12,6 +13,12 @@ export const ROLES = ['api', 'scheduler', 'migrator', 'trigger', 'executor'] as 
 export type Role = (typeof ROLES)[number];
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/**
+ * How long a stopping process waits for its calls in flight: the longest a callback may
+ * take (a timer's `callback.timeoutMs` at most), and a margin to write their outcomes.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = LIMITS.timeoutMs.max + 15_000;
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -164,6 +171,8 @@ const schema = z.object({
   // Runs a second one backfill sends (a backfill's runs are past: they wait their turn).
   BACKFILL_RATE: int(1, 10_000).default(50),
   CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
+  // SIGTERM: calls in flight finish within this; set the container's stop grace period to it.
+  SHUTDOWN_GRACE_MS: int(1000, 3_600_000).default(DEFAULT_SHUTDOWN_GRACE_MS),
   // Callbacks of one app in flight at once in one executor process; more wait (fairness between apps).
   APP_MAX_IN_FLIGHT: int(1, 100_000).default(1000),
   CALLBACK_CONNECTIONS: int(1, 65_535).default(8192),
@@ -225,6 +234,8 @@ export type Config = {
   backfillRate: number;
   executorWorkers: number;
   callbackTimeoutMs: number;
+  /** SHUTDOWN_GRACE_MS: how long a stopping process waits for its calls in flight and the rest of its shutdown. */
+  shutdownGraceMs: number;
   /** Callbacks of one app in flight at once per executor process. */
   appMaxInFlight: number;
   callbackConnections: number;
@@ -348,6 +359,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
     backfillRate: e.BACKFILL_RATE,
     executorWorkers: e.EXECUTOR_WORKERS,
     callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     appMaxInFlight: e.APP_MAX_IN_FLIGHT,
     callbackConnections: e.CALLBACK_CONNECTIONS,
     taskRetentionDays: e.TASK_RETENTION_DAYS,

@@ -7,11 +7,17 @@ import { SecretBox } from './security/secret-box.js';
 import { AppService } from './services/app-service.js';
 import { AuditService } from './services/audit-service.js';
 import { FailureNotifier } from './services/failure-notifier.js';
+import { PlanPublisher } from './services/plan-publisher.js';
 import { RunPlanner } from './services/run-planner.js';
+import { ServicePause } from './services/service-pause.js';
 import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
 import { AppRepository } from './storage/db/app-repository.js';
 import type { Database } from './storage/db/client.js';
+import { PlanOutboxRepository } from './storage/db/plan-outbox-repository.js';
+import { TaskRepository } from './storage/db/task-repository.js';
+import { TimerRepository } from './storage/db/timer-repository.js';
+import { AppCopies } from './storage/redis/app-copies.js';
 import { isCluster } from './storage/redis/connection.js';
 import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
@@ -20,6 +26,7 @@ import { RedisLock } from './storage/redis/redis-lock.js';
 import { RunClaims } from './storage/redis/run-claims.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
 import { SliceStore } from './storage/redis/slice-store.js';
+import { TimerCopies } from './storage/redis/timer-copies.js';
 
 /** The services every role shares, built over open connections. */
 export interface Core {
@@ -30,12 +37,16 @@ export interface Core {
   keys: Keys;
   slices: SliceStore;
   planner: RunPlanner;
+  /** Takes committed timer changes to Redis, and publishes again those whose publisher failed. */
+  publisher: PlanPublisher;
   events: TimerEvents;
   timers: TimerService;
   /** Apps, their API keys and signing secrets; who a bearer token is. */
   apps: AppService;
   /** The audit log of changes made through the API and the dashboard. */
   audit: AuditService;
+  /** The emergency brake: a pause of every app at once. */
+  servicePause: ServicePause;
   /** Seals and opens the apps' signing secrets (XTIMER_SECRET_KEY). */
   secretBox: SecretBox;
   /** The SSRF guard over callback targets (CALLBACK_BLOCK_PRIVATE, CALLBACK_ALLOW_HOSTS). */
@@ -61,6 +72,19 @@ export function createCore(
     queues.execute.addBulk(jobs),
   );
   const events = new TimerEvents(redis, keys);
+  const publisher = new PlanPublisher({
+    outbox: new PlanOutboxRepository(database.pool),
+    copies: new TimerCopies(redis, keys),
+    appCopies: new AppCopies(redis, keys),
+    apps: new AppRepository(database.db),
+    planner,
+    announce: (id) => events.announce(id),
+    timers: new TimerRepository(database.db),
+    tasks: new TaskRepository(database.db, database.pool),
+    stepMinutes: config.migrateStepMinutes,
+    logger: logger.child({ component: 'publisher' }),
+    now,
+  });
   const guard = new TargetGuard(
     { blockPrivate: config.callbackBlockPrivate, allowHosts: config.callbackAllowHosts },
     { logger: logger.child({ component: 'target-guard' }) },
@@ -71,6 +95,7 @@ export function createCore(
     lock: new RedisLock(redis),
     keys,
     planner,
+    publisher,
     claims: new RunClaims(redis, keys),
     announce: (id) => events.announce(id),
     audit,
@@ -107,6 +132,7 @@ export function createCore(
       return parseNotify(row?.notify ?? null);
     },
   });
+  const servicePause = new ServicePause({ database, redis, key: keys.servicePause(), audit, now });
   return {
     config,
     logger,
@@ -115,10 +141,12 @@ export function createCore(
     keys,
     slices,
     planner,
+    publisher,
     events,
     timers,
     apps,
     audit,
+    servicePause,
     secretBox,
     guard,
     queues,

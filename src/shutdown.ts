@@ -2,27 +2,40 @@ import type { Logger } from './observability/logger.js';
 
 /** A shutdown step taking this long is logged at info. */
 const SLOW_STEP_MS = 1000;
+/** Each step past the deadline still gets this long (closing connections). */
+const LAST_STEP_MS = 1000;
+/** How long a second signal waits for the steps to keep what they can. */
+const ABANDON_MS = 2000;
+
+/** What a step reports it left behind when a second signal cuts the shutdown short. */
+export type Abandoned = Record<string, unknown>;
 
 interface Step {
   name: string;
   stop: () => Promise<void> | void;
+  /** Keeps what it quickly can (outcomes to Redis) and says what it leaves behind. */
+  abandon?: (() => Promise<Abandoned>) | undefined;
 }
 
 /**
- * Ordered graceful shutdown: steps registered while starting up run in reverse
- * (stop taking work first, close connections last), each bounded in time.
+ * Ordered graceful shutdown: steps registered while starting up run in reverse (stop
+ * taking work first, close connections last), all within one grace period, so a step
+ * that waits for calls in flight gets the time they may take (SHUTDOWN_GRACE_MS).
  */
 export class Shutdown {
   private readonly steps: Step[] = [];
+  private readonly stopped = new Set<Step>();
+  private current: Step | null = null;
   private running: Promise<void> | null = null;
 
   constructor(
     private readonly logger: Logger,
-    private readonly stepTimeoutMs = 10_000,
+    private readonly graceMs: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  add(name: string, stop: Step['stop']): void {
-    this.steps.push({ name, stop });
+  add(name: string, stop: Step['stop'], abandon?: Step['abandon']): void {
+    this.steps.push({ name, stop, abandon });
   }
 
   /** Runs every step once, newest first; later calls wait for the first. */
@@ -31,31 +44,56 @@ export class Shutdown {
     return this.running;
   }
 
+  /**
+   * A second signal during the shutdown: each step not yet stopped keeps what it can
+   * within 2 s and says what it leaves behind, and that is logged before the caller exits.
+   */
+  async abandon(reason: string): Promise<void> {
+    const left = [...this.steps].reverse().filter((s) => !this.stopped.has(s));
+    const abandoned: Record<string, Abandoned> = {};
+    await withDeadline(
+      Promise.all(
+        left.map(async (s) => {
+          if (s.abandon) abandoned[s.name] = await s.abandon().catch((err) => ({ error: String(err) }));
+        }),
+      ),
+      ABANDON_MS,
+    ).catch(() => undefined);
+    this.logger.warn(
+      { reason, during: this.current?.name ?? null, notStopped: left.map((s) => s.name), abandoned },
+      'second signal: exiting without waiting for the rest of the shutdown',
+    );
+  }
+
   private async runSteps(reason: string): Promise<void> {
-    this.logger.info({ reason }, 'shutting down');
+    const deadline = this.now() + this.graceMs;
+    this.logger.info({ reason, graceMs: this.graceMs }, 'shutting down');
     for (const step of [...this.steps].reverse()) {
-      const started = Date.now();
-      let timer: NodeJS.Timeout | undefined;
+      const started = this.now();
+      this.current = step;
       try {
-        await Promise.race([
-          Promise.resolve().then(step.stop),
-          new Promise((_, reject) => {
-            timer = setTimeout(
-              () => reject(new Error(`timed out after ${this.stepTimeoutMs} ms`)),
-              this.stepTimeoutMs,
-            );
-          }),
-        ]);
-        const ms = Date.now() - started;
+        await withDeadline(Promise.resolve().then(step.stop), Math.max(LAST_STEP_MS, deadline - started));
+        const ms = this.now() - started;
         // A slow step is what keeps a process from exiting in time: say which one it was.
         if (ms >= SLOW_STEP_MS) this.logger.info({ step: step.name, ms }, 'stopped, slowly');
         else this.logger.debug({ step: step.name, ms }, 'stopped');
       } catch (err) {
         this.logger.warn({ step: step.name, err }, 'shutdown step failed');
       } finally {
-        clearTimeout(timer);
+        this.stopped.add(step);
       }
     }
+    this.current = null;
     this.logger.info('shut down');
   }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -11,18 +11,23 @@ import { belongsInCatchUpLane } from '../src/services/execute-lanes.js';
 import { IntakeLimit } from '../src/services/intake-limit.js';
 import { LeaseKeeper } from '../src/services/lease-keeper.js';
 import { NotificationSender } from '../src/services/notification-sender.js';
+import { OutageBrake } from '../src/services/outage-brake.js';
 import { ReleaseGate } from '../src/services/release-gate.js';
 import { RunAftermath } from '../src/services/run-aftermath.js';
 import { RunBudget } from '../src/services/run-budget.js';
 import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/run-executor.js';
 import { RunRecorder } from '../src/services/run-recorder.js';
+import { PauseWatch } from '../src/services/service-pause.js';
 import { TimerCache } from '../src/services/timer-cache.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { AppCopies } from '../src/storage/redis/app-copies.js';
 import { createRedis } from '../src/storage/redis/connection.js';
+import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
 import {
+  addReplacingEnded,
   continuationJob,
   EXECUTE_LATE_QUEUE,
   EXECUTE_QUEUE,
@@ -35,6 +40,7 @@ import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
+import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import { startNotifier } from './notifier.js';
 import type { Role } from './role.js';
 
@@ -78,19 +84,36 @@ export async function startExecutor(core: Core): Promise<Role> {
 
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
-  const cache = new TimerCache((ids) => timers.findByIds(ids));
+  const copies = new TimerCopies(fast, keys);
+  const cache = new TimerCache(
+    (ids) => timers.findByIds(ids),
+    undefined,
+    undefined,
+    (ids) => copies.get(ids),
+  );
   await core.events.listen(subscriber, (id) => cache.invalidate(id));
   // The apps' signing keys, cached like timers; a rotation is announced and dropped at once.
   const apps = new AppRepository(core.database.db);
-  const signing = new AppSigningCache((names) => apps.findMany(names), core.secretBox);
+  const signing = new AppSigningCache(
+    (names) => apps.findMany(names),
+    core.secretBox,
+    undefined,
+    undefined,
+    new AppCopies(fast, keys),
+  );
   await core.events.listenApps(subscriber, (app) => signing.invalidate(app));
-  const recorder = new RunRecorder((outcomes) => tasks.recordOutcomes(outcomes), logger);
+  const recorder = new RunRecorder(
+    (outcomes) => tasks.recordOutcomes(outcomes),
+    logger,
+    {},
+    new OutcomeStash(fast, keys.outcomeStash()),
+  );
   const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
-  const gate = new ReleaseGate();
+  const gate = new ReleaseGate(core.now);
   const slots = new AppSlots(config.appMaxInFlight);
   const budget = new RunBudget(config.executorMaxRuns);
   const claims = new RunClaims(fast, keys);
-  const leases = new LeaseKeeper(claims, Date.now, undefined, logger).start();
+  const leases = new LeaseKeeper(claims, core.now, undefined, logger).start();
   const lossWatch = new RedisLossWatch(fast, keys)
     .onLoss(() => {
       // Claims may be gone: MySQL must show the calls in flight before re-fanned copies
@@ -107,11 +130,12 @@ export async function startExecutor(core: Core): Promise<Role> {
       await queues.execute.add(job.name, job.data, job.opts);
     },
     async handBack(run) {
-      const job = continuationJob(run, 'handback');
-      await queues.execute.add(job.name, job.data, job.opts);
+      // Its attempt was undone, so the next hand-back of this run has the same job id.
+      await addReplacingEnded(queues.execute, [continuationJob(run, 'handback')]);
     },
   };
   const overlap = new OverlapSlots(fast, keys);
+  const pause = await new PauseWatch(fast, keys.servicePause()).start();
   const completions = new ConcurrencyLimit(TIMER_COMPLETIONS_AT_ONCE);
   const aftermath = new RunAftermath({
     completeTimer: (id) => completions.run(() => core.timers.complete(id)),
@@ -142,14 +166,15 @@ export async function startExecutor(core: Core): Promise<Role> {
     redisMayHaveLostData: () => lossWatch.suspected,
     signing,
     owner: newLockToken(),
+    paused: pause.current,
     logger,
-    now: Date.now,
+    now: core.now,
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
   const processor = new ExecuteJobProcessor(executor);
 
   core.metrics.onScrape(async () => {
-    const now = Date.now();
+    const now = core.now();
     core.metrics.waitingRuns.set(gate.waiting);
     core.metrics.appSlotWaits.set(slots.waiting);
     core.metrics.bufferedOutcomes.set(recorder.buffered);
@@ -185,7 +210,7 @@ export async function startExecutor(core: Core): Promise<Role> {
           queue,
           async (job, token) => {
             try {
-              if (queue === EXECUTE_QUEUE && belongsInCatchUpLane(job.data, Date.now())) {
+              if (queue === EXECUTE_QUEUE && belongsInCatchUpLane(job.data, core.now())) {
                 // Same name, data and id: the run is queued once, in the lane behind.
                 await core.queues.executeLate.add(job.name, job.data, job.id ? { jobId: job.id } : {});
                 return { handedOnTo: EXECUTE_LATE_QUEUE };
@@ -236,6 +261,12 @@ export async function startExecutor(core: Core): Promise<Role> {
   // ...and only with the time the runs due now leave.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const brake = new OutageBrake({
+    failingFor: () => recorder.failingFor(),
+    pause: () => workers.forEach((w) => void w.pause(true)),
+    resume: () => workers.forEach((w) => void w.resume()),
+    logger,
+  });
   const catchUp = new CatchUpThrottle({
     lagSinceLastLook() {
       const ms = loopDelay.max / 1e6;
@@ -243,9 +274,14 @@ export async function startExecutor(core: Core): Promise<Role> {
       return ms;
     },
     pause: () => lateWorkers.forEach((w) => void w.pause(true)),
-    resume: () => lateWorkers.forEach((w) => void w.resume()),
+    resume: () => {
+      if (!brake.engaged) lateWorkers.forEach((w) => void w.resume());
+    },
   });
-  const catchUpLooks = setInterval(() => catchUp.look(), CATCH_UP_LOOK_EVERY_MS);
+  const catchUpLooks = setInterval(() => {
+    catchUp.look();
+    brake.look();
+  }, CATCH_UP_LOOK_EVERY_MS);
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
     // Failures the processor did not throw (a job that stalled too often).
@@ -265,15 +301,21 @@ export async function startExecutor(core: Core): Promise<Role> {
   );
 
   return {
+    async abandon() {
+      return { callsInFlight: executor.callsInFlight, outcomesLost: await recorder.handOver() };
+    },
     async close() {
       // Stop fetching first, then hand back what waits for its due time or its app's slot;
-      // calls in flight finish.
+      // calls in flight finish (each within its timeout), then their outcomes are written.
       lossWatch.stop();
+      pause.stop();
       clearInterval(catchUpLooks);
       loopDelay.disable();
       const closing = Promise.all([...workers.map((w) => w.close()), notifier.close()]);
       const withdrawn = budget.close() + gate.close() + slots.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');
+      if (executor.callsInFlight > 0)
+        logger.info({ calls: executor.callsInFlight }, 'waiting for the calls in flight to end');
       await closing;
       await executor.drain();
       await leases.stop();

@@ -21,6 +21,7 @@ import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { runsOf } from '../src/storage/redis/queues.js';
+import { RedisClock } from '../src/storage/redis/redis-clock.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startExecutor } from './executor.js';
 import { startMigrator } from './migrator.js';
@@ -42,7 +43,7 @@ async function untilReady(what: string, logger: Logger, attempt: () => Promise<v
 
 export async function main(config: Config): Promise<Shutdown> {
   const logger = createLogger(config.logLevel);
-  const shutdown = new Shutdown(logger);
+  const shutdown = new Shutdown(logger, config.shutdownGraceMs);
 
   await untilReady('MySQL', logger, () => prepareDatabase(config.mysqlUrl));
   const database = openDatabase(config.mysqlUrl);
@@ -53,7 +54,17 @@ export async function main(config: Config): Promise<Shutdown> {
   shutdown.add('redis', () => redis.quit().then(() => undefined));
   await untilReady('Redis', logger, () => redis.ping().then(() => undefined));
 
-  const core = createCore(config, logger, database, redis);
+  // Runs are due by Redis's clock, the one every process shares: a node whose clock runs
+  // ahead must not release them early.
+  const clock = await new RedisClock(redis).start();
+  shutdown.add('clock', () => clock.stop());
+  if (Math.abs(clock.offsetMs) > 250)
+    logger.warn(
+      { offsetMs: clock.offsetMs },
+      "this machine's clock differs from Redis's; runs go by Redis's",
+    );
+  const core = createCore(config, logger, database, redis, clock.now);
+  core.metrics.onScrape(async () => core.metrics.clockOffset.set(clock.offsetMs / 1000));
 
   if (config.roles.includes('api')) {
     if (config.adminToken === undefined) {
@@ -113,7 +124,10 @@ export async function main(config: Config): Promise<Shutdown> {
   const has = (role: Role) => config.roles.includes(role);
   shutdown.add('queues', () => core.queues.close());
   // Start order: what produces work last, so shutdown (reverse order) stops it first.
-  if (has('executor')) shutdown.add('executor', (await startExecutor(core)).close);
+  if (has('executor')) {
+    const executor = await startExecutor(core);
+    shutdown.add('executor', executor.close, executor.abandon);
+  }
   if (has('trigger')) shutdown.add('trigger', (await startTrigger(core)).close);
   if (has('migrator')) shutdown.add('migrator', (await startMigrator(core)).close);
   if (has('scheduler')) shutdown.add('scheduler', (await startScheduler(core)).close);
@@ -169,9 +183,12 @@ async function run(): Promise<void> {
   process.on('unhandledRejection', (reason) => {
     console.error('unhandled rejection (continuing):', reason);
   });
+  // The first signal stops the process gracefully; a second one cuts the wait short.
+  let signals = 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      shutdown.run(signal).then(() => process.exit(0));
+    process.on(signal, () => {
+      if (++signals === 1) shutdown.run(signal).then(() => process.exit(0));
+      else shutdown.abandon(signal).finally(() => process.exit(1));
     });
   }
 }

@@ -1,5 +1,5 @@
 import type { Core } from '../src/core.js';
-import { stepMs } from '../src/domain/migration-window.js';
+import { copyTtlMs, stepMs } from '../src/domain/migration-window.js';
 import { MINUTE } from '../src/domain/slice.js';
 import type { Logger } from '../src/observability/logger.js';
 import { BackfillPacer } from '../src/services/backfill-pacer.js';
@@ -11,15 +11,21 @@ import {
   MigrationRunner,
   RETAIN_HISTORY_EVERY_MS,
 } from '../src/services/migration-runner.js';
+import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
+import { AppCopies } from '../src/storage/redis/app-copies.js';
+import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import { RunClaims } from '../src/storage/redis/run-claims.js';
+import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import type { Role } from './role.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
+const PLAN_REPAIR_EVERY_MS = 5_000;
+const PAUSE_SYNC_EVERY_MS = 5_000;
 /** How often disabled timers whose `until` has come are resumed (a range on one index). */
 const PAUSE_SWEEP_EVERY_MS = 1000;
 /** How often backfills' runs are queued (each at BACKFILL_RATE a second). */
@@ -30,6 +36,9 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
   const { config, keys, redis, queues } = core;
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
+  const copies = new TimerCopies(redis, keys);
+  const appCopies = new AppCopies(redis, keys);
+  const apps = new AppRepository(core.database.db);
   return new MigrationRunner({
     migration: new Migration(
       timers,
@@ -41,6 +50,13 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       // Beside the firing roles, materialise at half speed in smaller bites: the window
       // is needed only a step from now, the runs firing now are due now.
       { restRatio: 1, flushRows: 5000 },
+      async (planned) => {
+        await copies.put(planned, copyTtlMs(config.migrateStepMinutes));
+        await appCopies.ensure(
+          planned.map((t) => t.app),
+          (names) => apps.findMany(names),
+        );
+      },
     ),
     compensator: new Compensator({
       timers,
@@ -48,6 +64,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       claims: new RunClaims(redis, keys),
       queues,
       record: (outcomes) => tasks.recordOutcomes(outcomes),
+      stash: new OutcomeStash(redis, keys.outcomeStash()),
       notifier: core.notifier,
       completeEnded: (now) => core.timers.completeEnded(now),
       logger: logger.child({ component: 'compensator' }),
@@ -87,13 +104,19 @@ export async function startMigrator(core: Core): Promise<Role> {
   let running = true;
   const inFlight = new Set<Promise<void>>();
   function every(name: string, periodMs: number, fn: () => Promise<unknown>, alignTo?: number): void {
+    // A store away for a while fails every pass: said once, then every 30th time, and when it works again.
+    let failures = 0;
     const run = () => {
       if (!running) return;
       const p = fn()
-        .then(() => undefined)
-        .catch((err) =>
-          logger.warn({ task: name, err: (err as Error).message }, `${name} failed; will retry`),
-        )
+        .then(() => {
+          if (failures > 0) logger.info({ task: name, failures }, `${name} works again`);
+          failures = 0;
+        })
+        .catch((err) => {
+          if (failures++ % 30 === 0)
+            logger.warn({ task: name, err: (err as Error).message, failures }, `${name} failed; will retry`);
+        })
         .finally(() => {
           inFlight.delete(p);
           if (!running) return;
@@ -106,6 +129,10 @@ export async function startMigrator(core: Core): Promise<Role> {
   }
 
   every('slice check', INTACT_CHECK_EVERY_MS, () => runner.rebuildIfLost());
+  // The service's pause as MySQL keeps it, in case Redis lost its copy.
+  every('pause sync', PAUSE_SYNC_EVERY_MS, () => core.servicePause.sync());
+  // Committed timer changes whose publisher died or failed before they reached Redis.
+  every('plan repair', PLAN_REPAIR_EVERY_MS, () => core.publisher.repair());
   // At start-up, then just after each window boundary (re-checked every minute in case
   // the lock holder died mid-way and the 20-min lock lapsed).
   every('migration', runner.checkEveryMs, () => runner.migrate(), stepMs(config.migrateStepMinutes));

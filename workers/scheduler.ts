@@ -27,7 +27,7 @@ export async function startScheduler(core: Core): Promise<Role> {
   const loop = () => {
     if (!running) return;
     current = scheduler
-      .tick(Date.now())
+      .tick(core.now())
       .then(() => {
         if (failures > 0) logger.info('scheduler tick works again');
         failures = 0;
@@ -36,7 +36,7 @@ export async function startScheduler(core: Core): Promise<Role> {
         if (failures++ % 30 === 0) logger.warn({ err: (err as Error).message }, 'scheduler tick failed');
       })
       .finally(() => {
-        if (running) timer = setTimeout(loop, untilNextTick(Date.now(), config.schedulerTickMs));
+        if (running) timer = setTimeout(loop, untilNextTick(core.now(), config.schedulerTickMs));
       });
   };
   loop();

@@ -72,7 +72,7 @@ export async function startTrigger(core: Core): Promise<Role> {
     metrics: core.metrics,
     prereadMs: config.prereadMs,
     logger,
-    now: Date.now,
+    now: core.now,
     sleep: abortableSleep,
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Timer, TimerDraft } from './timer.js';
 
-/** What an audit entry records: a change to a timer or its runs, to an app's credentials, or to an app's calendars. */
+/** What an audit entry records: a change to a timer or its runs, to an app's credentials or calendars, or a pause of every app. */
 export const AUDIT_ACTIONS = [
   'create',
   'update',
@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'calendar_delete',
   'backfill',
   'backfill_cancel',
+  'pause_all',
+  'resume_all',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

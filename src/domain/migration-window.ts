@@ -50,3 +50,11 @@ export function nearTermHorizon(nowMs: number, stepMinutes: number): number {
  * well ahead of the scheduler claiming minute M+3's slices PREFETCH_MS before it starts).
  */
 export const TOP_UP_LEAD_MS = NEAR_TERM_MINUTES * MINUTE;
+
+/**
+ * How long a timer's copy in Redis lives once written: past every run planned from it
+ * (at most two windows ahead) and an hour of retries after the last.
+ */
+export function copyTtlMs(stepMinutes: number): number {
+  return 2 * stepMs(stepMinutes) + 60 * MINUTE;
+}

@@ -81,6 +81,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly clockOffset = new Gauge({
+    name: 'xtimer_clock_offset_seconds',
+    help: 'How far Redis TIME is ahead of this process’s clock; runs are released by the corrected clock.',
+    registers: [this.registry],
+  });
+
   readonly bufferedOutcomes = new Gauge({
     name: 'xtimer_outcomes_buffered',
     help: 'Run outcomes not yet written to MySQL.',

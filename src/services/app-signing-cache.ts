@@ -5,8 +5,8 @@ import {
   WebhookSigner,
 } from '../callback/webhook-signer.js';
 import type { SecretBox } from '../security/secret-box.js';
-import type { AppRow } from '../storage/db/app-repository.js';
 import { MicroBatcher } from '../storage/micro-batcher.js';
+import type { AppCopies, AppSigningRow } from '../storage/redis/app-copies.js';
 
 interface Entry {
   signing: CallSigning;
@@ -17,22 +17,44 @@ interface Entry {
  * The signing keys of each app, for the executor: loaded in batches (one query for
  * the apps of all runs of an instant, not one per run), kept like timers are
  * (TimerCache) and dropped the moment an app change is announced (a rotation reaches
- * every executor at once). If MySQL cannot be read an expired entry is served.
+ * every executor at once). What MySQL answers is copied to Redis (AppCopies): if MySQL
+ * cannot be read, that copy is used, or an expired entry.
  */
 export class AppSigningCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly loader: MicroBatcher<string, CallSigning>;
+  private readonly loader: MicroBatcher<string, CallSigning | Error>;
 
   constructor(
-    load: (names: string[]) => Promise<AppRow[]>,
+    load: (names: string[]) => Promise<AppSigningRow[]>,
     private readonly box: SecretBox,
     private readonly ttlMs = 60_000,
     private readonly now: () => number = Date.now,
+    copies?: Pick<AppCopies, 'get' | 'put'>,
   ) {
     this.loader = new MicroBatcher(async (names) => {
-      const found = new Map((await load([...new Set(names)])).map((row) => [row.name, row]));
+      const unique = [...new Set(names)];
+      let rows: Array<AppSigningRow | null | undefined>;
+      let unstored: Error | null = null;
+      try {
+        const found = new Map((await load(unique)).map((row) => [row.name, row]));
+        rows = unique.map((name) => found.get(name) ?? null);
+        await copies
+          ?.put(
+            unique,
+            rows.filter((r) => r !== null && r !== undefined),
+          )
+          .catch(() => undefined);
+      } catch (err) {
+        if (!copies) throw err;
+        rows = await copies.get(unique);
+        // An app with no copy fails alone: the others' runs go on.
+        if (rows.every((r) => r === undefined)) throw err;
+        unstored = err as Error;
+      }
+      const byName = new Map(unique.map((name, i) => [name, rows[i]]));
       return names.map((name) => {
-        const row = found.get(name);
+        const row = byName.get(name);
+        if (row === undefined) return unstored ?? new Error(`app ${name} could not be read`);
         return row ? this.signingOf(row) : null;
       });
     }, 500);
@@ -44,6 +66,7 @@ export class AppSigningCache {
     if (cached && this.now() - cached.loadedAt < this.ttlMs) return cached.signing;
     try {
       const signing = await this.loader.load(app);
+      if (signing instanceof Error) throw signing;
       if (this.entries.get(app) === cached) this.entries.set(app, { signing, loadedAt: this.now() });
       return signing;
     } catch (err) {
@@ -58,7 +81,7 @@ export class AppSigningCache {
     else this.entries.delete(app);
   }
 
-  private signingOf(row: AppRow): CallSigning {
+  private signingOf(row: AppSigningRow): CallSigning {
     try {
       const keys: SigningKey[] = [
         { key: signingKeyOf(this.box.open(row.signingSecret, row.name)), validUntil: null },

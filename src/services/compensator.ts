@@ -13,7 +13,8 @@ import type {
   TaskRepository,
 } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';
-import { type ClaimRecord, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import { type ClaimRecord, callsMade, type FinalStatus, isFinished } from '../storage/redis/claim-record.js';
+import type { OutcomeStash } from '../storage/redis/outcome-stash.js';
 import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../storage/redis/queues.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 import type { FailureNotifier } from './failure-notifier.js';
@@ -47,6 +48,8 @@ export interface CompensationReport {
   requeued: number;
   /** Timers whose schedule ended (endAt passed, or its final run settled) marked completed. */
   completed: number;
+  /** Outcomes a process left in the stash (MySQL was away) written to MySQL. */
+  unstashed: number;
 }
 
 export interface CompensatorDeps {
@@ -56,6 +59,8 @@ export interface CompensatorDeps {
   queues: Queues;
   /** Writes final outcomes of runs that will not be called (inactive timers). */
   record(outcomes: RunOutcome[]): Promise<void>;
+  /** Outcomes left in Redis by processes that could not write them: written before anything is judged. */
+  stash?: Pick<OutcomeStash, 'drain'> | undefined;
   /** Reports missed runs to whoever asked (notify). */
   notifier?: Pick<FailureNotifier, 'report'> | undefined;
   /** Completes active timers whose schedule has ended and that have nothing left in flight. */
@@ -69,14 +74,17 @@ type Verdict =
   | { kind: 'finished'; status: FinalStatus; attempt: number }
   /** Its holder is alive (renewing its lease), or its retry is still to come: leave it. */
   | { kind: 'held' }
-  /** Its holder is gone: queue its next attempt. */
-  | { kind: 'abandoned'; attempt: number };
+  /**
+   * Its holder is gone: queue it again after the `calls` it made. With none (it died
+   * before calling, or parked), that is a fresh pick-up, under its misfire policy.
+   */
+  | { kind: 'abandoned'; calls: number };
 
 function verdictOf(record: ClaimRecord | null, now: number): Verdict {
   if (record === null) return { kind: 'unclaimed' };
   if (isFinished(record.state)) return { kind: 'finished', status: record.state, attempt: record.attempt };
   const grace = record.state === 'backoff' ? BACKOFF_GRACE_MS : LEASE_GRACE_MS;
-  return record.untilMs + grace < now ? { kind: 'abandoned', attempt: record.attempt } : { kind: 'held' };
+  return record.untilMs + grace < now ? { kind: 'abandoned', calls: callsMade(record) } : { kind: 'held' };
 }
 
 /**
@@ -98,7 +106,10 @@ export class Compensator {
       skipped: 0,
       requeued: 0,
       completed: 0,
+      unstashed: 0,
     };
+    // A run whose outcome waits in the stash would pass for pending (and lost) in MySQL.
+    if (this.d.stash) report.unstashed = await this.d.stash.drain((o) => this.d.record(o));
     await this.settlePending(now, report);
     await this.settleStuck(now, report);
     if (this.d.completeEnded) report.completed = await this.d.completeEnded(now);
@@ -139,7 +150,7 @@ export class Compensator {
       if (v.kind === 'unclaimed') {
         if (queuedFrom === null || r.runAt < queuedFrom) lost.push(r);
       } else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
-      else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.attempt });
+      else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.calls });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);
@@ -161,7 +172,7 @@ export class Compensator {
       if (v.kind === 'unclaimed') abandoned.push({ ...run, afterAttempt: r.attempts });
       else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
       else if (v.kind === 'abandoned')
-        abandoned.push({ ...run, afterAttempt: Math.max(v.attempt, r.attempts) });
+        abandoned.push({ ...run, afterAttempt: Math.max(v.calls, r.attempts) });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);

@@ -93,6 +93,8 @@ export class Migration {
     private readonly prereadMs: number,
     private readonly logger: Logger,
     options: Partial<MigrationOptions> = {},
+    /** Keeps the copies executors fire by (TimerCopies) of timers given runs, before the runs are placed. */
+    private readonly copy?: (timers: Timer[]) => Promise<void>,
   ) {
     this.options = { ...DEFAULTS, ...options };
   }
@@ -163,6 +165,10 @@ export class Migration {
       const due = batchRows.filter((r) => r.runAt < soon);
       await redisTail;
       redisTail = (async () => {
+        if (this.copy) {
+          const withRuns = new Set(batchRows.map((r) => r.timerId));
+          await this.copy(timers.filter((p) => withRuns.has(p.timer.id)).map((p) => p.timer));
+        }
         await this.slices.addRuns(batchRows, minuteTotals);
         // Only where the timer is still the version planned: a change made meanwhile
         // re-planned it from its own near-term horizon, which must stand (or its new

@@ -49,7 +49,7 @@ export interface RunContinuations {
 }
 
 export interface RunExecutorDeps {
-  claims: RunClaims;
+  claims: Pick<RunClaims, 'claim' | 'finish' | 'release' | 'backOff' | 'mark' | 'keepMs'>;
   leases: LeaseKeeper;
   /** A run's row in MySQL: asked only when the bloom filter cannot rule out that it ran. */
   history(runs: readonly QueuedRun[]): Promise<Map<string, RunState>>;
@@ -70,6 +70,8 @@ export interface RunExecutorDeps {
   redisMayHaveLostData(): boolean;
   /** This process's claim token (`host:pid:random`). */
   owner: string;
+  /** The pause of the whole service, while there is one (POST /api/v1/pause); absent: never paused. */
+  paused?: (() => { note: string } | null) | undefined;
   /** How a timer's app signs its callbacks (Standard Webhooks); absent: none are signed. */
   signing?: { forApp(app: string): Promise<CallSigning> } | undefined;
   logger: Logger;
@@ -102,6 +104,10 @@ const BACKOFF_LEASE_MARGIN_MS = 60_000;
 const LAPSING_LEASE_MS = 1000;
 /** Runs whose history one MySQL query reads at most (the bloom filter said maybe). */
 const HISTORY_BATCH_MAX = 500;
+/** Reads of a run's history before its job is failed (and tried again later by BullMQ). */
+const HISTORY_TRIES = 3;
+/** A finished run's claim record is trusted to say so until this long before it expires. */
+const RECORD_MARGIN_MS = 60_000;
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
 
@@ -118,6 +124,8 @@ interface Execution {
   cached: CachedTimer;
   /** True from the moment the run no longer holds its job (it waits for an app slot or its predecessor). */
   detached: boolean;
+  /** Its claim says it waits here without having called (claim state `parked`). */
+  parked: boolean;
   /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
   holdsOverlap: boolean;
   /** The call went out (from then on the attempt counts, whatever happens). */
@@ -144,6 +152,7 @@ export class RunExecutor {
   private readonly active = new Set<Promise<unknown>>();
   /** Due time of each run claimed here and not yet sent. */
   private readonly unsent = new Map<Lease, number>();
+  private calling = 0;
 
   constructor(private readonly d: RunExecutorDeps) {
     this.historyCheck = new MicroBatcher(async (runs) => {
@@ -173,12 +182,19 @@ export class RunExecutor {
         letGo();
         resolve(report);
       };
-      const admitted = budget ? budget.take() : Promise.resolve(true);
+      // A run that will not be called (its timer disabled, the service paused, past its
+      // misfire threshold) needs no permit: a backlog of such runs is settled at once,
+      // not in turn behind the runs that are called.
+      const admitted: Promise<'permit' | 'free' | 'closed'> = budget
+        ? this.willCall(run).then((calls) =>
+            calls ? budget.take().then((granted) => (granted ? 'permit' : 'closed')) : 'free',
+          )
+        : Promise.resolve('free');
       const work = admitted
-        .then((granted): Promise<RunReport> | RunReport => {
-          permit = granted && budget !== undefined;
+        .then((admission): Promise<RunReport> | RunReport => {
+          permit = admission === 'permit';
           // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
-          return granted ? this.carryOut(run, handOff) : { verdict: 'withdrawn' };
+          return admission === 'closed' ? { verdict: 'withdrawn' } : this.carryOut(run, handOff);
         })
         .then(handOff, (err: unknown) => {
           letGo();
@@ -194,9 +210,23 @@ export class RunExecutor {
     });
   }
 
+  /** Whether the run would be called as things stand (a failed look says yes: it is then judged after its claim). */
+  private async willCall(run: RunToExecute): Promise<boolean> {
+    try {
+      return this.whyNotCall(await this.timerOf(run), run) === null;
+    } catch {
+      return true;
+    }
+  }
+
   /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
   async drain(): Promise<void> {
     while (this.active.size > 0) await Promise.allSettled([...this.active]);
+  }
+
+  /** Calls sent and not answered yet. */
+  get callsInFlight(): number {
+    return this.calling;
   }
 
   /** When the longest-overdue run claimed here and not yet sent was due (null if none is overdue). */
@@ -223,6 +253,7 @@ export class RunExecutor {
       lease,
       cached,
       detached: false,
+      parked: false,
       holdsOverlap: false,
       sent: false,
     };
@@ -243,11 +274,8 @@ export class RunExecutor {
   }
 
   /** The timer as cached, re-read when the run was planned for a newer version than the cached one. */
-  private async timerOf(run: RunToExecute): Promise<CachedTimer> {
-    const cached = await this.d.cache.get(run.timerId);
-    if (run.version === undefined || (cached.timer?.version ?? 0) >= run.version) return cached;
-    this.d.cache.invalidate(run.timerId);
-    return this.d.cache.get(run.timerId);
+  private timerOf(run: RunToExecute): Promise<CachedTimer> {
+    return this.d.cache.get(run.timerId, run.version ?? 0);
   }
 
   /**
@@ -291,7 +319,9 @@ export class RunExecutor {
    * MySQL. A finished run is a duplicate; one a live holder is calling (Redis lost its
    * claim) is left to it; one whose holder died mid-call is claimed as the next attempt.
    * Returns a report when this copy must not go on, the lease of a new attempt, or null
-   * to go on with `lease`.
+   * to go on with `lease`. MySQL knows nothing of a run not yet due; and had a run due
+   * within the claim records' memory finished, its record would have said so (unless
+   * Redis lost it): neither needs MySQL, so firing them goes on while MySQL is away.
    */
   private async checkHistory(
     run: RunToExecute,
@@ -300,12 +330,20 @@ export class RunExecutor {
   ): Promise<Lease | RunReport | null> {
     const d = this.d;
     if (bloom !== 'maybe' && bloom !== 'unknown') return null;
-    if (bloom === 'unknown' && run.runAt < d.now()) {
+    const now = d.now();
+    if (run.runAt > now) return null;
+    if (
+      bloom === 'maybe' &&
+      run.runAt > now - d.claims.keepMs + RECORD_MARGIN_MS &&
+      !d.redisMayHaveLostData()
+    )
+      return null;
+    if (bloom === 'unknown' && run.runAt < now) {
       // Redis lost the filter and this overdue run is being fanned out again: give every
       // executor's buffered outcomes time to reach MySQL before asking it.
       await d.sleep(OUTCOME_SETTLE_MS);
     }
-    const row = await this.historyCheck.load(run).catch(() => null);
+    const row = await this.readHistory(run);
     if (row === null || row.status === 'pending') return null;
     if (isFinished(row.status)) {
       await d.claims.finish(lease.run, lease.owner, lease.attempt, row.status);
@@ -330,6 +368,18 @@ export class RunExecutor {
     return null;
   }
 
+  /** The run's row, asked again on a failure: an unanswered question is never "it never ran". */
+  private async readHistory(run: RunToExecute): Promise<RunState | null> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.historyCheck.load(run);
+      } catch (err) {
+        if (tries >= HISTORY_TRIES) throw err;
+        await this.d.sleep(250 * tries);
+      }
+    }
+  }
+
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
     const d = this.d;
     const early = this.whyNotCall(x.cached, x.run);
@@ -350,7 +400,11 @@ export class RunExecutor {
     }
     if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
     try {
-      if (!(await this.stillHeld(x))) {
+      const held = x.parked
+        ? await d.claims.mark(x.ref, x.owner, x.lease.attempt, 'running')
+        : await this.stillHeld(x);
+      x.parked = false;
+      if (!held) {
         await this.releaseOverlap(x);
         return this.duplicate('fenced');
       }
@@ -390,8 +444,7 @@ export class RunExecutor {
     }
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
-    x.detached = true;
-    handOff({ verdict: 'deferred' });
+    await this.detach(x, handOff);
     for (;;) {
       await d.sleep(OVERLAP_POLL_MS);
       if (d.gate.closed) {
@@ -419,9 +472,21 @@ export class RunExecutor {
    */
   private async awaitAppSlot(x: Execution, app: string, handOff: (r: RunReport) => void): Promise<boolean> {
     if (this.d.slots.tryTake(app)) return true;
+    await this.detach(x, handOff);
+    return this.d.slots.take(app);
+  }
+
+  /**
+   * Lets go of the run's job while it waits here before calling, and says so in its
+   * claim: if this process dies meanwhile, the run is taken over as a fresh pick-up
+   * (same attempt, under its misfire policy), not as a continuation of a call never made.
+   */
+  private async detach(x: Execution, handOff: (r: RunReport) => void): Promise<void> {
+    if (!x.parked) {
+      x.parked = await this.d.claims.mark(x.ref, x.owner, x.lease.attempt, 'parked');
+    }
     x.detached = true;
     handOff({ verdict: 'deferred' });
-    return this.d.slots.take(app);
   }
 
   /**
@@ -455,7 +520,8 @@ export class RunExecutor {
       }),
     );
     if (attempt > 1) d.metrics.retries.inc();
-    const result = await sending;
+    this.calling++;
+    const result = await sending.finally(() => this.calling--);
     // A backfill's runs are past instants by design: their delay is no lateness.
     if (x.run.trigger !== 'backfill') d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
     d.metrics.callbackDuration.observe(result.durationMs / 1000);
@@ -509,22 +575,23 @@ export class RunExecutor {
   private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
     const timer = cached.timer;
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
+    // Run now and retry are a user's explicit asks: they go whatever the timer's status
+    // and through a pause of the whole service; scheduled runs and backfills do not.
+    const paused = run.trigger === 'manual' || run.trigger === 'retry' ? null : this.d.paused?.();
+    if (paused) return { status: 'skipped', reason: `paused: ${paused.note}` };
     if (run.trigger !== undefined) return null;
-    // A continuation (a retry, or a run whose holder died) was due while the timer was
-    // active and has been attempted: it goes on whatever happened since.
-    const continuation = (run.afterAttempt ?? 0) > 0;
     // A completed timer's runs are owed still: its final run may settle before earlier
     // ones (a retry, a re-queue), and completion plans no more, cancels none.
-    if (timer.status === 'inactive' && !continuation)
-      return { status: 'skipped', reason: 'skipped: the timer is inactive' };
+    if (timer.status === 'inactive') return { status: 'skipped', reason: 'skipped: the timer is inactive' };
+    // A continuation has a call behind it: a schedule change since then (cron, endAt,
+    // calendars) concerns the runs not yet called, and it finishes its retries.
+    if ((run.afterAttempt ?? 0) > 0) return null;
     // A calendar listing the run's date since it was planned (its re-plan races the queue).
     const schedule = scheduleOf(timer);
     const skippedBy = schedule.skippedBy(schedule.nominalOf(run.runAt));
     if (skippedBy !== null) return { status: 'skipped', reason: `skipped: calendar ${skippedBy.join(', ')}` };
     const superseded = supersededReason(timer, run.runAt, run.version);
     if (superseded) return { status: 'skipped', reason: superseded };
-    if (continuation) return null;
     const now = this.d.now();
     const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
       const [next] = scheduleOf(timer).next(at, 1);

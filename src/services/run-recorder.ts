@@ -1,11 +1,12 @@
 import { taskKey } from '../domain/task-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { RunOutcome } from '../storage/db/task-repository.js';
+import type { OutcomeStash } from '../storage/redis/outcome-stash.js';
 
 export interface RunRecorderOptions {
   flushEveryMs: number;
   batchSize: number;
-  /** Beyond this many unwritten outcomes (MySQL down for long), the oldest are dropped and logged. */
+  /** Beyond this many unwritten outcomes (MySQL down for long), the oldest are left to the stash alone. */
   maxBuffered: number;
   /** How long an in-flight state waits to be superseded before it is written after all. */
   inFlightHoldMs: number;
@@ -19,9 +20,10 @@ const DEFAULTS: RunRecorderOptions = {
 };
 
 /**
- * Batched result writes (SPEC §5.5). Outcomes are buffered and written together;
- * a run's later state replaces an earlier unwritten one. When MySQL is unavailable
- * the buffer is kept and retried, so results land once it is back.
+ * Batched result writes. Outcomes are buffered and written together; a run's later
+ * state replaces an earlier unwritten one. When a write fails (MySQL unavailable) the
+ * outcomes stay buffered and retried, and are copied to the stash in Redis, so they
+ * land even if this process dies first: whoever drains the stash writes them.
  */
 export class RunRecorder {
   private buffer = new Map<string, RunOutcome>();
@@ -31,15 +33,24 @@ export class RunRecorder {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private failures = 0;
-  private dropped = 0;
+  private failingSince: number | null = null;
+  /** Task keys whose buffered outcome is in the stash too (removed from it once written). */
+  private readonly stashed = new Set<string>();
+  private overflowed = 0;
   private readonly options: RunRecorderOptions;
 
   constructor(
     private readonly write: (outcomes: RunOutcome[]) => Promise<void>,
     private readonly logger: Logger,
     options: Partial<RunRecorderOptions> = {},
+    private readonly stash?: Pick<OutcomeStash, 'put' | 'remove'>,
   ) {
     this.options = { ...DEFAULTS, ...options };
+  }
+
+  /** How long writes have been failing without one succeeding (0 while they succeed). */
+  failingFor(now = Date.now()): number {
+    return this.failingSince === null ? 0 : now - this.failingSince;
   }
 
   /**
@@ -60,14 +71,15 @@ export class RunRecorder {
     this.buffer.delete(key);
     this.buffer.set(key, outcome);
     if (this.buffer.size > this.options.maxBuffered) {
-      const oldest = this.buffer.keys().next().value as string;
-      this.buffer.delete(oldest);
-      // The claim record still holds the outcome: the compensator settles the run from it.
-      this.dropped++;
-      if (this.dropped === 1 || this.dropped % 10_000 === 0) {
-        this.logger.error(
-          { taskKey: oldest, dropped: this.dropped },
-          'run outcome dropped: result buffer full while MySQL is unavailable or too slow',
+      // MySQL has been away for long: the oldest lives on in the stash only (bounded memory).
+      const [oldestKey, oldest] = this.buffer.entries().next().value as [string, RunOutcome];
+      this.buffer.delete(oldestKey);
+      if (!this.stashed.delete(oldestKey)) void this.toStash([oldest]);
+      this.overflowed++;
+      if (this.overflowed === 1 || this.overflowed % 10_000 === 0) {
+        this.logger.warn(
+          { overflowed: this.overflowed },
+          'run outcomes past the buffer are kept in Redis only until MySQL takes them',
         );
       }
     }
@@ -96,8 +108,11 @@ export class RunRecorder {
     await this.flushing;
   }
 
-  /** Final flush on shutdown: keeps trying until `deadlineMs` passes. */
-  async stop(deadlineMs = 5000): Promise<void> {
+  /**
+   * Final flush on shutdown: keeps trying until `deadlineMs` passes, then hands what is
+   * left to the stash for the next process. Returns how many outcomes were left.
+   */
+  async stop(deadlineMs = 5000): Promise<number> {
     if (this.inFlightTimer) clearTimeout(this.inFlightTimer);
     this.inFlightTimer = null;
     this.promoteInFlight(Number.POSITIVE_INFINITY);
@@ -107,8 +122,39 @@ export class RunRecorder {
     while (this.buffer.size > 0 && Date.now() < until) {
       await this.flush().catch(() => new Promise((r) => setTimeout(r, 200)));
     }
-    if (this.buffer.size > 0)
-      this.logger.error({ unwritten: this.buffer.size }, 'run outcomes not written at shutdown');
+    return this.handOver();
+  }
+
+  /**
+   * Puts every unwritten outcome in the stash now (a second signal: no time to wait for
+   * MySQL). Returns how many could not be kept anywhere.
+   */
+  async handOver(): Promise<number> {
+    this.promoteInFlight(Number.POSITIVE_INFINITY);
+    const left = [...this.buffer.values()];
+    if (left.length === 0) return 0;
+    if (await this.toStash(left)) {
+      this.logger.warn(
+        { stashed: left.length },
+        'run outcomes handed to Redis for the next process to write',
+      );
+      return 0;
+    }
+    this.logger.error({ unwritten: left.length }, 'run outcomes not written at shutdown');
+    return left.length;
+  }
+
+  /** Copies outcomes to the stash; false if there is none or Redis refused. */
+  private async toStash(outcomes: readonly RunOutcome[]): Promise<boolean> {
+    if (!this.stash || outcomes.length === 0) return false;
+    try {
+      await this.stash.put(outcomes);
+      for (const o of outcomes) this.stashed.add(taskKey(o.timerId, o.runAt));
+      return true;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'cannot stash run outcomes in Redis either');
+      return false;
+    }
   }
 
   /** Wakes when the oldest in-flight state has waited its hold out. */
@@ -156,19 +202,25 @@ export class RunRecorder {
       if (this.failures > 0)
         this.logger.info({ after: this.failures }, 'run outcomes are being written again');
       this.failures = 0;
+      this.failingSince = null;
     } catch (err) {
       // Put them back unless a newer outcome arrived meanwhile.
       for (const [key, outcome] of batch) if (!this.buffer.has(key)) this.buffer.set(key, outcome);
       this.failures++;
+      this.failingSince ??= Date.now();
       if (this.failures === 1 || this.failures % 50 === 0) {
         this.logger.warn(
           { err: (err as Error).message, buffered: this.buffer.size },
           'cannot write run outcomes; will retry',
         );
       }
+      // Kept in Redis too: if this process dies before MySQL is back, the next writes them.
+      await this.toStash(batch.map(([key]) => this.buffer.get(key)!));
       this.schedule(Math.min(2000, 100 * 2 ** Math.min(this.failures, 5)));
       throw err;
     }
+    const written = batch.map(([key]) => key).filter((key) => this.stashed.delete(key));
+    if (written.length > 0) await this.stash?.remove(written).catch(() => undefined);
     if (this.buffer.size > 0) this.schedule(0);
   }
 }

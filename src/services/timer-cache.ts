@@ -9,11 +9,15 @@ export interface CachedTimer {
   readonly loadedAt: number;
 }
 
+/** A timer's copy in Redis: the timer, null if it was deleted, undefined if none is kept. */
+export type TimerCopy = Timer | null | undefined;
+
 /**
  * Timers by id for the executor, loaded in batches and dropped the moment a change is
- * announced (TimerEvents), so a disable, update or delete shows within 1 s. If MySQL
- * cannot be read, an expired entry is served rather than failing the run (SPEC §5.5:
- * firing goes on through a MySQL outage for runs already in Redis).
+ * announced (TimerEvents), so a disable, update or delete shows within 1 s. They are read
+ * from the copies the planners keep in Redis (TimerCopies) when there is one as new as the
+ * run asks for, else from MySQL; so firing a planned run does not need MySQL. If MySQL
+ * cannot be read, an older copy or an expired entry is served rather than failing the run.
  */
 export class TimerCache {
   private readonly entries = new Map<number, CachedTimer>();
@@ -27,25 +31,35 @@ export class TimerCache {
   private epoch = 1;
   private counter = 1;
   private readonly loader: MicroBatcher<number, Timer | null>;
+  private readonly copyLoader: MicroBatcher<number, TimerCopy> | null;
 
   constructor(
     load: (ids: number[]) => Promise<Timer[]>,
     private readonly ttlMs = 60_000,
     private readonly now: () => number = Date.now,
+    copies?: (ids: number[]) => Promise<TimerCopy[]>,
   ) {
     this.loader = new MicroBatcher(async (ids) => {
       const found = new Map((await load([...new Set(ids)])).map((t) => [t.id, t]));
       return ids.map((id) => found.get(id) ?? null);
     }, 500);
+    this.copyLoader = copies ? new MicroBatcher(copies, 500) : null;
   }
 
-  async get(id: number): Promise<CachedTimer> {
+  /** The timer, at `minVersion` or newer unless only an older copy can be read (the run's plan's version). */
+  async get(id: number, minVersion = 0): Promise<CachedTimer> {
     const cached = this.entries.get(id);
-    if (cached && !cached.stale && this.now() - cached.loadedAt < this.ttlMs) return cached;
+    if (
+      cached &&
+      !cached.stale &&
+      this.now() - cached.loadedAt < this.ttlMs &&
+      (cached.timer === null || cached.timer.version >= minVersion)
+    )
+      return cached;
     const epoch = this.epoch;
     const generation = this.generations.get(id) ?? 0;
     try {
-      const timer = await this.loader.load(id);
+      const timer = await this.read(id, minVersion);
       const entry: CachedTimer = { id, timer, stale: false, loadedAt: this.now() };
       // A change announced while loading wins over what was read: that copy may predate it.
       if (epoch === this.epoch && generation === (this.generations.get(id) ?? 0)) this.store(entry);
@@ -53,6 +67,18 @@ export class TimerCache {
       return entry;
     } catch (err) {
       if (cached) return cached;
+      throw err;
+    }
+  }
+
+  private async read(id: number, minVersion: number): Promise<Timer | null> {
+    if (!this.copyLoader) return this.loader.load(id);
+    const copy = await this.copyLoader.load(id).catch(() => undefined);
+    if (copy === null || (copy !== undefined && copy.version >= minVersion)) return copy;
+    try {
+      return await this.loader.load(id);
+    } catch (err) {
+      if (copy) return copy;
       throw err;
     }
   }

@@ -29,6 +29,7 @@ import { matchesVersion, type VersionMatch } from '../domain/version-match.js';
 import { ErrorCode, timerNotFound, versionConflict, XtimerError } from '../errors.js';
 import { CalendarRepository } from '../storage/db/calendar-repository.js';
 import type { Database, Transaction } from '../storage/db/client.js';
+import type { OutboxMark } from '../storage/db/plan-outbox-repository.js';
 import { type PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import { TimerRepository } from '../storage/db/timer-repository.js';
 import type { Keys } from '../storage/redis/keys.js';
@@ -40,6 +41,7 @@ import type { AuditService } from './audit-service.js';
 import { BackfillService } from './backfill-service.js';
 import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
+import type { PlanPublisher } from './plan-publisher.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
 import { ScopedTimers } from './scoped-timers.js';
 import type {
@@ -65,6 +67,8 @@ export interface TimerServiceDeps {
   lock: RedisLock;
   keys: Keys;
   planner: RunPlanner;
+  /** Takes each committed change to Redis (copies, announcements, slices), or leaves it to the repair. */
+  publisher: PlanPublisher;
   /** The runs' claim records: a retried run's is reopened. */
   claims: Pick<RunClaims, 'reopen'>;
   /** Tells every process a timer changed (their caches drop it). */
@@ -235,8 +239,7 @@ export class TimerService implements TimerUseCases {
 
   /**
    * Stores new timers under their apps' mutexes, with the first plan of the active ones
-   * (their near term, changeHorizon), then places those runs in the slices. No change is
-   * announced: no process can have cached a timer that did not exist.
+   * (their near term, changeHorizon), then publishes those to Redis.
    */
   private async store(
     drafts: readonly TimerDraft[],
@@ -245,10 +248,16 @@ export class TimerService implements TimerUseCases {
     const apps = [...new Set(drafts.map((d) => d.app))];
     // A big batch holds its mutexes longer than a single create.
     const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 10);
-    const { created, planned } = await this.underAppLocks(apps, lockMs, () =>
+    const { created, planned, marks } = await this.underAppLocks(apps, lockMs, () =>
       this.deps.database.transaction((tx) => this.insertIn(tx, drafts, by)),
     );
-    await this.deps.planner.publish({ planned, cancelled: [] }, this.deps.now());
+    // Nothing to announce: no process can have cached a timer that did not exist.
+    await this.deps.publisher.publish({
+      marks,
+      timers: created.filter((t) => t.status === 'active'),
+      announce: [],
+      change: { planned, cancelled: [] },
+    });
     return created;
   }
 
@@ -260,7 +269,7 @@ export class TimerService implements TimerUseCases {
     tx: Transaction,
     drafts: readonly TimerDraft[],
     by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
-  ): Promise<{ created: Timer[]; planned: PlannedRun[] }> {
+  ): Promise<{ created: Timer[]; planned: PlannedRun[]; marks: OutboxMark[] }> {
     // One author for all (a batch), or one per draft (creates stored together).
     const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
     // Read once the locks are held: the plans start when the change does, not when it was asked for.
@@ -290,7 +299,11 @@ export class TimerService implements TimerUseCases {
     await this.deps.audit.record(entries, tx);
     const planned = created.flatMap((timer, i) => this.deps.planner.runsOf(timer, rows[i]!.plan));
     await this.tasksIn(tx).insertRuns(planned);
-    return { created, planned };
+    const marks = await this.deps.publisher.mark(
+      tx,
+      created.filter((t) => t.status === 'active').map((t) => t.id),
+    );
+    return { created, planned, marks };
   }
 
   /**
@@ -321,11 +334,13 @@ export class TimerService implements TimerUseCases {
           const current = await this.timersIn(tx).findByName(draft.app, draft.name, { forUpdate: true });
           if ((current?.version ?? null) !== (seen?.version ?? null)) return null;
           if (!current) {
-            const { created, planned } = await this.insertIn(tx, [draft], by);
-            return { id: created[0]!.id, change: { planned, cancelled: [] }, outcome: 'created' as const };
+            const { created, planned, marks } = await this.insertIn(tx, [draft], by);
+            const change = { planned, cancelled: [] };
+            return { id: created[0]!.id, change, marks, outcome: 'created' as const };
           }
           const change = await this.replaceIn(tx, current, draft, diff!, by, this.deps.now());
-          return { id: current.id, change, outcome: 'replaced' as const };
+          const marks = await this.deps.publisher.mark(tx, [current.id]);
+          return { id: current.id, change, marks, outcome: 'replaced' as const };
         }),
       );
       if (done === null) {
@@ -333,11 +348,17 @@ export class TimerService implements TimerUseCases {
         throw new XtimerError(ErrorCode.APP_BUSY, `${what} keeps changing; retry shortly`);
       }
       if (done.outcome === 'created') {
+        const timer = await this.get(done.id);
         // Nothing to announce: no process can have cached a timer that did not exist.
-        await this.deps.planner.publish(done.change, this.deps.now());
-        return { timer: await this.get(done.id), outcome: 'created' };
+        await this.deps.publisher.publish({
+          marks: done.marks,
+          timers: timer.status === 'active' ? [timer] : [],
+          announce: [],
+          change: done.change,
+        });
+        return { timer, outcome: 'created' };
       }
-      return { timer: await this.afterCommit(done.id, done.change), outcome: 'replaced' };
+      return { timer: await this.afterCommit(done.id, done.change, done.marks), outcome: 'replaced' };
     }
   }
 
@@ -399,8 +420,13 @@ export class TimerService implements TimerUseCases {
         if (attempt < STALE_RETRIES) continue;
         throw new XtimerError(ErrorCode.APP_BUSY, `app ${app}'s timers keep changing; retry shortly`);
       }
-      for (const id of [...done.changed, ...done.deleted]) await this.deps.announce(id);
-      await this.deps.planner.publish(done.change, this.deps.now());
+      await this.deps.publisher.publish({
+        marks: done.marks,
+        timers: await this.timers.findByIds(done.marks.map((m) => m.timerId)),
+        deleted: done.deleted,
+        announce: [...done.changed, ...done.deleted],
+        change: done.change,
+      });
       return { plan, applied: true };
     }
   }
@@ -410,7 +436,7 @@ export class TimerService implements TimerUseCases {
     tx: Transaction,
     steps: readonly PlannedStep[],
     by: ChangeAuthor | undefined,
-  ): Promise<{ change: PlanChange; changed: number[]; deleted: number[] }> {
+  ): Promise<{ change: PlanChange; changed: number[]; deleted: number[]; marks: OutboxMark[] }> {
     const planned: PlannedRun[] = [];
     const cancelled: PlanChange['cancelled'] = [];
     const deleted: number[] = [];
@@ -424,6 +450,7 @@ export class TimerService implements TimerUseCases {
       deleted.push(id);
     }
     const creates = steps.flatMap((s) => (s.action === 'create' ? [s] : []));
+    const created: number[] = [];
     if (creates.length > 0) {
       try {
         const inserted = await this.insertIn(
@@ -432,6 +459,7 @@ export class TimerService implements TimerUseCases {
           by,
         );
         planned.push(...inserted.planned);
+        created.push(...inserted.marks.map((m) => m.timerId));
       } catch (err) {
         const index = (err as { details?: { index?: number } }).details?.index;
         if (index === undefined) throw err;
@@ -462,7 +490,8 @@ export class TimerService implements TimerUseCases {
       }
     }
     await this.deps.audit.record(entries, tx);
-    return { change: { planned, cancelled }, changed, deleted };
+    const marks = await this.deps.publisher.mark(tx, [...created, ...changed, ...deleted]);
+    return { change: { planned, cancelled }, changed, deleted, marks };
   }
 
   /**
@@ -515,7 +544,7 @@ export class TimerService implements TimerUseCases {
       else await this.deps.audit.record(entry, tx);
     }
     if (wasActive && status !== 'active') {
-      const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
+      const cancelled = await this.stopRuns(tx, id, now);
       await this.timersIn(tx).startPlan(id, now, {
         plannedUntil: null,
         runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
@@ -640,16 +669,26 @@ export class TimerService implements TimerUseCases {
     const now = this.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
     await this.checkPolicy(applyPatch(existing, patch), now, patch);
-    const change = await this.underAppLock(existing.app, () =>
-      this.deps.database.transaction(async (tx): Promise<PlanChange> => {
+    // Under the timer's row lock only, as an enable or disable (setStatus).
+    const change = await this.deps.database.transaction(
+      async (tx): Promise<{ change: PlanChange; marks: OutboxMark[] }> => {
         const now = this.deps.now();
         const current = await this.lockedTimer(tx, id, ifMatch);
         const merged = applyPatch(current, patch);
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.timersIn(tx).update(merged);
-        if (by) await this.audit(tx, by, 'update', current, current, await this.lockedTimer(tx, id));
-        if (current.status !== 'active' || !changesSchedule(patch)) return NO_CHANGE;
+        const replans = current.status === 'active' && changesSchedule(patch);
+        if (by) {
+          const entry = timerChange(by, 'update', current, current, await this.lockedTimer(tx, id));
+          // A run with a call behind it (in a call, or backing off to retry) keeps the
+          // plan it was called under: the entry says how many the change left alone.
+          const inFlight = replans ? await this.tasksIn(tx).countRunning(id) : 0;
+          if (inFlight > 0 && entry.after) entry.after.inFlightRunsLeftAlone = inFlight;
+          await this.deps.audit.record(entry, tx);
+        }
+        const marks = await this.deps.publisher.mark(tx, [id]);
+        if (!replans) return { change: NO_CHANGE, marks };
         const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
         const updated = await this.lockedTimer(tx, id);
         const planned = await this.deps.planner.plan(
@@ -659,27 +698,33 @@ export class TimerService implements TimerUseCases {
           this.timersIn(tx),
           cancelled.length,
         );
-        return { planned, cancelled };
-      }),
+        return { change: { planned, cancelled }, marks };
+      },
     );
-    return this.afterCommit(id, change);
+    return this.afterCommit(id, change.change, change.marks);
   }
 
   /** Deletes the timer and its runs; pending runs are cancelled. */
   async delete(id: number, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<void> {
     const existing = await this.get(id);
-    const cancelled = await this.underAppLock(existing.app, async () => {
-      const cancelled = await this.deps.database.transaction(async (tx) => {
+    const { cancelled, marks } = await this.underAppLock(existing.app, async () => {
+      const done = await this.deps.database.transaction(async (tx) => {
         const current = await this.lockedTimer(tx, id, ifMatch);
         await this.timersIn(tx).delete(id);
         await this.audit(tx, by, 'delete', current, current, null);
-        return this.deps.planner.cancel(id, 0, this.tasksIn(tx));
+        const cancelled = await this.deps.planner.cancel(id, 0, this.tasksIn(tx));
+        return { cancelled, marks: await this.deps.publisher.mark(tx, [id]) };
       });
       await this.tasks.deleteAllForTimer(id);
-      return cancelled;
+      return done;
     });
-    await this.deps.announce(id);
-    await this.deps.planner.publish({ planned: [], cancelled }, this.deps.now());
+    await this.deps.publisher.publish({
+      marks,
+      timers: [],
+      deleted: [id],
+      announce: [id],
+      change: { planned: [], cancelled },
+    });
   }
 
   /** Completes a timer whose schedule has made its last run, and tells every process; false if it was not active. */
@@ -812,7 +857,7 @@ export class TimerService implements TimerUseCases {
     by?: ChangeAuthor,
   ): Promise<{ calendar: Calendar; created: boolean }> {
     const dates = [...new Set(body.dates)].sort();
-    const { created, changes } = await this.underAppLock(app, () =>
+    const { created, changes, marks } = await this.underAppLock(app, () =>
       this.deps.database.transaction(async (tx) => {
         const now = this.deps.now();
         const calendars = this.calendars.withDb(tx.db);
@@ -849,13 +894,22 @@ export class TimerService implements TimerUseCases {
           );
           changes.push([timer.id, { planned, cancelled: [...cancelled, ...skipped] }]);
         }
-        return { created, changes };
+        const marks = await this.deps.publisher.mark(
+          tx,
+          changes.map(([id]) => id),
+        );
+        return { created, changes, marks };
       }),
     );
-    for (const [id, change] of changes) {
-      await this.deps.announce(id);
-      await this.deps.planner.publish(change, this.deps.now());
-    }
+    await this.deps.publisher.publish({
+      marks,
+      timers: await this.timers.findByIds(changes.map(([id]) => id)),
+      announce: changes.map(([id]) => id),
+      change: {
+        planned: changes.flatMap(([, c]) => c.planned),
+        cancelled: changes.flatMap(([, c]) => c.cancelled),
+      },
+    });
     return { calendar: await this.getCalendar(app, name), created };
   }
 
@@ -1046,71 +1100,83 @@ export class TimerService implements TimerUseCases {
     pause: PauseRequest = {},
     onlyIf?: (current: Timer, now: number) => boolean,
   ): Promise<Timer> {
-    const existing = await this.get(id);
-    const change = await this.underAppLock(existing.app, () =>
-      this.deps.database.transaction(async (tx): Promise<PlanChange | null> => {
-        const now = this.deps.now();
-        const current = await this.lockedTimer(tx, id);
-        if (onlyIf && !onlyIf(current, now)) return null;
-        const repausing = pause.note !== undefined || pause.until !== undefined;
-        if (current.status === status) {
-          if (status !== 'inactive' || !repausing) return null;
-          // A disabled timer gets a new note or `until`.
-          await this.timersIn(tx).setPause(id, {
-            note: pause.note === undefined ? current.pausedNote : pause.note,
-            at: current.pausedAt ?? now,
-            until: pause.until ?? null,
-          });
-          if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
-          return NO_CHANGE;
-        }
-        if (status === 'inactive') {
-          // A completed timer stays completed when nothing is left to stop; one whose
-          // final run settled before earlier ones (a backlog) still owes those: a disable
-          // stops them as it would an active timer's.
-          if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
-          const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
-          await this.timersIn(tx).setStatus(id, status);
-          await this.timersIn(tx).startPlan(id, now, {
-            plannedUntil: null,
-            runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
-            finalRunAt: null,
-          });
-          await this.timersIn(tx).setPause(id, {
-            note: pause.note ?? null,
-            at: now,
-            until: pause.until ?? null,
-          });
-          if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
-          return { planned: [], cancelled };
-        }
-        if (!hasRunsLeft(current, now)) {
-          if (by === SYSTEM_AUTHOR) {
-            // A pause that ends on a timer with nothing left to run: it stays disabled, no longer due.
-            await this.timersIn(tx).setPause(id, {
-              note: current.pausedNote,
-              at: current.pausedAt ?? now,
-              until: null,
-            });
-            return NO_CHANGE;
-          }
-          throw new XtimerError(
-            ErrorCode.TIMER_COMPLETED,
-            `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
-          );
-        }
-        await this.timersIn(tx).setStatus(id, status);
-        await this.timersIn(tx).setPause(id, null);
-        const updated = await this.lockedTimer(tx, id);
-        await this.audit(tx, by, 'enable', current, current, updated);
-        return {
-          planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
-          cancelled: [],
-        };
-      }),
-    );
-    if (change === null) return this.get(id);
-    return this.afterCommit(id, change);
+    // The timer's row lock orders changes to it; the app's mutex would queue the app's
+    // other timers behind this one (thousands of disables during an incident).
+    const done = await this.deps.database.transaction(async (tx) => {
+      const change = await this.changeStatusIn(tx, id, status, by, pause, onlyIf);
+      return change === null ? null : { change, marks: await this.deps.publisher.mark(tx, [id]) };
+    });
+    if (done === null) return this.get(id);
+    return this.afterCommit(id, done.change, done.marks);
+  }
+
+  /** setStatus's change in `tx` (the app's mutex held): null when there is none to make. */
+  private async changeStatusIn(
+    tx: Transaction,
+    id: number,
+    status: 'active' | 'inactive',
+    by: ChangeAuthor | undefined,
+    pause: PauseRequest,
+    onlyIf?: (current: Timer, now: number) => boolean,
+  ): Promise<PlanChange | null> {
+    const now = this.deps.now();
+    const current = await this.lockedTimer(tx, id);
+    if (onlyIf && !onlyIf(current, now)) return null;
+    const repausing = pause.note !== undefined || pause.until !== undefined;
+    if (current.status === status) {
+      if (status !== 'inactive' || !repausing) return null;
+      // A disabled timer gets a new note or `until`.
+      await this.timersIn(tx).setPause(id, {
+        note: pause.note === undefined ? current.pausedNote : pause.note,
+        at: current.pausedAt ?? now,
+        until: pause.until ?? null,
+      });
+      if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
+      return NO_CHANGE;
+    }
+    if (status === 'inactive') {
+      // A completed timer stays completed when nothing is left to stop; one whose
+      // final run settled before earlier ones (a backlog) still owes those: a disable
+      // stops them as it would an active timer's.
+      if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
+      const cancelled = await this.stopRuns(tx, id, now);
+      await this.timersIn(tx).setStatus(id, status);
+      await this.timersIn(tx).startPlan(id, now, {
+        plannedUntil: null,
+        runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
+        finalRunAt: null,
+      });
+      await this.timersIn(tx).setPause(id, {
+        note: pause.note ?? null,
+        at: now,
+        until: pause.until ?? null,
+      });
+      if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
+      return { planned: [], cancelled };
+    }
+    if (!hasRunsLeft(current, now)) {
+      if (by === SYSTEM_AUTHOR) {
+        // A pause that ends on a timer with nothing left to run: it stays disabled, no longer due.
+        await this.timersIn(tx).setPause(id, {
+          note: current.pausedNote,
+          at: current.pausedAt ?? now,
+          until: null,
+        });
+        return NO_CHANGE;
+      }
+      throw new XtimerError(
+        ErrorCode.TIMER_COMPLETED,
+        `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
+      );
+    }
+    await this.timersIn(tx).setStatus(id, status);
+    await this.timersIn(tx).setPause(id, null);
+    const updated = await this.lockedTimer(tx, id);
+    await this.audit(tx, by, 'enable', current, current, updated);
+    return {
+      planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
+      cancelled: [],
+    };
   }
 
   /**
@@ -1129,6 +1195,17 @@ export class TimerService implements TimerUseCases {
     if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
   }
 
+  /**
+   * A disable's effect on the timer's runs: those not yet due are cancelled (returned, to
+   * leave the slices), and those due and not yet called (a backlog queued behind an
+   * overload) are recorded skipped, so none stays pending. Copies still queued are
+   * skipped by the executor when it reaches them.
+   */
+  private async stopRuns(tx: Transaction, id: number, now: number): Promise<PlanChange['cancelled']> {
+    await this.tasksIn(tx).skipBacklog(id, now, 'skipped: the timer was disabled');
+    return this.deps.planner.cancel(id, now, this.tasksIn(tx));
+  }
+
   /** Whether runs of the timer are still to go (pending, or running: in a call or backing off). */
   private async owesRuns(tx: Transaction, id: number): Promise<boolean> {
     return (await this.tasksIn(tx).countForTimer(id, ['pending', 'running'])) > 0;
@@ -1144,13 +1221,13 @@ export class TimerService implements TimerUseCases {
   }
 
   /**
-   * Once a change is committed: tell every process, then make its runs visible in the
-   * slices (and queue those due too soon for the trigger to see there).
+   * Once a change is committed: the timer's copy, the announcement to every process, its
+   * runs in the slices (and those due too soon for the trigger to see there queued).
    */
-  private async afterCommit(id: number, change: PlanChange): Promise<Timer> {
-    await this.deps.announce(id);
-    await this.deps.planner.publish(change, this.deps.now());
-    return this.get(id);
+  private async afterCommit(id: number, change: PlanChange, marks: readonly OutboxMark[]): Promise<Timer> {
+    const timer = await this.get(id);
+    await this.deps.publisher.publish({ marks, timers: [timer], announce: [id], change });
+    return timer;
   }
 
   /**

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster, createTimers, deliveryReport, sleep } from '../helpers/cluster.js';
+import { Cluster, createTimers, deliveryReport, settledRun, sleep } from '../helpers/cluster.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * SIGTERM during load (issue 4): the process stops taking work, lets in-flight callbacks
- * finish, hands back what it had not started, and exits 0 within 10 s; the other process
- * fires what was handed back, so nothing is lost or doubled.
+ * SIGTERM during load: the process stops taking work, lets in-flight callbacks finish,
+ * hands back what it had not started, and exits 0; the other process fires what was
+ * handed back, so nothing is lost or doubled. A call in flight is never cut short: the
+ * process waits for it (up to SHUTDOWN_GRACE_MS), unless a second signal says not to.
  */
 let stores: TestStores;
 let sink: Sink;
@@ -61,5 +62,65 @@ describe('SIGTERM during load', () => {
     );
     expect(report.missing).toEqual([]);
     expect(report.duplicates).toEqual([]);
+  });
+});
+
+describe('SIGTERM during a long call', () => {
+  let own: TestStores;
+  let slow: Sink;
+  let single: Cluster;
+
+  beforeAll(async () => {
+    own = await createTestStores('sigtermlong');
+    slow = await new Sink().start();
+    slow.respond = () => ({ status: 200, body: 'ok', delayMs: 20_000 });
+    single = await new Cluster({ ...own.env, LOG_LEVEL: 'info' }, 1).start();
+  });
+  afterAll(async () => {
+    await single?.stopAll('SIGKILL');
+    await slow?.stop();
+    await own?.cleanup();
+  });
+
+  async function oneShotInFlight(): Promise<string> {
+    const [id] = await createTimers(single.api(), 1, {
+      cron: undefined,
+      at: new Date(Date.now() + 2000).toISOString(),
+      callback: { url: slow.url(), timeoutMs: 30_000 },
+    });
+    await eventually(() => slow.forTimer(id!).length === 1, 'the call arrived', 20_000);
+    return slow.forTimer(id!)[0]!.taskId;
+  }
+
+  it('waits for the call, exits 0, and the run is not called again', { timeout: 120_000 }, async () => {
+    const taskId = await oneShotInFlight();
+    await sleep(1000);
+    const signalledAt = Date.now();
+    const exit = await single.procs[0]!.stop('SIGTERM');
+    const exitMs = Date.now() - signalledAt;
+    expect(exit).toEqual({ code: 0, signal: null });
+    // The receiver answers 20 s after the call arrived: the process waited for it.
+    expect(exitMs).toBeGreaterThan(17_000);
+    expect(single.procs[0]!.output).toContain('waiting for the calls in flight to end');
+
+    await single.restart(0);
+    const run = await settledRun(single.api(), taskId, 30_000);
+    expect(run).toMatchObject({ status: 'succeeded', attempts: 1 });
+    // Past the lease, a stalled-job check and a compensator pass: nobody calls it again.
+    await sleep(35_000);
+    expect(slow.deliveries.filter((d) => d.taskId === taskId)).toHaveLength(1);
+  });
+
+  it('exits 1 at a second signal, saying what it abandons', { timeout: 60_000 }, async () => {
+    await oneShotInFlight();
+    const proc = single.procs[0]!;
+    proc.child.kill('SIGTERM');
+    await eventually(() => proc.output.includes('waiting for the calls in flight to end'), 'waiting', 10_000);
+    const signalledAt = Date.now();
+    const exit = await proc.stop('SIGTERM');
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(Date.now() - signalledAt).toBeLessThan(5000);
+    const [said] = proc.logs('second signal: exiting without waiting for the rest of the shutdown');
+    expect(said).toMatchObject({ abandoned: { executor: { callsInFlight: 1, outcomesLost: 0 } } });
   });
 });

@@ -3,13 +3,15 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP proxy a test can cut: while "down" it resets every open connection and refuses
- * new ones, as if the server behind it had gone away. Used to take MySQL away from a
- * running process without touching the shared server.
+ * new ones, as if the server behind it had gone away; while "frozen" it carries nothing
+ * and resets nothing, as a half-open link. Used to take MySQL away from a running
+ * process without touching the shared server.
  */
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private down = false;
+  private frozen = false;
   port = 0;
 
   constructor(
@@ -29,8 +31,13 @@ export class TcpProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => undefined);
       }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      // Bytes are dropped while frozen: a half-open link, no reset and no answer.
+      client.on('data', (chunk) => {
+        if (!this.frozen) upstream.write(chunk);
+      });
+      upstream.on('data', (chunk) => {
+        if (!this.frozen) client.write(chunk);
+      });
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -48,6 +55,12 @@ export class TcpProxy {
 
   restore(): void {
     this.down = false;
+    this.frozen = false;
+  }
+
+  /** Lets connections stay open but carries nothing either way until `restore()`. */
+  freeze(): void {
+    this.frozen = true;
   }
 
   async stop(): Promise<void> {

@@ -256,6 +256,30 @@ describe('what is recorded', () => {
     expect(entries[1].after).toMatchObject({ name: 'holidays', description: 'days off' });
   });
 
+  it('says how many runs with a call behind them a schedule change left alone', async () => {
+    const created = await call(
+      app,
+      'POST',
+      '/api/v1/timers',
+      timerBody({ app: 'alpha', name: 'in-flight-kept', status: 'active' }),
+      AS_ADMIN,
+    );
+    const id = created.body.id;
+    // One run in a call, one backing off before its retry.
+    for (const ago of [5000, 3000])
+      await recordRun(secured.database, {
+        timerId: id,
+        app: 'alpha',
+        runAt: Date.now() - ago,
+        status: 'running',
+      });
+    await call(app, 'PATCH', `/api/v1/timers/${id}`, { cron: '0 0 4 * * *' }, AS_ADMIN);
+    await call(app, 'PATCH', `/api/v1/timers/${id}`, { description: 'no schedule change' }, AS_ADMIN);
+    const [described, replanned] = await audit(`timerId=${id}&action=update`);
+    expect(replanned.after).toMatchObject({ cron: '0 0 4 * * *', inFlightRunsLeftAlone: 2 });
+    expect(described.after).not.toHaveProperty('inFlightRunsLeftAlone');
+  });
+
   it('records nothing for a refused change', async () => {
     const id = (await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'beta' }), AS_ADMIN)).body.id;
     const before = await auditRows(secured);

@@ -126,6 +126,23 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     expect(await queued()).toHaveLength(1);
   });
 
+  it('is queued again as a fresh pick-up when its holder died parked, before calling', async () => {
+    const run = await runRow(5 * 60_000);
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'dead', LEASE);
+    // It waited for its app's slot, without a call, when its process died.
+    expect(await claims.mark(run.ref, 'dead', 1, 'parked')).toBe(true);
+    clock = T0;
+    expect(await compensator.run(T0)).toMatchObject({ requeued: 1 });
+    const [job] = await queued();
+    expect(job).toMatchObject({ timerId, runAt: run.runAt, afterAttempt: 0 });
+    // Claimed again, it is the same attempt: none was made.
+    expect(await claims.claim(run.ref, 'next', LEASE, job!.afterAttempt)).toMatchObject({
+      outcome: 'claimed',
+      attempt: 1,
+    });
+  });
+
   it('takes its outcome from the claim record when MySQL lost the write', async () => {
     const run = await runRow(5 * 60_000);
     clock = T0 - 60_000;

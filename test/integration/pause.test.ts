@@ -4,7 +4,7 @@ import type { Core } from '../../src/core.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
-import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
+import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
 /** Issue 21 item 3: pause with a note and an until, the sweep that resumes once, auto-pause. */
 
@@ -67,6 +67,19 @@ describe('disable with a reason', () => {
     expect(stopped.body).toMatchObject({ status: 'inactive' });
     const untouched = await call(app, 'POST', `/api/v1/timers/${done.id}/disable`);
     expect(untouched.body).toMatchObject({ status: 'completed' });
+  });
+
+  it('records its backlog skipped: runs due before it and never called end in a state', async () => {
+    const t = await create();
+    // Overload left three of its runs waiting in the queue, uncalled.
+    for (const ago of [3000, 2000, 1000])
+      await recordRun(stores.database, { timerId: t.id, app: t.app, runAt: now - ago, status: 'pending' });
+    await call(app, 'POST', `/api/v1/timers/${t.id}/disable`);
+    const runs = (await call(app, 'GET', `/api/v1/timers/${t.id}/tasks?to=${now}`)).body.items;
+    expect(runs).toHaveLength(3);
+    expect(
+      runs.every((r: any) => r.status === 'skipped' && r.error === 'skipped: the timer was disabled'),
+    ).toBe(true);
   });
 
   it('accepts no body, and refuses an until in the past, unknown fields and bad JSON', async () => {

@@ -75,6 +75,28 @@ describe('a claim', () => {
   });
 });
 
+describe('a holder waiting before its call (parked)', () => {
+  it('stays parked through renewals, and a takeover after it died makes the same attempt', async () => {
+    await claims.claim(run, 'a', LEASE);
+    expect(await claims.mark(run, 'a', 1, 'parked')).toBe(true);
+    expect(await claims.mark(run, 'b', 1, 'parked')).toBe(false);
+    clock = T0 + 5000;
+    expect(await claims.renew(run, 'a', 1, LEASE)).toBe('held');
+    expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'busy', state: 'running' });
+    expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'parked', attempt: 1 })]);
+    clock = T0 + 5000 + LEASE + 1;
+    expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 1 });
+  });
+
+  it('goes back to running as it calls: a takeover then makes the next attempt', async () => {
+    await claims.claim(run, 'a', LEASE);
+    await claims.mark(run, 'a', 1, 'parked');
+    expect(await claims.mark(run, 'a', 1, 'running')).toBe(true);
+    clock = T0 + LEASE + 1;
+    expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
+  });
+});
+
 describe('fencing by owner + attempt', () => {
   it('refuses the renewal of an owner whose lease lapsed and was taken over', async () => {
     await claims.claim(run, 'a', LEASE);

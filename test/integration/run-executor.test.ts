@@ -41,6 +41,10 @@ interface Harness {
   recorder: RunRecorder;
   answer: (call: PreparedCall) => Promise<CallResult>;
   history: Map<string, RunState>;
+  /** MySQL reads of run history fail this many more times (an outage). */
+  historyFailures: number;
+  /** The pause of the whole service, while there is one. */
+  paused: { note: string } | null;
   /** Makes the next request building throw, as when Redis or MySQL is unreachable for a moment. */
   failNextPrepare: boolean;
 }
@@ -60,6 +64,8 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.written = [];
   h.retries = [];
   h.history = new Map();
+  h.historyFailures = 0;
+  h.paused = null;
   h.failNextPrepare = false;
   h.answer = async () => ok();
   h.claims = claims;
@@ -71,7 +77,13 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.executor = new RunExecutor({
     claims,
     leases,
-    history: async () => h.history,
+    history: async () => {
+      if (h.historyFailures > 0) {
+        h.historyFailures--;
+        throw new Error('connect ECONNREFUSED');
+      }
+      return h.history;
+    },
     cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
     recorder: h.recorder,
     caller: {
@@ -93,6 +105,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
     metrics: new Metrics(),
     redisMayHaveLostData: () => false,
     owner: 'test-host:1:abc',
+    paused: () => h.paused,
     signing: {
       forApp: async () => {
         if (!h.failNextPrepare) return null;
@@ -171,7 +184,8 @@ describe('a run due now', () => {
       'other',
       10_000,
     );
-    expect(other).toMatchObject({ outcome: 'claimed', attempt: 2 });
+    // It waited parked, without a call: the takeover makes the same attempt.
+    expect(other).toMatchObject({ outcome: 'claimed', attempt: 1 });
     h.slots.give(timer.app);
     await h.executor.drain();
     expect(h.sent).toHaveLength(0);
@@ -242,6 +256,37 @@ describe('a failed call', () => {
     });
     expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['1', '2']);
     expect(new Set(h.sent.map((c) => c.headers['x-xtimer-task-id'])).size).toBe(1);
+  });
+
+  it('keeps its retries when the schedule changed meanwhile (a PATCH re-planned from after its time)', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(500);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    // The PATCH's new plan starts now, after the run's time, under a newer version.
+    const patched = testTimer({
+      ...timer,
+      version: timer.version + 1,
+      plannedFrom: clock,
+      endAt: clock + 60_000,
+    });
+    const after = harness(patched);
+    clock = run.runAt + h.retries[0]!.delayMs;
+    expect(await after.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+  });
+
+  it('ends its retries skipped once the timer is disabled', async () => {
+    const timer = testTimer({ status: 'inactive' });
+    const h = harness(timer);
+    const run = dueRun(timer, { slice: 'retry', afterAttempt: 1 });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
   });
 
   it('after a timeout is recorded failed with "timeout after N ms" once attempts are spent', async () => {
@@ -419,5 +464,65 @@ describe('after Redis lost the claim records', () => {
     h.history.set(taskKey(timer.id, run.runAt), { status: 'running', attempts: 1, leaseUntil: clock - 1 });
     expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });
     expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
+  });
+});
+
+describe('while MySQL cannot be read', () => {
+  it('calls a run claimed before its time without asking MySQL, whatever the bloom filter says', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.historyFailures = Number.POSITIVE_INFINITY;
+    // No bloom filter for the day yet ("unknown"), and the run is due a second from now.
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+
+  it('never reads a failed history check as "never ran": it asks again, then fails the job', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), { status: 'succeeded', attempts: 1, leaseUntil: null });
+    h.historyFailures = 10;
+    await expect(h.executor.execute(run)).rejects.toThrow('ECONNREFUSED');
+    expect(h.sent).toHaveLength(0);
+    expect(h.leases.size).toBe(0);
+    // A blip: the next read answers, and the run is found done.
+    h.historyFailures = 2;
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('a run that will not be called', () => {
+  it("needs no permit: a disabled timer's backlog is settled while every permit is held", async () => {
+    const active = testTimer({ id: 50 });
+    const disabled = testTimer({ id: 51, status: 'inactive' });
+    const budget = new RunBudget(1);
+    const h = harness([active, disabled], 10, budget);
+    expect(await budget.take()).toBe(true);
+    const waiting = h.executor.execute(dueRun(active));
+    const skipped = await h.executor.execute(dueRun(disabled));
+    expect(skipped).toMatchObject({ verdict: 'skipped' });
+    budget.give();
+    expect(await waiting).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('is skipped while the service is paused, with its note, unless a user asked for it', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.paused = { note: 'incident 42' };
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'skipped', error: 'paused: incident 42' }),
+    ]);
+    expect(await h.executor.execute(dueRun(timer, { trigger: 'manual' }))).toMatchObject({
+      verdict: 'succeeded',
+    });
+    h.paused = null;
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
   });
 });

@@ -49,3 +49,48 @@ describe('TimerCache', () => {
     expect(second.stale).toBe(true);
   });
 });
+
+describe('TimerCache over the copies in Redis', () => {
+  it('fires by a copy as new as the run asks for, without asking MySQL', async () => {
+    let mysqlReads = 0;
+    const cache = new TimerCache(
+      async () => {
+        mysqlReads++;
+        return [testTimer({ version: 3 })];
+      },
+      undefined,
+      undefined,
+      async (ids) => ids.map(() => testTimer({ version: 2 })),
+    );
+    expect((await cache.get(42, 2)).timer?.version).toBe(2);
+    expect(mysqlReads).toBe(0);
+  });
+
+  it('asks MySQL when the copy is older than the run, and serves the copy while MySQL is away', async () => {
+    let mysqlUp = true;
+    const cache = new TimerCache(
+      async () => {
+        if (!mysqlUp) throw new Error('connect ECONNREFUSED');
+        return [testTimer({ version: 3 })];
+      },
+      undefined,
+      undefined,
+      async (ids) => ids.map(() => testTimer({ version: 2 })),
+    );
+    expect((await cache.get(42, 3)).timer?.version).toBe(3);
+    cache.invalidate(42);
+    mysqlUp = false;
+    expect((await cache.get(42, 3)).timer?.version).toBe(2);
+  });
+
+  it('knows a deleted timer from its tombstone, and reads MySQL when there is no copy', async () => {
+    const cache = new TimerCache(
+      async (ids) => ids.map((id) => testTimer({ id })),
+      undefined,
+      undefined,
+      async (ids) => ids.map((id) => (id === 1 ? null : undefined)),
+    );
+    expect((await cache.get(1)).timer).toBeNull();
+    expect((await cache.get(2)).timer?.id).toBe(2);
+  });
+});

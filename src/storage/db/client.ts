@@ -10,7 +10,11 @@ export interface Database {
   db: Db;
   /** The raw pool, for batched SQL on hot paths. */
   pool: Pool;
-  /** Runs `fn` in a transaction on one connection; drizzle and raw SQL both see it. */
+  /**
+   * Runs `fn` in a transaction on one connection; drizzle and raw SQL both see it. After
+   * a deadlock `fn` runs again in a new transaction: it must do nothing outside it that
+   * cannot be done twice.
+   */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -60,27 +64,74 @@ function formatQuery(this: { config: { timezone?: string } }, sql: string, value
   return format(sql, values as never, false, this.config.timezone);
 }
 
+/**
+ * A read on the pool gives up after this long, and its connection is dropped: a
+ * half-open connection (a failover that left no RST) must not hold a caller for good.
+ */
+export const READ_TIMEOUT_MS = 30_000;
+
+const READ = /^\s*\(?\s*(select|show)\b/i;
+
+/** Bounds every read sent through `pool.query` (drizzle's outside transactions included). */
+function boundReads(pool: Pool, timeoutMs: number): void {
+  const query = pool.query.bind(pool);
+  const bounded = async (sql: string | { sql: string; timeout?: number }, values?: unknown) => {
+    const options = typeof sql === 'string' ? { sql } : sql;
+    if (options.timeout !== undefined || !READ.test(options.sql)) return query(sql as never, values as never);
+    const conn = await pool.getConnection();
+    let broken = false;
+    try {
+      return await conn.query({ ...options, timeout: timeoutMs } as never, values as never);
+    } catch (err) {
+      // The answer may still come, or never: either way this connection is done with.
+      broken = (err as { code?: string }).code === 'PROTOCOL_SEQUENCE_TIMEOUT';
+      throw err;
+    } finally {
+      if (broken) conn.destroy();
+      else conn.release();
+    }
+  };
+  pool.query = bounded as Pool['query'];
+}
+
+/** Tries of a transaction that deadlocked. */
+const DEADLOCK_TRIES = 5;
+
+export function isDeadlock(err: unknown): boolean {
+  return (err as { errno?: number }).errno === 1213;
+}
+
 /** Opens the pool. Every session starts with SESSION_SETTINGS, queued before any query of its own. */
-export function openDatabase(url: string, extra: PoolOptions = {}): Database {
+export function openDatabase(
+  url: string,
+  extra: PoolOptions = {},
+  readTimeoutMs = READ_TIMEOUT_MS,
+): Database {
   const pool = mysql.createPool(poolOptions(url, extra));
   pool.pool.on('connection', (conn) => {
     conn.query(SESSION_SETTINGS);
   });
+  boundReads(pool, readTimeoutMs);
   return {
     db: drizzle(pool),
     pool,
     async transaction(fn) {
-      const conn = await pool.getConnection();
-      try {
-        await conn.beginTransaction();
-        const result = await fn({ db: drizzle(conn), conn });
-        await conn.commit();
-        return result;
-      } catch (err) {
-        await conn.rollback().catch(() => undefined);
-        throw err;
-      } finally {
-        conn.release();
+      for (let attempt = 1; ; attempt++) {
+        const conn = await pool.getConnection();
+        try {
+          await conn.beginTransaction();
+          const result = await fn({ db: drizzle(conn), conn });
+          await conn.commit();
+          return result;
+        } catch (err) {
+          await conn.rollback().catch(() => undefined);
+          // A deadlock (or a Galera certification conflict) rolled the whole transaction back:
+          // it is tried again, a few times, after a random pause that breaks the tie.
+          if (!isDeadlock(err) || attempt >= DEADLOCK_TRIES) throw err;
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+        } finally {
+          conn.release();
+        }
       }
     },
     close: () => pool.end(),

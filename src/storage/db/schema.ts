@@ -274,6 +274,30 @@ export const backfills = mysqlTable(
 );
 
 /**
+ * Timers changed in MySQL whose change has not yet reached Redis (their copy, the
+ * announcement to every cache, their runs in the slices): written in the change's
+ * transaction, cleared once it has. A row left behind (the process died in between) is
+ * published again by a migrator. `token` tells one change's row from a later one's.
+ */
+export const planOutbox = mysqlTable('plan_outbox', {
+  timerId: bigint('timer_id', { mode: 'number', unsigned: true }).primaryKey(),
+  token: varchar('token', { length: 32 }).notNull(),
+  markedAt: datetime('marked_at', { mode: 'date', fsp: 3 }).notNull(),
+});
+
+/**
+ * The pause of the whole service (POST /api/v1/pause), one row while there is one:
+ * scheduled runs are recorded skipped, not called. Redis holds a copy executors read.
+ */
+export const servicePause = mysqlTable('service_pause', {
+  /** Always 1: there is one pause or none. */
+  id: int('id').primaryKey(),
+  note: varchar('note', { length: 1024 }).notNull(),
+  pausedAt: datetime('paused_at', { mode: 'date', fsp: 3 }).notNull(),
+  pausedBy: varchar('paused_by', { length: 128 }).notNull(),
+});
+
+/**
  * The audit log: one row per change made through the API or the dashboard, with who
  * made it (`admin`, `open`, or an app key's id), the fields it changed before and after
  * (JSON, credentials masked), and the batch it belongs to (an apply's id), if any.

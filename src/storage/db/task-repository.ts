@@ -268,6 +268,19 @@ export class TaskRepository {
   }
 
   /**
+   * Records a timer's scheduled runs due before `beforeMs` and still `pending` (a backlog
+   * not yet called) as `skipped` with `reason`; returns how many.
+   */
+  async skipBacklog(timerId: number, beforeMs: number, reason: string): Promise<number> {
+    const [result] = await this.pool.query(
+      `UPDATE tasks SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
+        WHERE timer_id = ? AND status = 'pending' AND run_trigger = 'schedule' AND run_at < ?`,
+      [reason, timerId, sqlDateTime(beforeMs)],
+    );
+    return (result as { affectedRows: number }).affectedRows;
+  }
+
+  /**
    * Records a timer's scheduled runs still `pending` at or after `fromMs` as `skipped`
    * where `reasonFor` gives a reason (a calendar now lists their date): they are never
    * called, and history shows why. Returns them.
@@ -365,6 +378,17 @@ export class TaskRepository {
          WHERE v.attempts >= t.attempts AND NOT (t.status IN (${TERMINAL}) AND v.status = 'running')`,
       );
     }
+  }
+
+  /** A timer's scheduled runs still pending in [fromMs, toMs), soonest first (a plan published again). */
+  async pendingOfTimer(timerId: number, fromMs: number, toMs: number): Promise<PendingRun[]> {
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at, timer_version FROM tasks
+        WHERE timer_id = ? AND run_at >= ? AND run_at < ? AND status = 'pending' AND ${NOT_BACKFILL}
+        ORDER BY run_at`,
+      [timerId, new Date(fromMs), new Date(toMs)],
+    );
+    return (rows as PendingRow[]).map(toPendingRun);
   }
 
   /** Pending runs due in [fromMs, toMs) whose timer falls in `bucket` of `bucketCount` (trigger fallback). */
@@ -492,6 +516,15 @@ export class TaskRepository {
           WHERE status = 'pending' AND (timer_id, run_at) IN (${where})`,
       );
     }
+  }
+
+  /** Runs of the timer with a call behind them that are not finished: in a call, or backing off to retry. */
+  async countRunning(timerId: number): Promise<number> {
+    const [rows] = await this.pool.query(
+      "SELECT COUNT(*) AS n FROM tasks WHERE timer_id = ? AND status = 'running'",
+      [timerId],
+    );
+    return Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
   }
 
   /** How many runs listForTimer can list (kept failures included). */

@@ -5,12 +5,12 @@ import type { TaskStatus } from '../../domain/timer.js';
  * format is read in Lua): "state|attempt|untilMs|holder".
  */
 export type FinalStatus = Exclude<TaskStatus, 'pending' | 'running'>;
-export type ClaimState = 'running' | 'backoff' | FinalStatus;
+export type ClaimState = 'running' | 'parked' | 'backoff' | FinalStatus;
 
 export interface ClaimRecord {
   state: ClaimState;
   attempt: number;
-  /** running: when the lease lapses unless renewed; backoff: when the retry may start; else 0. */
+  /** running, parked: when the lease lapses unless renewed; backoff: when the retry may start; else 0. */
   untilMs: number;
   /** The owner token of the attempt. */
   holder: string;
@@ -18,6 +18,7 @@ export interface ClaimRecord {
 
 const STATES: ReadonlySet<string> = new Set([
   'running',
+  'parked',
   'backoff',
   'succeeded',
   'failed',
@@ -38,5 +39,10 @@ export function formatClaimRecord(r: ClaimRecord): string {
 }
 
 export function isFinished(state: ClaimState): state is FinalStatus {
-  return state !== 'running' && state !== 'backoff';
+  return state !== 'running' && state !== 'parked' && state !== 'backoff';
+}
+
+/** Calls made for the run: a parked holder waits to make the attempt it holds. */
+export function callsMade(record: ClaimRecord): number {
+  return record.state === 'parked' ? record.attempt - 1 : record.attempt;
 }

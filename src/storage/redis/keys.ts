@@ -7,6 +7,8 @@
 export interface Keys {
   slice(minuteKey: string, bucket: number): string;
   bucketCount(minuteKey: string): string;
+  /** Every bucket count a minute's runs were placed with (a set): where a run of it may sit. */
+  bucketCountsUsed(minuteKey: string): string;
   sliceLock(minuteKey: string, bucket: number): string;
   migratorLock(windowKey: string): string;
   appLock(app: string): string;
@@ -20,6 +22,14 @@ export interface Keys {
   claim(dayKey: string, taskKey: string): string;
   /** A timer's overlap slots (tagged by timer): its run in flight, and its one buffered run. */
   overlap(timerId: number, slot: 'running' | 'buffered'): string;
+  /** A timer as executors fire it (timer-copies.ts), so that firing does not need MySQL. */
+  timerCopy(timerId: number): string;
+  /** An app's sealed signing secrets (app-copies.ts), likewise. */
+  appCopy(app: string): string;
+  /** The pause of the whole service, as executors read it (MySQL keeps it too). */
+  servicePause(): string;
+  /** Run outcomes MySQL could not take yet (a hash by task key), for whoever writes them next. */
+  outcomeStash(): string;
   /** One compensator pass at a time across the cluster. */
   compensatorLock(): string;
   /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
@@ -49,12 +59,17 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
   return {
     slice: (minute, bucket) => `${prefix}slice:${minute}_${bucket}`,
     bucketCount: (minute) => `${prefix}bucket_cnt:${minute}`,
+    bucketCountsUsed: (minute) => `${prefix}bucket_cnts:${minute}`,
     sliceLock: (minute, bucket) => `${prefix}lock:slice:${minute}_${bucket}`,
     migratorLock: (window) => `${prefix}lock:migrator:${window}`,
     appLock: (app) => `${prefix}lock:app:${app}`,
     bloom: (day) => `${prefix}bloom:{${day}}`,
     claim: (day, taskKey) => `${prefix}claim:{${day}}:${taskKey}`,
     compensatorLock: () => `${prefix}lock:compensator`,
+    outcomeStash: () => `${prefix}outcomes:unwritten`,
+    servicePause: () => `${prefix}pause:all`,
+    timerCopy: (id) => `${prefix}timer:${id}`,
+    appCopy: (app) => `${prefix}app:${app}`,
     overlap: (timerId, slot) => `${prefix}overlap:{${timerId}}:${slot}`,
     slicesIntact: () => `${prefix}slices:intact`,
     timerChanges: () => `${prefix}timer-changes`,

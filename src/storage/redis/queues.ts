@@ -203,21 +203,31 @@ export function sliceJobId(minute: string, bucket: number): string {
 }
 
 /**
- * Queues runs again, as the compensator does: each as a continuation job of its next
- * attempt. A job of that attempt that has ended (kept an hour for the board) is replaced,
- * so the run is really queued again; one still waiting or active is kept.
+ * Adds each job, replacing one of the same id that has ended: BullMQ keeps ended jobs
+ * for the board and silently ignores an add under their id, which would leave the run in
+ * no queue at all. A job of that id still waiting, delayed or active is kept.
  */
-export async function requeueRuns(execute: Queue<ExecuteJobData>, runs: readonly QueuedRun[]): Promise<void> {
-  for (const r of runs) {
-    const job = continuationJob(r, 'compensator');
-    const existing = await execute.getJob(job.opts.jobId);
+export async function addReplacingEnded(
+  queue: Queue<ExecuteJobData>,
+  jobs: readonly ExecuteJob[],
+): Promise<void> {
+  for (const job of jobs) {
+    const existing = await queue.getJob(job.opts.jobId);
     if (existing) {
       const state = await existing.getState();
-      if (state !== 'completed' && state !== 'failed') continue;
-      await existing.remove();
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
+      await existing.remove().catch(() => undefined);
     }
-    await execute.add(job.name, job.data, job.opts);
+    await queue.add(job.name, job.data, job.opts);
   }
+}
+
+/** Queues runs again, as the compensator does: each as a continuation job of its next attempt. */
+export async function requeueRuns(execute: Queue<ExecuteJobData>, runs: readonly QueuedRun[]): Promise<void> {
+  await addReplacingEnded(
+    execute,
+    runs.map((r) => continuationJob(r, 'compensator')),
+  );
 }
 
 export interface Queues {

@@ -149,6 +149,15 @@ export class RunClaims {
   }
 
   /**
+   * Says whether `owner` has called for `attempt` yet: `parked` while it waits before
+   * calling (a takeover then claims the same attempt, as a fresh pick-up), `running` as
+   * it goes on to call. False if `owner` no longer holds `attempt`.
+   */
+  async mark(run: RunRef, owner: string, attempt: number, state: 'parked' | 'running'): Promise<boolean> {
+    return (await this.redis.markRun(this.keyOf(run), owner, attempt, state)) === 1;
+  }
+
+  /**
    * Reopens a finished run for a retry after `attempts` calls: the record becomes a
    * backoff ending now, which the retry claims as attempt attempts + 1. False if the run
    * is held or backing off.

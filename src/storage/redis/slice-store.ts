@@ -60,6 +60,10 @@ export class SliceStore {
       const m = minutes[i]!;
       const count = counts[i]!;
       const minute = minuteKey(m);
+      // Which count these runs are placed with: a removal looks in their bucket under each.
+      const used = this.keys.bucketCountsUsed(minute);
+      batch.on(used).sadd(used, count);
+      batch.on(used).pexpireat(used, m + MINUTE + SLICE_TTL_MS);
       const perBucket = groupBy(byMinute.get(m)!, (r) => bucketOf(r.timerId, count));
       for (const [bucket, bucketRuns] of perBucket) {
         const key = this.keys.slice(minute, bucket);
@@ -73,26 +77,53 @@ export class SliceStore {
     await batch.execOrThrow();
   }
 
-  /** Removes runs (as planned: same version) from every bucket their minute has (their placement count is not recorded). */
+  /**
+   * Removes runs (as planned: same version) from their slices: a run sits in bucket
+   * `timerId % count` for one of the counts its minute's runs were placed with (a
+   * minute's count only grows), so each is looked for under each of those. A minute
+   * placed before the counts were recorded is looked for in every bucket.
+   */
   async removeRuns(runs: readonly SliceRun[]): Promise<void> {
     if (runs.length === 0) return;
-    const byMinute = new Map(
-      [...groupBy(runs, (r) => minuteStart(r.runAt))].map(([m, list]) => [
-        m,
-        list.map((r) => sliceMember(r.timerId, r.runAt, r.version)),
-      ]),
-    );
+    const byMinute = groupBy(runs, (r) => minuteStart(r.runAt));
     const minutes = [...byMinute.keys()];
+    const used = await this.bucketCountsUsed(minutes);
     const counts = await this.bucketCounts(minutes);
     const batch = new SlotBatch(this.redis);
     minutes.forEach((m, i) => {
-      const count = counts[i] ?? this.settings.buckets;
-      for (let b = 0; b < count; b++) {
-        const key = this.keys.slice(minuteKey(m), b);
-        batch.on(key).zrem(key, ...byMinute.get(m)!);
+      const minute = minuteKey(m);
+      const targets = new Map<number, string[]>();
+      const place = (bucket: number, member: string) => {
+        const list = targets.get(bucket) ?? [];
+        list.push(member);
+        targets.set(bucket, list);
+      };
+      const placedWith = used[i]!;
+      for (const r of byMinute.get(m)!) {
+        const member = sliceMember(r.timerId, r.runAt, r.version);
+        if (placedWith.length > 0) {
+          for (const b of new Set(placedWith.map((c) => bucketOf(r.timerId, c)))) place(b, member);
+        } else {
+          for (let b = 0; b < (counts[i] ?? this.settings.buckets); b++) place(b, member);
+        }
+      }
+      for (const [bucket, members] of targets) {
+        const key = this.keys.slice(minute, bucket);
+        batch.on(key).zrem(key, ...members);
       }
     });
     await batch.execOrThrow();
+  }
+
+  /** The bucket counts each minute's runs were placed with (empty where none were recorded). */
+  private async bucketCountsUsed(minutes: readonly number[]): Promise<number[][]> {
+    const batch = new SlotBatch(this.redis);
+    for (const m of minutes) {
+      const key = this.keys.bucketCountsUsed(minuteKey(m));
+      batch.on(key).smembers(key);
+    }
+    const sets = (await batch.execOrThrow()) as string[][];
+    return sets.map((set) => set.map(Number));
   }
 
   /** The bucket count of each minute, or null where none was ever set (no runs placed, or Redis lost it). */

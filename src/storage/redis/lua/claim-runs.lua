@@ -5,8 +5,8 @@
 
   A run can be claimed when it has no record, when its holder's lease lapsed (the holder
   is gone: live holders renew), or when its backoff has (nearly) run out. The attempt
-  claimed is one past the highest known: the record's, or `minAttempt` (what MySQL
-  knows after Redis lost the record).
+  claimed is one past the calls known: the record's (a parked holder made none for the
+  attempt it held), or `minAttempt` (what MySQL knows after Redis lost the record).
 
   Input (variable number of keys):
     KEYS[1]      bloom:{day}
@@ -38,12 +38,12 @@ for i = 2, #KEYS do
   local record = readClaim(KEYS[i])
   if record and isFinished(record) then
     out[#out + 1] = "done"; out[#out + 1] = record.attempt; out[#out + 1] = 0; out[#out + 1] = record.state; out[#out + 1] = ""
-  elseif record and record.state == "running" and record.holder ~= owner and record.untilMs > now then
+  elseif record and isHeld(record) and record.holder ~= owner and record.untilMs > now then
     out[#out + 1] = "busy"; out[#out + 1] = record.attempt; out[#out + 1] = record.untilMs; out[#out + 1] = "running"; out[#out + 1] = ""
   elseif record and record.state == "backoff" and record.untilMs - slack > now then
     out[#out + 1] = "busy"; out[#out + 1] = record.attempt; out[#out + 1] = record.untilMs; out[#out + 1] = "backoff"; out[#out + 1] = ""
   else
-    local attempt = math.max(record and record.attempt or 0, minAttempt) + 1
+    local attempt = math.max(record and callsMade(record) or 0, minAttempt) + 1
     local leaseUntil = now + leaseMs
     writeClaim(KEYS[i], "running", attempt, leaseUntil, owner, leaseMs + keep)
     local bloom = ""

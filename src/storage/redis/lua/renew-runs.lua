@@ -1,7 +1,7 @@
 --[[
   The holders' heartbeat: extends the leases of runs still held, for each run of one day.
   A record that is gone (Redis lost its data) is written again for its holder, so copies
-  of the run fanned out after the loss find it taken.
+  of the run fanned out after the loss find it taken (as running: its call may be out).
 
   Input (variable number of keys):
     KEYS[1..n] claim:{day}:<taskKey>, one per run
@@ -25,7 +25,7 @@ for i = 1, #KEYS do
     writeClaim(KEYS[i], "running", attempt, now + leaseMs, owner, leaseMs + keep)
     out[#out + 1] = "reasserted"
   elseif holds(record, owner, attempt) then
-    writeClaim(KEYS[i], "running", attempt, now + leaseMs, owner, leaseMs + keep)
+    writeClaim(KEYS[i], record.state, attempt, now + leaseMs, owner, leaseMs + keep)
     out[#out + 1] = "held"
   else
     out[#out + 1] = "lost"

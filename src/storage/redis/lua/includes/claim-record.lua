@@ -3,7 +3,9 @@
 
   A record is "state|attempt|untilMs|holder":
     running   holder (owner token) is making attempt `attempt`; its lease ends at untilMs
-              unless the holder renews it (a heartbeat)
+              unless the holder renews it (a heartbeat). Its call may have gone out.
+    parked    as running, but the holder waits (for its app's slot or its overlap turn)
+              and has not called: attempt `attempt` is not made yet
     backoff   attempt `attempt` failed and may be retried from untilMs on (retry job queued)
     succeeded | failed | skipped | missed   the run is finished; untilMs is 0
   The owner token and the attempt together are the fencing token: only the holder of
@@ -25,12 +27,24 @@ local function writeClaim(key, state, attempt, untilMs, holder, ttlMs)
   redis.call("SET", key, state .. "|" .. attempt .. "|" .. untilMs .. "|" .. holder, "PX", math.max(1, ttlMs))
 end
 
+local function isHeld(record)
+  return record.state == "running" or record.state == "parked"
+end
+
 local function isFinished(record)
-  return record.state ~= "running" and record.state ~= "backoff"
+  return not isHeld(record) and record.state ~= "backoff"
 end
 
 local function holds(record, owner, attempt)
-  return record.state == "running" and record.holder == owner and record.attempt == attempt
+  return isHeld(record) and record.holder == owner and record.attempt == attempt
+end
+
+-- Calls made for the run: a parked holder has not made the attempt it holds.
+local function callsMade(record)
+  if record.state == "parked" then
+    return record.attempt - 1
+  end
+  return record.attempt
 end
 
 -- The scripts' clock: Redis TIME, one clock for every process, unless a test passes its own.
