@@ -9,6 +9,7 @@ import { AuditService } from './services/audit-service.js';
 import { FailureNotifier } from './services/failure-notifier.js';
 import { PlanPublisher } from './services/plan-publisher.js';
 import { RunPlanner } from './services/run-planner.js';
+import { RunStopper } from './services/run-stopper.js';
 import { ServicePause } from './services/service-pause.js';
 import { TimerEvents } from './services/timer-events.js';
 import { TimerService } from './services/timer-service.js';
@@ -78,6 +79,7 @@ export function createCore(
     appCopies: new AppCopies(redis, keys),
     apps: new AppRepository(database.db),
     planner,
+    stopper: new RunStopper(database),
     announce: (id) => events.announce(id),
     timers: new TimerRepository(database.db),
     tasks: new TaskRepository(database.db, database.pool),

@@ -51,6 +51,8 @@ const DEFAULTS: MigrationOptions = {
   maxCatchUpMs: 24 * 3600_000,
   restRatio: 0,
 };
+/** Timers whose planned_until one UPDATE moves at most. */
+const PLANNED_UNTIL_GROUP = 200;
 /** Batches with a run due sooner than this go at full speed. */
 const REST_SLACK_MS = 60_000;
 
@@ -177,11 +179,15 @@ export class Migration {
           timers.filter((p) => isPlain(p, horizonMs)),
           (p) => p.timer.version,
         )) {
-          await this.timers.setPlannedUntil(
-            plain.map((p) => p.timer.id),
-            horizonMs,
-            version,
-          );
+          // In small groups: one UPDATE locking thousands of timer rows queues every change
+          // of any of them (a disable during an incident) behind its slowest lock.
+          for (let i = 0; i < plain.length; i += PLANNED_UNTIL_GROUP) {
+            await this.timers.setPlannedUntil(
+              plain.slice(i, i + PLANNED_UNTIL_GROUP).map((p) => p.timer.id),
+              horizonMs,
+              version,
+            );
+          }
         }
         for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
           await this.timers.recordPlan(p.timer.id, p.before, p.next);

@@ -10,6 +10,7 @@ import type { TimerRepository } from '../storage/db/timer-repository.js';
 import type { AppCopies } from '../storage/redis/app-copies.js';
 import type { TimerCopies } from '../storage/redis/timer-copies.js';
 import type { PlanChange, RunPlanner } from './run-planner.js';
+import type { RunStopper } from './run-stopper.js';
 
 /** A mark this old is taken for a publisher that died or failed, and published again. */
 export const REPAIR_AFTER_MS = 10_000;
@@ -23,6 +24,8 @@ export interface PlanPublisherDeps {
   appCopies: Pick<AppCopies, 'ensure'>;
   apps: Pick<AppRepository, 'findMany'>;
   planner: Pick<RunPlanner, 'publish'>;
+  /** Stops a disabled timer's runs (its backlog skipped, its future runs cancelled). */
+  stopper: Pick<RunStopper, 'stop'>;
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
   timers: Pick<TimerRepository, 'findByIds'>;
@@ -78,7 +81,12 @@ export class PlanPublisher {
       );
       if (p.deleted && p.deleted.length > 0) await this.d.copies.forget(p.deleted, this.ttlMs);
       for (const id of p.announce) await this.d.announce(id);
-      await this.d.planner.publish(p.change, this.d.now());
+      // A disabled timer's runs go once every executor skips them (its copy says so).
+      const stopped: PlanChange['cancelled'] = [];
+      for (const t of p.timers.filter((t) => t.status === 'inactive'))
+        stopped.push(...(await this.d.stopper.stop(t.id, t.version, t.pausedAt ?? this.d.now())));
+      const change = { planned: p.change.planned, cancelled: [...p.change.cancelled, ...stopped] };
+      await this.d.planner.publish(change, this.d.now());
       await this.d.outbox.clear(p.marks);
     } catch (err) {
       this.d.logger.warn(
@@ -90,8 +98,9 @@ export class PlanPublisher {
 
   /**
    * Publishes again, from MySQL, the changes whose mark is older than REPAIR_AFTER_MS:
-   * the copy (or the deletion), the announcement, and the timer's pending runs from the
-   * previous minute to the horizon (those due at once are queued). Returns how many.
+   * the copy (or the deletion), the announcement, a disabled timer's runs stopped, and an
+   * active timer's pending runs from the previous minute to the horizon (those due at
+   * once are queued). Returns how many.
    */
   async repair(): Promise<number> {
     const now = this.d.now();

@@ -544,13 +544,13 @@ export class TimerService implements TimerUseCases {
       else await this.deps.audit.record(entry, tx);
     }
     if (wasActive && status !== 'active') {
-      const cancelled = await this.stopRuns(tx, id, now);
+      // Its runs are stopped once this commits (RunStopper, by the publisher).
       await this.timersIn(tx).startPlan(id, now, {
         plannedUntil: null,
-        runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
+        runsPlanned: current.runsPlanned,
         finalRunAt: null,
       });
-      return { planned: [], cancelled };
+      return NO_CHANGE;
     }
     if (!wasActive && status === 'active') {
       if (!hasRunsLeft(updated, now)) {
@@ -1139,11 +1139,11 @@ export class TimerService implements TimerUseCases {
       // final run settled before earlier ones (a backlog) still owes those: a disable
       // stops them as it would an active timer's.
       if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
-      const cancelled = await this.stopRuns(tx, id, now);
+      // Its runs are stopped once this commits (RunStopper, by the publisher).
       await this.timersIn(tx).setStatus(id, status);
       await this.timersIn(tx).startPlan(id, now, {
         plannedUntil: null,
-        runsPlanned: Math.max(0, current.runsPlanned - cancelled.length),
+        runsPlanned: current.runsPlanned,
         finalRunAt: null,
       });
       await this.timersIn(tx).setPause(id, {
@@ -1152,7 +1152,7 @@ export class TimerService implements TimerUseCases {
         until: pause.until ?? null,
       });
       if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
-      return { planned: [], cancelled };
+      return NO_CHANGE;
     }
     if (!hasRunsLeft(current, now)) {
       if (by === SYSTEM_AUTHOR) {
@@ -1193,17 +1193,6 @@ export class TimerService implements TimerUseCases {
     after: Timer | null,
   ): Promise<void> {
     if (by) await this.deps.audit.record(timerChange(by, action, timer, before, after), tx);
-  }
-
-  /**
-   * A disable's effect on the timer's runs: those not yet due are cancelled (returned, to
-   * leave the slices), and those due and not yet called (a backlog queued behind an
-   * overload) are recorded skipped, so none stays pending. Copies still queued are
-   * skipped by the executor when it reaches them.
-   */
-  private async stopRuns(tx: Transaction, id: number, now: number): Promise<PlanChange['cancelled']> {
-    await this.tasksIn(tx).skipBacklog(id, now, 'skipped: the timer was disabled');
-    return this.deps.planner.cancel(id, now, this.tasksIn(tx));
   }
 
   /** Whether runs of the timer are still to go (pending, or running: in a call or backing off). */

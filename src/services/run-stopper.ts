@@ -1,0 +1,45 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Database } from '../storage/db/client.js';
+import { timers } from '../storage/db/schema.js';
+import { type PendingRun, TaskRepository } from '../storage/db/task-repository.js';
+
+/** What a disabled timer's backlog is recorded as. */
+export const DISABLED_REASON = 'skipped: the timer was disabled';
+
+/**
+ * A disabled timer's runs, once the disable has committed: those due before it and never
+ * called (a backlog queued behind an overload) are recorded skipped, so none stays
+ * pending; those due after it are cancelled. In a transaction of its own, under the
+ * timer's row lock and only while the timer is still the disabled version: the disable
+ * itself touched the timer's row only, so thousands of disables at once never wait on the
+ * run history's locks while holding a timer's.
+ */
+export class RunStopper {
+  constructor(private readonly database: Database) {}
+
+  /** Returns the runs cancelled (to take out of the slices); none if the timer changed since. */
+  async stop(timerId: number, version: number, disabledAt: number): Promise<PendingRun[]> {
+    return this.database.transaction(async (tx) => {
+      const [row] = await tx.db
+        .select({ version: timers.version, status: timers.status, maxRuns: timers.maxRuns })
+        .from(timers)
+        .where(eq(timers.id, timerId))
+        .for('update');
+      if (!row || row.version !== version || row.status !== 'inactive') return [];
+      const tasks = new TaskRepository(tx.db, tx.conn);
+      await tasks.skipBacklog(timerId, disabledAt, DISABLED_REASON);
+      const cancelled = await tasks.deletePending(timerId, disabledAt);
+      // maxRuns counts planned runs: the cancelled ones no longer count.
+      if (row.maxRuns !== null && cancelled.length > 0) {
+        await tx.db
+          .update(timers)
+          .set({
+            runsPlanned: sql`GREATEST(0, ${timers.runsPlanned} - ${cancelled.length})`,
+            updatedAt: sql`${timers.updatedAt}`,
+          })
+          .where(eq(timers.id, timerId));
+      }
+      return cancelled;
+    });
+  }
+}
