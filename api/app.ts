@@ -59,13 +59,15 @@ export interface MountedApp {
 
 /**
  * Headers every answer carries for browsers (README "Security"): the dashboard and /docs
- * may not be framed (clickjacking), nothing is sniffed into another type, no Referer leaks
- * a page's query to another site (same-origin: the dashboard's own form posts keep their
- * Origin, which no-referrer would turn to "null"), other origins may not embed the answers.
- * HSTS is the TLS proxy's call.
+ * may not be framed (clickjacking), run only scripts served from here (no inline script,
+ * so markup slipped into a page runs nothing), nothing is sniffed into another type, no
+ * Referer leaks a page's query to another site (same-origin: the dashboard's own form
+ * posts keep their Origin, which no-referrer would turn to "null"), other origins may not
+ * embed the answers. HSTS is the TLS proxy's call.
  */
 const browserHeaders = secureHeaders({
   contentSecurityPolicy: {
+    scriptSrc: ["'self'"],
     frameAncestors: ["'none'"],
     baseUri: ["'self'"],
     formAction: ["'self'"],

@@ -60,9 +60,11 @@ function crossSite(c: Context): string | null {
  *   rebound to 127.0.0.1 sends its own name;
  * - a state-changing request without a token is refused (403) when `Origin` or
  *   `Sec-Fetch-Site` says it comes from another site;
- * - and on /api it must be `content-type: application/json` (415), which no page can send
- *   to another origin without a CORS preflight xtimer never grants. A DELETE without a
- *   body may omit it: no page can send a DELETE to another origin at all.
+ * - and on /api a body must be `content-type: application/json` (415), which no page can
+ *   send to another origin without a CORS preflight xtimer never grants. A change with no
+ *   body may omit it when it names no origin at all (curl, Python requests, Go's
+ *   http.Post: every current browser sends Origin on a cross-site POST), and a DELETE
+ *   without a body always may: no page can send a DELETE to another origin.
  *
  * A request carrying a token is checked as such (a page cannot attach one to another
  * origin), and with XTIMER_ADMIN_TOKEN set none of this applies: every call needs a token.
@@ -88,11 +90,17 @@ export function openModeGuard({ open, publicHosts }: OpenModeGuardOptions): Midd
     }
     const hasBody =
       Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
-    const mustBeJson = c.req.path.startsWith('/api/') && (c.req.method !== 'DELETE' || hasBody);
+    // A browser names where a request comes from; a tool names nothing, and then without a body
+    // there is nothing for a content type to describe.
+    const fromBrowser = c.req.header('origin') !== undefined || c.req.header('sec-fetch-site') !== undefined;
+    const mustBeJson =
+      c.req.path.startsWith('/api/') && (hasBody || (fromBrowser && c.req.method !== 'DELETE'));
     if (mustBeJson && !JSON_CONTENT_TYPE.test(c.req.header('content-type') ?? '')) {
       throw new XtimerError(
         ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-        'send content-type: application/json (without an admin token every change must say so, an empty enable or disable too)',
+        hasBody
+          ? 'send the body as content-type: application/json (without an admin token every change with a body must)'
+          : 'send content-type: application/json (without an admin token a change from a web page must, an empty enable or disable too)',
       );
     }
     return next();

@@ -207,7 +207,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timer, or another app named */
+                /** @description Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -304,7 +304,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timer, or another app named */
+                /** @description Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -546,7 +546,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timer, or another app named */
+                /** @description Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1840,7 +1840,7 @@ export interface paths {
                         "application/json": components["schemas"]["Preview"] | components["schemas"]["ExplainedPreview"];
                     };
                 };
-                /** @description Invalid input */
+                /** @description Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1869,6 +1869,15 @@ export interface paths {
                 };
                 /** @description No such timer */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1927,7 +1936,7 @@ export interface paths {
                         "application/json": components["schemas"]["Preview"];
                     };
                 };
-                /** @description Invalid input */
+                /** @description Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1956,6 +1965,15 @@ export interface paths {
                 };
                 /** @description No such timer */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2037,6 +2055,8 @@ export interface paths {
                 /** @description Created, with its credentials */
                 201: {
                     headers: {
+                        /** @description no-store: the answer holds a credential */
+                        "Cache-Control"?: "no-store";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2194,7 +2214,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not allowed for this token */
+                /** @description Another app, or a key in its grace period (RETIRED_KEY) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2225,7 +2245,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new API key or signing secret (admin, or the app itself); the old one stays valid for a grace period */
+        /** Issue a new API key or signing secret (admin, or the app itself with its current key); the old one stays valid for a grace period */
         post: {
             parameters: {
                 query?: never;
@@ -2245,6 +2265,8 @@ export interface paths {
                 /** @description The new key or secret */
                 200: {
                     headers: {
+                        /** @description no-store: the answer holds a credential */
+                        "Cache-Control"?: "no-store";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2269,7 +2291,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not allowed for this token */
+                /** @description Another app, or a key in its grace period (RETIRED_KEY) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2368,7 +2390,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timers */
+                /** @description Another app's timers; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2433,7 +2455,7 @@ export interface paths {
         put?: never;
         /**
          * Make the app’s timers the set given: a plan, applied all or nothing
-         * @description Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or `unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes; otherwise the plan is carried out in one transaction under the app’s mutex, and its audit entries share the answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). At most 5,000 timers and 16 MiB.
+         * @description Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or `unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts against the app key’s rate limit all the same); otherwise the plan is carried out in one transaction under the app’s mutex, and its audit entries share the answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). At most 5,000 timers and 16 MiB.
          */
         post: {
             parameters: {
@@ -2478,7 +2500,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Another app's timers */
+                /** @description Another app's timers; RETIRED_KEY: a key in its grace period may not set or change notify */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3448,11 +3470,11 @@ export interface components {
             app: string;
             timerId: number | null;
             batchId: string | null;
-            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url); credentials masked as ***. */
+            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url), masked: header values but a few (content-type, accept, user-agent, …), URL query values and token-like paths as ***, a callback body as {bytes, sha256}. */
             before: {
                 [key: string]: unknown;
             } | null;
-            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url); credentials masked as ***. */
+            /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url), masked: header values but a few (content-type, accept, user-agent, …), URL query values and token-like paths as ***, a callback body as {bytes, sha256}. */
             after: {
                 [key: string]: unknown;
             } | null;

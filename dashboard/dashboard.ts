@@ -12,6 +12,7 @@ import { auditPageRoutes } from './audit-page.js';
 import { type BoardQueues, createBoard } from './board.js';
 import { csrfToken } from './csrf-token.js';
 import type { DashboardEnv, DashboardPaths } from './layout.js';
+import { ASSETS_PATH, pageScriptRoutes } from './page-scripts.js';
 import { runsPageRoutes } from './runs-page.js';
 import { errorPage } from './timer-views.js';
 import { timersPage } from './timers-page.js';
@@ -78,6 +79,7 @@ export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   );
   app.route(paths.runs, runsPageRoutes({ timers: deps.timers, paths }));
   app.route(paths.audit, auditPageRoutes({ audit: deps.audit, paths }));
+  app.route(`${paths.board}${ASSETS_PATH}`, pageScriptRoutes());
   app.route(paths.board, createBoard(deps.queues, paths));
   app.notFound((c) => c.html(errorPage(404, `Nothing at ${c.req.path}.`, paths), 404));
   app.onError((err, c) => {

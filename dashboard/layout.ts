@@ -3,6 +3,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import { formatInZone } from '../src/domain/time-zone.js';
 import type { Actor } from '../src/services/access.js';
 import { CSRF_FIELD } from './csrf-token.js';
+import { ASSETS_PATH, type PageScript } from './page-scripts.js';
 
 export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -112,39 +113,14 @@ ul.preview { margin: 4px 0 0; padding-left: 18px; font-size: 12.5px; }
 }
 `);
 
-/** Refreshes the page's `[data-live]` regions in place while the "live" box is ticked: the filters and forms outside them keep what was typed. */
-const LIVE = `(function () {
-  var key = 'xtimer.live', box = document.getElementById('live');
-  if (!box) return;
-  var every = Number(box.dataset.every) || 5000, stored = localStorage.getItem(key);
-  box.checked = stored === null || stored === '1';
-  box.addEventListener('change', function () { localStorage.setItem(key, box.checked ? '1' : '0'); });
-  function tick() {
-    var a = document.activeElement;
-    var busy = a && a.closest && a.closest('[data-live]') && a.matches('input, select, textarea');
-    if (!box.checked || document.hidden || busy) return setTimeout(tick, every);
-    fetch(location.href, { credentials: 'same-origin' }).then(function (res) {
-      return res.ok ? res.text() : null;
-    }).then(function (text) {
-      if (text === null) return;
-      var doc = new DOMParser().parseFromString(text, 'text/html');
-      document.querySelectorAll('[data-live]').forEach(function (el) {
-        var fresh = doc.getElementById(el.id);
-        if (fresh) el.innerHTML = fresh.innerHTML;
-      });
-    }).catch(function () {}).then(function () { setTimeout(tick, every); });
-  }
-  setTimeout(tick, every);
-})();`;
-
 /** The page shell: top bar linking the timers, the failed runs, the changes, the queues board and the API reference. */
 export function layout(opts: {
   title: string;
   here: 'timers' | 'runs' | 'audit';
   paths: DashboardPaths;
   body: Markup;
-  /** Page scripts besides the live refresh (which runs wherever a `#live` box is). */
-  script?: string;
+  /** The page's script besides the live refresh (which runs wherever a `#live` box is). */
+  script?: PageScript;
 }): Markup {
   const { paths } = opts;
   const nav = (href: string, here: boolean, text: string) =>
@@ -171,7 +147,8 @@ export function layout(opts: {
 <main>
 ${opts.body}
 </main>
-<script>${raw(LIVE)}${opts.script ? raw(opts.script) : ''}</script>
+<script src="${paths.board}${ASSETS_PATH}/live.js"></script>
+${opts.script ? html`<script src="${paths.board}${ASSETS_PATH}/${opts.script}"></script>` : ''}
 </body>
 </html>`;
 }

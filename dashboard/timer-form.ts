@@ -327,6 +327,7 @@ function placed(err: XtimerError): FormErrors {
     TIMER_NAME_TAKEN: 'name',
     INVALID_CRON: 'cron',
     CRON_TOO_FREQUENT: 'cron',
+    CRON_TOO_COSTLY: 'cron',
     TARGET_BLOCKED: 'callbackUrl',
   };
   addError(errors, byCode[err.code] ?? 'general', err.message);
@@ -336,35 +337,6 @@ function placed(err: XtimerError): FormErrors {
 // ---------------------------------------------------------------- the page
 
 const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
-
-/** Shows each fire time of the live preview as the pages show times: `2026-11-23 02:30:00 +08:00`. */
-const PREVIEW = `(function () {
-  var form = document.getElementById('timer-form'), out = document.getElementById('preview');
-  if (!form || !out) return;
-  var cron = form.elements.namedItem('cron'), tz = form.elements.namedItem('timezone'), wait, seq = 0;
-  function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[-+Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
-  function line(text, cls) { var li = document.createElement('li'); li.textContent = text; if (cls) li.className = cls; return li; }
-  function show() {
-    var n = ++seq, q = new URLSearchParams({ count: '5', cron: cron.value.trim() });
-    if (!cron.value.trim()) return;
-    if (tz.value.trim()) q.set('timezone', tz.value.trim());
-    fetch(out.dataset.src + '?' + q, { credentials: 'same-origin' })
-      .then(function (r) { return r.json(); })
-      .then(function (body) {
-        if (n !== seq) return;
-        out.replaceChildren();
-        out.dataset.cron = cron.value.trim();
-        if (body.error) return out.append(line(body.error.message, 'field-error'));
-        if (body.items.length === 0) return out.append(line('no fire time left', 'muted'));
-        body.items.forEach(function (iso) { out.append(line(shown(iso))); });
-      })
-      .catch(function () {});
-  }
-  function soon() { clearTimeout(wait); wait = setTimeout(show, 250); }
-  cron.addEventListener('input', soon);
-  tz.addEventListener('input', soon);
-  if (!out.children.length) show();
-})();`;
 
 export interface TimerFormView extends PageContext {
   mode: 'create' | 'edit';
@@ -448,5 +420,5 @@ ${editing ? '' : html`<label for="f-active">Enable</label><div><label><input typ
 <div class="wide actions"><button type="submit" class="go" data-action="save">${editing ? 'Save' : 'Create'}</button>
 <a class="button" href="${editing ? `${v.paths.timers}/${v.timer!.id}` : v.paths.timers}">Cancel</a></div>
 </form>`;
-  return layout({ title, here: 'timers', paths: v.paths, body, script: PREVIEW });
+  return layout({ title, here: 'timers', paths: v.paths, body, script: 'timer-form.js' });
 }

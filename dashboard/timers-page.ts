@@ -2,8 +2,9 @@ import { type Context, Hono } from 'hono';
 import { fromZodError, respondError } from '../http/errors.js';
 import { presentPreview } from '../http/presenters.js';
 import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../http/schemas/timer-schemas.js';
+import { ScheduleTooCostlyError } from '../src/domain/evaluation-budget.js';
 import { wallToInstant } from '../src/domain/time-zone.js';
-import { TASK_STATUSES, type TaskStatus } from '../src/domain/timer.js';
+import { TASK_STATUSES, type TaskStatus, type Timer } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { AuditService } from '../src/services/audit-service.js';
 import type { TimerService } from '../src/services/timer-service.js';
@@ -105,7 +106,7 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
     const rows = page.items.map(
       (timer): TimerRow => ({
         timer,
-        next: timers.nextFires(timer, 1)[0] ?? null,
+        next: nextFire(timers, timer),
         recent: recent.get(timer.id) ?? [],
       }),
     );
@@ -182,4 +183,14 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
   });
 
   return app;
+}
+
+/** A timer's next fire time for the list; none shown (not the page refused) for one too costly to evaluate. */
+function nextFire(timers: TimerService, timer: Timer): number | null {
+  try {
+    return timers.nextFires(timer, 1)[0] ?? null;
+  } catch (err) {
+    if (err instanceof ScheduleTooCostlyError) return null;
+    throw err;
+  }
 }

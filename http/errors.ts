@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { CronSyntaxError } from '../src/domain/cron-schedule.js';
+import { ScheduleTooCostlyError } from '../src/domain/evaluation-budget.js';
 import { ErrorCode, RateLimitedError, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 
@@ -38,11 +39,13 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   VERSION_CONFLICT: 412,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  RETIRED_KEY: 403,
   CROSS_SITE_REFUSED: 403,
   HOST_NOT_ALLOWED: 421,
   RATE_LIMITED: 429,
   TIMER_LIMIT_REACHED: 409,
   CRON_TOO_FREQUENT: 400,
+  CRON_TOO_COSTLY: 400,
   TARGET_BLOCKED: 400,
   APP_EXISTS: 409,
   APP_NOT_FOUND: 404,
@@ -115,6 +118,11 @@ export function errorBody(err: XtimerError) {
 export function toXtimerError(err: unknown, logger?: Logger): XtimerError {
   if (err instanceof XtimerError) return err;
   if (err instanceof CronSyntaxError) return new XtimerError(ErrorCode.INVALID_CRON, err.message);
+  if (err instanceof ScheduleTooCostlyError) {
+    return new XtimerError(ErrorCode.CRON_TOO_COSTLY, err.message, [
+      { path: err.field, message: err.message },
+    ]);
+  }
   if (err instanceof HTTPException) {
     if (err.status === 400 && /json/i.test(err.message)) {
       return new XtimerError(ErrorCode.INVALID_JSON, 'request body is not valid JSON');

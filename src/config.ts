@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { formatAllowedHost, parseAllowedHost } from './domain/allowed-host.js';
 import { LIMITS } from './domain/timer.js';
 import { clusterTarget } from './storage/redis/connection.js';
 
@@ -65,6 +66,29 @@ const hostList = (setting: string) =>
       }
       return hosts;
     });
+
+/**
+ * CALLBACK_ALLOW_HOSTS: a comma list of host names and IP addresses, each optionally with
+ * the one port it is allowed at (`127.0.0.1:9000`, `[::1]:9000`); written back normalised.
+ */
+const allowHostList = z
+  .string()
+  .default('')
+  .transform((v, ctx) => {
+    const entries = v
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    const bad = entries.filter((h) => parseAllowedHost(h) === null);
+    if (bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `not host names or IP addresses, each with an optional :port: ${JSON.stringify(bad)}; CALLBACK_ALLOW_HOSTS is a comma list of them`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(entries.map((h) => formatAllowedHost(parseAllowedHost(h)!)))];
+  });
 
 const schema = z.object({
   PORT: int(0, 65_535).default(8081),
@@ -172,7 +196,7 @@ const schema = z.object({
   MIN_RUN_INTERVAL_MS: int(0, 86_400_000).default(1000),
   // The SSRF guard is on in every mode; CALLBACK_ALLOW_HOSTS names the local receivers to call anyway.
   CALLBACK_BLOCK_PRIVATE: bool.default(true),
-  CALLBACK_ALLOW_HOSTS: hostList('CALLBACK_ALLOW_HOSTS'),
+  CALLBACK_ALLOW_HOSTS: allowHostList,
   // Open mode answers only requests whose Host is loopback or one of these (DNS rebinding).
   PUBLIC_HOSTS: hostList('PUBLIC_HOSTS'),
 });

@@ -87,10 +87,10 @@ export function createCore(
     logger: logger.child({ component: 'publisher' }),
     now,
   });
-  const guard = new TargetGuard({
-    blockPrivate: config.callbackBlockPrivate,
-    allowHosts: config.callbackAllowHosts,
-  });
+  const guard = new TargetGuard(
+    { blockPrivate: config.callbackBlockPrivate, allowHosts: config.callbackAllowHosts },
+    { logger: logger.child({ component: 'target-guard' }) },
+  );
   const audit = new AuditService(database);
   const timers = new TimerService({
     database,

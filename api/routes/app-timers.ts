@@ -37,6 +37,13 @@ const denied = {
   401: json(ErrorSchema, 'No valid bearer token'),
   403: json(ErrorSchema, "Another app's timers"),
 };
+/** A definition setting or changing notify, sent with a key in its grace period. */
+const retired = {
+  403: json(
+    ErrorSchema,
+    "Another app's timers; RETIRED_KEY: a key in its grace period may not set or change notify",
+  ),
+};
 const limited = { 429: json(ErrorSchema, 'Rate limit of the app key reached (see Retry-After)') };
 
 const routes = {
@@ -56,6 +63,7 @@ const routes = {
       201: { ...json(TimerSchema, 'Created'), headers: etag },
       400: json(ErrorSchema, 'Invalid input'),
       ...denied,
+      ...retired,
       409: json(ErrorSchema, 'MAX_TIMERS_PER_APP reached, or the app is busy (APP_BUSY)'),
       412: json(ErrorSchema, 'If-Match names another version (VERSION_CONFLICT)'),
       413: json(ErrorSchema, 'Body over 1 MiB'),
@@ -70,7 +78,8 @@ const routes = {
     summary: 'Make the app’s timers the set given: a plan, applied all or nothing',
     description:
       'Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or ' +
-      '`unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes; otherwise ' +
+      '`unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts ' +
+      'against the app key’s rate limit all the same); otherwise ' +
       'the plan is carried out in one transaction under the app’s mutex, and its audit entries share the ' +
       "answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). " +
       'At most 5,000 timers and 16 MiB.',
@@ -79,6 +88,7 @@ const routes = {
       200: json(ApplyResultSchema, 'The plan, and whether it was applied'),
       400: json(ErrorSchema, 'Invalid input, naming the timer by its index'),
       ...denied,
+      ...retired,
       409: json(
         ErrorSchema,
         'MAX_TIMERS_PER_APP would be passed, a timer cannot be re-activated, or the app is busy',

@@ -21,6 +21,13 @@ const denied = {
   401: json(ErrorSchema, 'No valid bearer token'),
   403: json(ErrorSchema, 'Not allowed for this token'),
 };
+/** Sent with every answer that holds a key or a secret. */
+const noStore = {
+  'Cache-Control': {
+    description: 'no-store: the answer holds a credential',
+    schema: { type: 'string' as const, enum: ['no-store'] },
+  },
+};
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
 });
@@ -34,7 +41,7 @@ const routes = {
     ...secured,
     request: jsonBody(CreateAppSchema),
     responses: {
-      201: json(IssuedAppSchema, 'Created, with its credentials'),
+      201: { ...json(IssuedAppSchema, 'Created, with its credentials'), headers: noStore },
       400: json(ErrorSchema, 'Invalid input'),
       ...denied,
       409: json(ErrorSchema, 'The app exists'),
@@ -68,6 +75,7 @@ const routes = {
       200: json(AppInfoSchema, 'The app'),
       400: json(ErrorSchema, 'Invalid input, or a notify URL the SSRF guard refuses (TARGET_BLOCKED)'),
       ...denied,
+      403: json(ErrorSchema, 'Another app, or a key in its grace period (RETIRED_KEY)'),
       404: json(ErrorSchema, 'No such app'),
     },
   }),
@@ -76,13 +84,14 @@ const routes = {
     path: '/apps/{app}/rotate',
     tags: ['apps'],
     summary:
-      'Issue a new API key or signing secret (admin, or the app itself); the old one stays valid for a grace period',
+      'Issue a new API key or signing secret (admin, or the app itself with its current key); the old one stays valid for a grace period',
     ...secured,
     request: { params: AppParamSchema, ...jsonBody(RotateSchema) },
     responses: {
-      200: json(IssuedAppSchema, 'The new key or secret'),
+      200: { ...json(IssuedAppSchema, 'The new key or secret'), headers: noStore },
       400: json(ErrorSchema, 'Invalid input'),
       ...denied,
+      403: json(ErrorSchema, 'Another app, or a key in its grace period (RETIRED_KEY)'),
       404: json(ErrorSchema, 'No such app'),
     },
   }),
@@ -98,11 +107,14 @@ function presentApp(a: AppInfo | IssuedApp) {
   };
 }
 
+/** An answer holding a key or secret: no cache, proxy or browser history may keep it. */
+const NOT_STORED = { 'cache-control': 'no-store' };
+
 /** The apps API (README "Security"). Who may do what is decided in AppService. */
 export function appRoutes(apps: AppService) {
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) =>
-      c.json(presentApp(await apps.create(c.var.actor, c.req.valid('json').app)), 201),
+      c.json(presentApp(await apps.create(c.var.actor, c.req.valid('json').app)), 201, NOT_STORED),
     )
     .openapi(routes.list, async (c) => c.json({ items: (await apps.list(c.var.actor)).map(presentApp) }, 200))
     .openapi(routes.get, async (c) =>
@@ -115,6 +127,6 @@ export function appRoutes(apps: AppService) {
     .openapi(routes.rotate, async (c) => {
       const { rotate, graceSeconds } = c.req.valid('json');
       const issued = await apps.rotate(c.var.actor, c.req.valid('param').app, rotate, graceSeconds);
-      return c.json(presentApp(issued), 200);
+      return c.json(presentApp(issued), 200, NOT_STORED);
     });
 }

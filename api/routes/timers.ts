@@ -58,6 +58,13 @@ const denied = {
   403: json(ErrorSchema, "Another app's timer, or another app named"),
 };
 const limited = { 429: json(ErrorSchema, 'Rate limit of the app key reached (see Retry-After)') };
+/** A definition setting or changing notify, sent with a key in its grace period. */
+const retired = {
+  403: json(
+    ErrorSchema,
+    "Another app's timer, or another app named; RETIRED_KEY: a key in its grace period may not set or change notify",
+  ),
+};
 const errors = {
   400: json(ErrorSchema, 'Invalid input'),
   ...denied,
@@ -117,6 +124,7 @@ const routes = {
       201: timerJson('Created'),
       400: errors[400],
       ...denied,
+      ...retired,
       409: json(ErrorSchema, 'The app already has a timer of that name, or MAX_TIMERS_PER_APP timers'),
       413: json(ErrorSchema, 'Body over 1 MiB'),
       ...limited,
@@ -137,6 +145,7 @@ const routes = {
       201: json(TimerBatchSchema, 'Created'),
       400: errors[400],
       ...denied,
+      ...retired,
       409: json(
         ErrorSchema,
         'An app already has a timer of one of the names, or would pass MAX_TIMERS_PER_APP timers',
@@ -173,6 +182,7 @@ const routes = {
     responses: {
       200: timerJson('The changed timer'),
       ...errors,
+      ...retired,
       409: json(ErrorSchema, 'Name taken'),
       ...conflict,
       ...limited,
@@ -375,6 +385,8 @@ const routes = {
         description: 'Upcoming fire times (with explain=true: each nominal instant, skipped ones named)',
       },
       ...errors,
+      400: json(ErrorSchema, 'Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY)'),
+      ...limited,
     },
   }),
   previewSchedule: createRoute({
@@ -385,7 +397,12 @@ const routes = {
     summary:
       'The next fire times of a cron and time zone, or an interval, not saved yet (checked as on create)',
     request: { query: SchedulePreviewQuerySchema },
-    responses: { 200: json(PreviewSchema, 'Upcoming fire times'), ...errors },
+    responses: {
+      200: json(PreviewSchema, 'Upcoming fire times'),
+      ...errors,
+      400: json(ErrorSchema, 'Invalid input, or a schedule too costly to evaluate (CRON_TOO_COSTLY)'),
+      ...limited,
+    },
   }),
 };
 
@@ -511,7 +528,7 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       const { timer, runs } = await timersOf(c).preview(id, count, from);
       return c.json(presentPreview(timer, runs), 200);
     })
-    .openapi(routes.previewSchedule, (c) => {
+    .openapi(routes.previewSchedule, async (c) => {
       const { cron, every, offset, timezone, count, from, app, name } = c.req.valid('query');
       const schedule = {
         cron: cron ?? null,
@@ -521,6 +538,9 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
         ...(app === undefined ? {} : { app }),
         ...(name === undefined ? {} : { name }),
       };
-      return c.json(presentPreview({ timezone }, service.previewSchedule(schedule, count, from)), 200);
+      return c.json(
+        presentPreview({ timezone }, await timersOf(c).previewSchedule(schedule, count, from)),
+        200,
+      );
     });
 }

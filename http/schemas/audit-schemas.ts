@@ -19,7 +19,7 @@ export const AuditQuerySchema = z.object({
 
 const FieldsSchema = z.record(z.string(), z.unknown()).nullable().openapi({
   description:
-    'The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url); credentials masked as ***.',
+    'The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url), masked: header values but a few (content-type, accept, user-agent, …), URL query values and token-like paths as ***, a callback body as {bytes, sha256}.',
 });
 
 export const AuditEntrySchema = z

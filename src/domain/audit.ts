@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Timer, TimerDraft } from './timer.js';
 
 /** What an audit entry records: a change to a timer or its runs, to an app's credentials or calendars, or a pause of every app. */
@@ -47,7 +48,11 @@ export interface ChangeAuthor {
   batchId?: string | null | undefined;
 }
 
-/** Names that say a value is a credential: its value is never written to the audit log. */
+/**
+ * Names that say a header is a credential. The audit log masks every header value but a
+ * few (KEPT_HEADERS); the dashboard's form uses these names to keep a credential out of
+ * the page.
+ */
 const CREDENTIAL_NAME =
   /auth|token|secret|passw|pwd|api[-_]?key|access[-_]?key|private|cookie|session|signature|credential/i;
 
@@ -57,31 +62,70 @@ export function isCredentialName(name: string): boolean {
   return CREDENTIAL_NAME.test(name);
 }
 
-/** Headers with the values of credential-like names (Authorization, X-Api-Key, Cookie, …) masked. */
+/**
+ * The header values the audit log keeps: they say how a body is sent and read, never who
+ * may call. Any other value may be a credential under a name no list foresees
+ * (`Ocp-Apim-Subscription-Key`, `X-Functions-Key`), so it is masked.
+ */
+const KEPT_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-charset',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-encoding',
+  'content-language',
+  'content-type',
+  'user-agent',
+]);
+
+/** Headers as the audit log keeps them: every name, the values of KEPT_HEADERS only. */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name, isCredentialName(name) ? MASK : value]),
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      KEPT_HEADERS.has(name.toLowerCase()) ? value : MASK,
+    ]),
   );
 }
 
-/** A URL with the values of credential-like query parameters (`?token=…`) masked. */
+/** A URL path longer than this is masked whole: long paths carry tokens (Slack, Discord, Telegram hooks). */
+export const KEPT_PATH_MAX_CHARS = 64;
+
+/**
+ * A path segment or query name that may be a secret: 32 characters or more, or 16 or more
+ * mixing at least two of lower case, upper case and digits (a token, a hash, a key).
+ */
+function looksRandom(text: string): boolean {
+  if (text.length >= 32) return true;
+  if (text.length < 16) return false;
+  return [/[a-z]/, /[A-Z]/, /[0-9]/].filter((kind) => kind.test(text)).length >= 2;
+}
+
+/**
+ * A URL as the audit log keeps it: scheme, host and port; the path only if it is at most
+ * KEPT_PATH_MAX_CHARS long and no segment looks random (else `/***`); each query
+ * parameter's name (unless it looks random) with its value masked; a fragment masked.
+ */
 export function maskUrl(url: string): string {
-  // No query, nothing to mask: most callbacks, and parsing a URL costs microseconds on every create.
-  if (!url.includes('?')) return url;
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return url;
+    return MASK;
   }
-  let masked = false;
-  for (const name of [...u.searchParams.keys()]) {
-    if (isCredentialName(name)) {
-      u.searchParams.set(name, MASK);
-      masked = true;
-    }
-  }
-  return masked ? u.toString() : url;
+  const keepPath = u.pathname.length <= KEPT_PATH_MAX_CHARS && !u.pathname.split('/').some(looksRandom);
+  const names = [...new Set(u.searchParams.keys())].map((name) =>
+    looksRandom(name) ? MASK : encodeURIComponent(name),
+  );
+  const query = names.length === 0 ? '' : `?${names.map((name) => `${name}=${MASK}`).join('&')}`;
+  return `${u.protocol}//${u.host}${keepPath ? u.pathname : `/${MASK}`}${query}${u.hash ? `#${MASK}` : ''}`;
+}
+
+/** A callback body as the audit log keeps it: its size and a digest, so a change shows, never its text. */
+export function maskBody(body: string | null): { bytes: number; sha256: string } | null {
+  if (body === null) return null;
+  return { bytes: Buffer.byteLength(body, 'utf8'), sha256: createHash('sha256').update(body).digest('hex') };
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -127,13 +171,14 @@ export function timerFields(t: TimerDraft | Timer): AuditFields {
   return fields;
 }
 
-/** Fields with credentials masked: header values and URL query parameters named like credentials. */
+/** Fields as the audit log keeps them: header values, URLs and the body masked (maskHeaders, maskUrl, maskBody). */
 export function maskFields(fields: AuditFields): AuditFields {
   const masked = { ...fields };
-  const { 'callback.headers': headers, 'callback.url': url, notify } = fields;
+  const { 'callback.headers': headers, 'callback.url': url, 'callback.body': body, notify } = fields;
   if ('callback.headers' in fields)
     masked['callback.headers'] = maskHeaders(headers as Record<string, string>);
   if (typeof url === 'string') masked['callback.url'] = maskUrl(url);
+  if ('callback.body' in fields) masked['callback.body'] = maskBody(body as string | null);
   if (notify !== null && typeof notify === 'object') {
     masked.notify = { ...notify, url: maskUrl((notify as { url: string }).url) };
   }

@@ -1,4 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
+import { EarliestInstants } from './earliest-instants.js';
+import { EvaluationBudget } from './evaluation-budget.js';
 import { MAX_OFFSET, OffsetTimeline } from './time-zone.js';
 
 /**
@@ -10,6 +12,10 @@ import { MAX_OFFSET, OffsetTimeline } from './time-zone.js';
  * per second, so expansion walks the parsed field sets directly: a day at a time, with
  * one zone offset for every day the offset does not change, and wall times resolved one
  * by one under the DST rule (SPEC §6) on the days it does.
+ *
+ * Every expansion is bounded (evaluation-budget.ts): days are found a field at a time
+ * (a year or month the cron does not name is skipped whole, never walked), instants are
+ * built only on matching days and only until the call has as many as it asked for.
  */
 
 export const CRON_FIELDS_5 = ['minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
@@ -261,17 +267,47 @@ function fromParser(source: string, expression: string, years: Set<number> | nul
   };
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+// Arithmetic, not Date objects: day lookups run for every day a plan or a search visits.
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number);
+}
+
+/** The weekday of a midnight written as if UTC, 0 = Sunday (1970-01-01 was a Thursday). */
+function weekdayAt(dayMs: number): number {
+  return (((Math.floor(dayMs / DAY) + 4) % 7) + 7) % 7;
+}
+
+/** Year, month (1-12) and day of a day's midnight written as if UTC (Hinnant's civil_from_days). */
+function civilDate(dayMs: number): { year: number; month: number; day: number } {
+  const z = Math.floor(dayMs / DAY) + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return {
+    year: yoe + era * 400 + (month <= 2 ? 1 : 0),
+    month,
+    day: doy - Math.floor((153 * mp + 2) / 5) + 1,
+  };
 }
 
 /** Does the schedule fire on this local calendar day? (Vixie rule: if both day fields are restricted, either may match.) */
 export function matchesDay(s: CronSchedule, year: number, month: number, day: number): boolean {
+  return matchesDayOf(s, year, month, day, weekdayAt(Date.UTC(year, month - 1, day)));
+}
+
+function matchesDayOf(s: CronSchedule, year: number, month: number, day: number, weekday: number): boolean {
   if (s.years && !s.years.has(year)) return false;
   if (!s.months.has(month)) return false;
   if (s.domAny && s.dowAny) return true;
   const last = daysInMonth(year, month);
-  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
   let domMatch = s.domDays.has(day) || (s.domLast && day === last);
   for (const w of s.domWeekdays) if (!domMatch && nearestWeekday(year, month, w) === day) domMatch = true;
   const dowMatch =
@@ -282,36 +318,93 @@ export function matchesDay(s: CronSchedule, year: number, month: number, day: nu
   return domMatch || dowMatch;
 }
 
-/** Fire instants of one day whose local midnight is the instant `midnight` (no offset change that day). */
+/** Years a 7-field cron may name (parseYearField). */
+const LAST_YEAR = 2199;
+
+/**
+ * The first local day in [fromDay, lastDay] (midnights written as if UTC) on which the
+ * schedule fires, or null. A year or month it does not name is skipped whole, and a
+ * day-of-month-only field is read as its list of days, so a sparse schedule (one year,
+ * the 31st, `L`, `#`) costs a look per candidate day, never an instant.
+ */
+export function firstMatchingDay(
+  s: CronSchedule,
+  fromDay: number,
+  lastDay: number,
+  budget: EvaluationBudget,
+): number | null {
+  let { year, month, day } = civilDate(fromDay);
+  let t = Date.UTC(year, month - 1, day);
+  // Only some days of the month and any weekday: those days are the candidates.
+  const domOnly = !s.domAny && s.dowAny && !s.domLast && s.domWeekdays.size === 0;
+  for (;;) {
+    if (t > lastDay) return null;
+    if (s.years !== null && !s.years.has(year)) {
+      let next = year + 1;
+      while (next <= LAST_YEAR && !s.years.has(next)) next++;
+      if (next > LAST_YEAR) return null;
+      [year, month, day] = [next, 1, 1];
+      t = Date.UTC(year, 0, 1);
+      continue;
+    }
+    if (!s.months.has(month)) {
+      month++;
+      while (month <= 12 && !s.months.has(month)) month++;
+      if (month > 12) [year, month] = [year + 1, 1];
+      day = 1;
+      t = Date.UTC(year, month - 1, 1);
+      continue;
+    }
+    const last = daysInMonth(year, month);
+    for (; day <= last; day++, t += DAY) {
+      if (domOnly && !s.domDays.has(day)) continue;
+      if (t > lastDay) return null;
+      budget.spendDay();
+      if (matchesDayOf(s, year, month, day, weekdayAt(t))) return t;
+    }
+    day = 1;
+    if (++month > 12) [year, month] = [year + 1, 1];
+  }
+}
+
+/**
+ * Fire instants of one day whose local midnight is the instant `midnight` (no offset
+ * change that day), ascending, none past `found.cut`. Returns how many it built.
+ */
 function expandDay(
   schedule: CronSchedule,
   midnight: number,
   startMs: number,
   endMs: number,
-  out: number[],
-): void {
+  found: EarliestInstants,
+): number {
+  let built = 0;
   for (const h of schedule.hours) {
     const hourStart = midnight + h * HOUR;
     if (hourStart + HOUR <= startMs) continue;
-    if (hourStart >= endMs) return;
+    if (hourStart >= endMs) return built;
     for (const m of schedule.minutes) {
       const minuteStart = hourStart + m * 60_000;
       if (minuteStart + 60_000 <= startMs) continue;
-      if (minuteStart >= endMs) return;
+      if (minuteStart >= endMs) return built;
       for (const s of schedule.seconds) {
         const t = minuteStart + s * 1000;
         if (t < startMs) continue;
-        if (t >= endMs) return;
-        out.push(t);
+        if (t >= endMs || t > found.cut) return built;
+        found.add(t);
+        built++;
       }
     }
   }
+  return built;
 }
 
 /**
  * Fire instants of one local day (its midnight written as if UTC: `dayWall`) on which
  * the offset changes: each matching wall time resolved under the DST rule — a frequent
  * schedule at every instant showing it, a fixed one once (SPEC §6). Unordered.
+ * A wall time every reading of which lies past `found.cut` is not built. Returns how many
+ * wall times it resolved.
  */
 function expandChangingDay(
   schedule: CronSchedule,
@@ -319,69 +412,86 @@ function expandChangingDay(
   dayWall: number,
   startMs: number,
   endMs: number,
-  out: number[],
-): void {
-  // Wall times in [from, to) resolve to instants in [from - maxOffset, to - minOffset).
-  const outside = (from: number, to: number) =>
-    to - timeline.minOffset <= startMs || from - timeline.maxOffset >= endMs;
+  found: EarliestInstants,
+): number {
+  // Wall times in [from, to) resolve into the window only if read with one of these offsets.
+  const offsets = timeline.offsetsInto(startMs, endMs, !schedule.frequent);
+  const outside = (from: number, to: number) => offsets.every((o) => to - o <= startMs || from - o >= endMs);
+  const greatest = Math.max(...offsets);
   const instants: number[] = [];
+  let resolved = 0;
   for (const h of schedule.hours) {
     const hourWall = dayWall + h * HOUR;
+    if (hourWall - greatest > found.cut) return resolved;
     if (outside(hourWall, hourWall + HOUR)) continue;
     for (const m of schedule.minutes) {
       const minuteWall = hourWall + m * 60_000;
+      if (minuteWall - greatest > found.cut) return resolved;
       if (outside(minuteWall, minuteWall + 60_000)) continue;
       for (const s of schedule.seconds) {
         instants.length = 0;
         timeline.resolve(minuteWall + s * 1000, schedule.frequent, instants);
-        for (const t of instants) if (t >= startMs && t < endMs) out.push(t);
+        resolved++;
+        for (const t of instants) if (t >= startMs && t < endMs) found.add(t);
       }
     }
   }
+  return resolved;
+}
+
+/** A budget naming the cron and zone, for a call that brings none. */
+export function cronBudget(schedule: CronSchedule, timeZone: string): EvaluationBudget {
+  return new EvaluationBudget(() => `cron "${schedule.source}" in ${timeZone}`);
+}
+
+export interface ExpandOptions {
+  /** Stop once this many (the earliest) instants are known. */
+  limit?: number;
+  /** The call's budget, shared by every expansion it makes. */
+  budget?: EvaluationBudget;
 }
 
 /**
  * All fire instants of `schedule` in `timeZone` with start <= t < end, ascending and
- * unique. Half-open, so consecutive windows neither lose nor double a boundary run.
+ * unique (the earliest `limit` of them, if given). Half-open, so consecutive windows
+ * neither lose nor double a boundary run.
  */
 export function expandRuns(
   schedule: CronSchedule,
   timeZone: string,
   startMs: number,
   endMs: number,
+  { limit = Number.POSITIVE_INFINITY, budget = cronBudget(schedule, timeZone) }: ExpandOptions = {},
 ): number[] {
-  const out: number[] = [];
-  if (endMs <= startMs) return out;
+  if (endMs <= startMs || limit <= 0) return [];
+  const found = new EarliestInstants(limit);
   const timeline = OffsetTimeline.of(timeZone, startMs - DAY - 2 * MAX_OFFSET, endMs + DAY + 2 * MAX_OFFSET);
   const { minOffset, maxOffset } = timeline;
   // The local days whose wall times can resolve into the window.
   const firstDay = Math.floor((startMs + minOffset) / DAY) * DAY;
   const lastDay = Math.floor((endMs + maxOffset) / DAY) * DAY;
-  let needsSort = false;
-  for (let dayWall = firstDay; dayWall <= lastDay; dayWall += DAY) {
-    const date = new Date(dayWall);
-    if (!matchesDay(schedule, date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate())) continue;
+  for (
+    let dayWall = firstMatchingDay(schedule, firstDay, lastDay, budget);
+    dayWall !== null;
+    dayWall = firstMatchingDay(schedule, dayWall + DAY, lastDay, budget)
+  ) {
     if (timeline.changesBetween(dayWall - maxOffset, dayWall + DAY - minOffset + 1)) {
-      needsSort = true;
-      expandChangingDay(schedule, timeline, dayWall, startMs, endMs, out);
+      budget.spendInstants(expandChangingDay(schedule, timeline, dayWall, startMs, endMs, found));
     } else {
-      expandDay(schedule, dayWall - timeline.offsetAt(dayWall - maxOffset), startMs, endMs, out);
+      const midnight = dayWall - timeline.offsetAt(dayWall - maxOffset);
+      budget.spendInstants(expandDay(schedule, midnight, startMs, endMs, found));
     }
+    // No later day shows a wall time that resolves before its midnight less the greatest offset.
+    if (found.cut < dayWall + DAY - maxOffset) break;
   }
-  if (!needsSort) return out;
-  out.sort((a, b) => a - b);
-  let w = 0;
-  for (let r = 0; r < out.length; r++) {
-    if (r === 0 || out[r] !== out[r - 1]) out[w++] = out[r]!;
-  }
-  out.length = w;
-  return out;
+  return found.result();
 }
 
 /**
  * The next `count` fire instants strictly after `afterMs`, searching at most `horizonMs`
- * ahead, in spans growing fourfold from a minute: the executor asks this of every run
- * past its misfire threshold, and an hour of an every-second cron is 3,600 instants.
+ * ahead: from the next day the schedule names (a stretch without one is skipped, not
+ * walked), in spans growing fourfold from a minute, each expanded only until the count
+ * is reached. The executor asks this of every run past its misfire threshold.
  */
 export function nextRuns(
   schedule: CronSchedule,
@@ -389,15 +499,28 @@ export function nextRuns(
   afterMs: number,
   count: number,
   horizonMs = 5 * 366 * DAY,
+  budget = cronBudget(schedule, timeZone),
 ): number[] {
   const out: number[] = [];
+  const end = afterMs + horizonMs;
   let from = afterMs + 1;
   let span = MINUTE;
-  while (out.length < count && from < afterMs + horizonMs) {
-    const to = Math.min(from + span, afterMs + horizonMs);
-    for (const t of expandRuns(schedule, timeZone, from, to)) {
+  // The first day at or after the one `from` may show that the schedule names.
+  let day: number | null = Number.NEGATIVE_INFINITY;
+  while (out.length < count && from < end) {
+    // No instant before a day's midnight less the greatest offset shows that day.
+    const fromDay = Math.floor((from - MAX_OFFSET) / DAY) * DAY;
+    if (day < fromDay)
+      day = firstMatchingDay(schedule, fromDay, Math.floor((end + MAX_OFFSET) / DAY) * DAY, budget);
+    if (day === null) break;
+    if (day - MAX_OFFSET > from) {
+      from = day - MAX_OFFSET;
+      span = MINUTE;
+      if (from >= end) break;
+    }
+    const to = Math.min(from + span, end);
+    for (const t of expandRuns(schedule, timeZone, from, to, { limit: count - out.length, budget })) {
       out.push(t);
-      if (out.length === count) break;
     }
     from = to;
     span = Math.min(span * 4, 400 * DAY);

@@ -1,4 +1,5 @@
-import { type CronSchedule, nextRuns } from './cron-schedule.js';
+import { type CronSchedule, cronBudget, nextRuns } from './cron-schedule.js';
+import type { EvaluationBudget } from './evaluation-budget.js';
 
 /** How many upcoming runs the shortest-gap check looks at. */
 export const GAP_SAMPLE_RUNS = 120;
@@ -13,8 +14,9 @@ export function shortestGapMs(
   timeZone: string,
   fromMs: number,
   count = GAP_SAMPLE_RUNS,
+  budget: EvaluationBudget = cronBudget(schedule, timeZone),
 ): number | null {
-  const runs = nextRuns(schedule, timeZone, fromMs, count);
+  const runs = nextRuns(schedule, timeZone, fromMs, count, undefined, budget);
   let shortest: number | null = null;
   for (let i = 1; i < runs.length; i++) {
     const gap = runs[i]! - runs[i - 1]!;

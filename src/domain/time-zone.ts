@@ -94,6 +94,26 @@ export class OffsetTimeline {
     return offset;
   }
 
+  /**
+   * The offsets a wall time resolving into [fromMs, toMs) can be read with: those in
+   * force then and, with `gaps` (a fixed time, which a jump does not skip), the offset
+   * before a jump whose skipped wall times resolve just after it. Expansion builds only
+   * the wall times one of these places in the window.
+   */
+  offsetsInto(fromMs: number, toMs: number, gaps: boolean): number[] {
+    const offsets = [this.offsetAt(fromMs)];
+    const add = (o: number) => {
+      if (!offsets.includes(o)) offsets.push(o);
+    };
+    for (const c of this.changes) {
+      if (c.at >= toMs) break;
+      if (c.at > fromMs) add(c.after);
+      // A gap's wall times resolve with `before` into [at, at + (after - before)).
+      if (gaps && c.after > c.before && c.at + (c.after - c.before) > fromMs) add(c.before);
+    }
+    return offsets;
+  }
+
   /** Does the offset change in [fromMs, toMs)? */
   changesBetween(fromMs: number, toMs: number): boolean {
     return this.changes.some((c) => c.at >= fromMs && c.at < toMs);

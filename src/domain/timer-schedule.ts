@@ -1,5 +1,6 @@
 import { localDate, type SkipDates } from './calendar.js';
 import { type CronSchedule, expandRuns, nextRuns, parseCron } from './cron-schedule.js';
+import { EvaluationBudget } from './evaluation-budget.js';
 import { hashSeed, resolveHashedCron } from './hashed-cron.js';
 import { type IntervalSpec, intervalNext, intervalRuns } from './interval-schedule.js';
 import { jitterOffset } from './jitter.js';
@@ -32,6 +33,9 @@ const SKIP_ROUNDS = 64;
  *
  * The window bounds the nominal instants. A shift is below the schedule's shortest gap,
  * so shifted runs keep their order and each has exactly one nominal instant.
+ *
+ * Each call has its own evaluation budget: one that would build too much throws
+ * ScheduleTooCostlyError naming the schedule instead of stalling the process.
  */
 export class TimerSchedule {
   private readonly cron: CronSchedule | null;
@@ -62,7 +66,7 @@ export class TimerSchedule {
 
   /** The next `count` nominal instants after `afterMs`, skipped ones included and named (preview ?explain=true). */
   explain(afterMs: number, count: number): ExplainedRun[] {
-    return this.rawNext(afterMs - this.jitterMs, count + 1)
+    return this.rawNext(afterMs - this.jitterMs, count + 1, this.budget())
       .map((n) => {
         const skippedBy = this.skippedBy(n);
         return { at: skippedBy === null ? this.shift(n) : n, skippedBy };
@@ -73,10 +77,11 @@ export class TimerSchedule {
 
   /** Fire instants in [startMs, endMs), ascending. */
   runsBetween(startMs: number, endMs: number): number[] {
-    if (this.jitterMs === 0) return this.nominalBetween(startMs, endMs);
+    const budget = this.budget();
+    if (this.jitterMs === 0) return this.nominalBetween(startMs, endMs, budget);
     // A run shifted into the range may be nominally due up to jitterMs - 1 before it.
     const out: number[] = [];
-    for (const n of this.nominalBetween(startMs - this.jitterMs + 1, endMs)) {
+    for (const n of this.nominalBetween(startMs - this.jitterMs + 1, endMs, budget)) {
       const t = this.shift(n);
       if (t >= startMs && t < endMs) out.push(t);
     }
@@ -85,9 +90,10 @@ export class TimerSchedule {
 
   /** The next `count` instants strictly after `afterMs`. */
   next(afterMs: number, count: number): number[] {
-    if (this.jitterMs === 0) return this.nominalNext(afterMs, count);
+    const budget = this.budget();
+    if (this.jitterMs === 0) return this.nominalNext(afterMs, count, budget);
     // At most one nominal instant in (afterMs - jitter, afterMs] is shifted to afterMs or before.
-    return this.nominalNext(afterMs - this.jitterMs, count + 1)
+    return this.nominalNext(afterMs - this.jitterMs, count + 1, budget)
       .map((n) => this.shift(n))
       .filter((t) => t > afterMs)
       .slice(0, count);
@@ -104,7 +110,9 @@ export class TimerSchedule {
    */
   nominalOf(ms: number): number {
     if (this.jitterMs === 0) return ms;
-    for (const n of this.rawBetween(ms - this.jitterMs + 1, ms + 1)) if (this.shift(n) === ms) return n;
+    for (const n of this.rawBetween(ms - this.jitterMs + 1, ms + 1, this.budget())) {
+      if (this.shift(n) === ms) return n;
+    }
     return ms;
   }
 
@@ -115,7 +123,7 @@ export class TimerSchedule {
   shortestGap(fromMs: number): number | null {
     if (this.interval !== null) return this.interval.everyMs;
     if (this.cron === null) return null;
-    return shortestGapMs(this.cron, this.t.timezone, fromMs);
+    return shortestGapMs(this.cron, this.t.timezone, fromMs, undefined, this.budget());
   }
 
   /**
@@ -132,23 +140,31 @@ export class TimerSchedule {
     return this.t.endAt === null ? null : this.t.endAt - 1 + Math.max(0, this.jitterMs - 1);
   }
 
+  /** A fresh budget for one call, naming the schedule as its owner wrote it. */
+  private budget(): EvaluationBudget {
+    const interval = this.interval;
+    return interval === null
+      ? new EvaluationBudget(() => `cron "${this.t.cron}" in ${this.t.timezone}`)
+      : new EvaluationBudget(() => `every ${interval.everyMs} ms`, undefined, 'every');
+  }
+
   private shift(nominal: number): number {
     return nominal + jitterOffset(this.t.id as number, nominal, this.jitterMs);
   }
 
   /** Nominal instants in [startMs, endMs), inside the window, none on a skipped date. */
-  private nominalBetween(startMs: number, endMs: number): number[] {
-    const runs = this.rawBetween(startMs, endMs);
+  private nominalBetween(startMs: number, endMs: number, budget: EvaluationBudget): number[] {
+    const runs = this.rawBetween(startMs, endMs, budget);
     return this.skip === null ? runs : runs.filter((n) => this.skippedBy(n) === null);
   }
 
   /** The next `count` nominal instants strictly after `afterMs`, none on a skipped date. */
-  private nominalNext(afterMs: number, count: number): number[] {
-    if (this.skip === null) return this.rawNext(afterMs, count);
+  private nominalNext(afterMs: number, count: number, budget: EvaluationBudget): number[] {
+    if (this.skip === null) return this.rawNext(afterMs, count, budget);
     const out: number[] = [];
     let from = afterMs;
     for (let round = 0; round < SKIP_ROUNDS && out.length < count; round++) {
-      const batch = this.rawNext(from, Math.max(count, 100));
+      const batch = this.rawNext(from, Math.max(count, 100), budget);
       for (const n of batch) if (out.length < count && this.skippedBy(n) === null) out.push(n);
       if (batch.length === 0) break;
       from = batch[batch.length - 1] as number;
@@ -157,23 +173,30 @@ export class TimerSchedule {
   }
 
   /** Nominal instants in [startMs, endMs), inside the window. */
-  private rawBetween(startMs: number, endMs: number): number[] {
+  private rawBetween(startMs: number, endMs: number, budget: EvaluationBudget): number[] {
     const from = Math.max(startMs, this.t.startAt ?? startMs);
     const to = Math.min(endMs, this.t.endAt ?? endMs);
     if (to <= from) return [];
     if (this.t.at !== null) return this.t.at >= from && this.t.at < to ? [this.t.at] : [];
-    if (this.interval !== null) return intervalRuns(this.interval, from, to);
+    if (this.interval !== null) {
+      // Counted before they are built: an interval's instants in a range are known in advance.
+      budget.spendInstants(Math.ceil((to - from) / this.interval.everyMs));
+      return intervalRuns(this.interval, from, to);
+    }
     if (this.cron === null) return [];
-    return expandRuns(this.cron, this.t.timezone, from, to);
+    return expandRuns(this.cron, this.t.timezone, from, to, { budget });
   }
 
   /** The next `count` nominal instants strictly after `afterMs`, inside the window. */
-  private rawNext(afterMs: number, count: number): number[] {
-    if (this.t.at !== null) return this.rawBetween(afterMs + 1, this.t.at + 1).slice(0, count);
+  private rawNext(afterMs: number, count: number, budget: EvaluationBudget): number[] {
+    if (this.t.at !== null) return this.rawBetween(afterMs + 1, this.t.at + 1, budget).slice(0, count);
     const from = Math.max(afterMs, (this.t.startAt ?? afterMs + 1) - 1);
-    if (this.interval !== null) return intervalNext(this.interval, from, count, this.t.endAt ?? Infinity);
+    if (this.interval !== null) {
+      budget.spendInstants(count);
+      return intervalNext(this.interval, from, count, this.t.endAt ?? Infinity);
+    }
     if (this.cron === null) return [];
-    const runs = nextRuns(this.cron, this.t.timezone, from, count);
+    const runs = nextRuns(this.cron, this.t.timezone, from, count, undefined, budget);
     return this.t.endAt === null ? runs : runs.filter((r) => r < (this.t.endAt as number));
   }
 }

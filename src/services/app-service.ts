@@ -7,7 +7,16 @@ import { apiKeyId, hashApiKey, looksLikeApiKey, newApiKey, tokensEqual } from '.
 import type { SecretBox } from '../security/secret-box.js';
 import { AppRepository, type AppRow } from '../storage/db/app-repository.js';
 import type { Database, Transaction } from '../storage/db/client.js';
-import { type Actor, ADMIN, actorName, appActor, assertAdmin, assertCanUseApp, OPEN } from './access.js';
+import {
+  type Actor,
+  ADMIN,
+  actorName,
+  appActor,
+  assertAdmin,
+  assertCanUseApp,
+  assertNotRetired,
+  OPEN,
+} from './access.js';
 import type { AuditService } from './audit-service.js';
 
 export interface AppServiceDeps {
@@ -74,7 +83,8 @@ export class AppService {
 
   /**
    * The actor an Authorization header stands for, or null (401): the admin token, an
-   * app's current key, or its previous key within its grace period. Without a header the
+   * app's current key, or its previous key within its grace period (a retired actor).
+   * Without a header the
    * caller is the admin in open mode and nobody otherwise. A token that is presented is
    * checked even in open mode, so clients written against app keys behave the same there.
    */
@@ -86,8 +96,8 @@ export class AppService {
     if (this.deps.adminToken !== undefined && tokensEqual(token, this.deps.adminToken)) return ADMIN;
     if (!looksLikeApiKey(token)) return null;
     const hash = hashApiKey(token);
-    const app = await this.apps.findByKeyHash(hash, this.deps.now());
-    return app === null ? null : appActor(app, apiKeyId(app, hash));
+    const found = await this.apps.findByKeyHash(hash, this.deps.now());
+    return found === null ? null : appActor(found.name, apiKeyId(found.name, hash), found.retired);
   }
 
   /** Creates an app with a new API key and signing secret (admin only); both are returned only here. */
@@ -124,10 +134,11 @@ export class AppService {
   /**
    * Issues a new API key or signing secret. The one it replaces stays valid for
    * `graceSeconds` (default APP_KEY_GRACE_SECONDS; 0 revokes it at once); one replaced
-   * earlier and still in its grace ends now. The admin or the app itself may rotate.
+   * earlier and still in its grace ends now. The admin or the app itself (its current key) may rotate.
    */
   async rotate(actor: Actor, name: string, what: Rotatable, graceSeconds?: number): Promise<IssuedApp> {
     assertCanUseApp(actor, name);
+    assertNotRetired(actor, 'rotate keys or secrets');
     const now = this.deps.now();
     const grace = (graceSeconds ?? this.deps.graceSeconds) * 1000;
     const until = grace > 0 ? new Date(now + grace) : null;
@@ -171,6 +182,7 @@ export class AppService {
   /** Sets (or, with null, clears) the app's default failure notification: the admin or the app itself. */
   async setNotify(actor: Actor, name: string, notify: Notify | null): Promise<AppInfo> {
     assertCanUseApp(actor, name);
+    assertNotRetired(actor, "change the app's notify");
     if (notify) await this.deps.guard?.assertAllowed(notify.url, 'notify.url');
     await this.deps.database.transaction(async (tx) => {
       const apps = this.apps.withDb(tx.db);

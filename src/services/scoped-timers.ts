@@ -4,7 +4,7 @@ import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../domai
 import type { VersionMatch } from '../domain/version-match.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimiter } from '../storage/redis/rate-limiter.js';
-import { type Actor, assertCanUseApp } from './access.js';
+import { type Actor, assertCanUseApp, assertNotRetired } from './access.js';
 import type { BackfillRequest, BackfillView } from './backfill-service.js';
 import type { Page } from './page.js';
 import type {
@@ -14,6 +14,7 @@ import type {
   NumberedTaskQuery,
   NumberedTimerQuery,
   QueuedRunView,
+  SchedulePreviewFields,
   TaskQuery,
   TimerQuery,
   TimerUseCases,
@@ -25,8 +26,12 @@ import type {
  * native and the compatible routes and the dashboard call. The access rule lives in
  * access.ts; this applies it to every use case, records every change in the audit log
  * under the actor's name, and spends the app's rate limit on every change an app key
- * makes (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
+ * makes, and on every preview and dry run, which evaluate schedules and look up callback
+ * hosts as a change does (APP_RATE_LIMIT_PER_MINUTE; the admin is not limited).
  */
+/** What a key in its grace period may not do to a timer (RETIRED_KEY). */
+const NOTIFY = 'set or change a notify URL';
+
 export class ScopedTimers {
   constructor(
     private readonly timers: TimerUseCases,
@@ -38,6 +43,7 @@ export class ScopedTimers {
 
   async create(draft: TimerDraft): Promise<Timer> {
     assertCanUseApp(this.actor, draft.app);
+    if (draft.notify !== null) assertNotRetired(this.actor, NOTIFY);
     await this.spend();
     return this.timers.create(draft, this.author);
   }
@@ -46,6 +52,7 @@ export class ScopedTimers {
   async createMany(drafts: readonly TimerDraft[]): Promise<Timer[]> {
     const apps = new Set(drafts.map((d) => d.app));
     for (const app of apps) assertCanUseApp(this.actor, app);
+    if (drafts.some((d) => d.notify !== null)) assertNotRetired(this.actor, NOTIFY);
     await this.spend();
     return this.timers.createMany(drafts, this.author);
   }
@@ -54,13 +61,15 @@ export class ScopedTimers {
   async upsert(draft: TimerDraft, ifMatch?: VersionMatch): Promise<{ timer: Timer; outcome: UpsertOutcome }> {
     assertCanUseApp(this.actor, draft.app);
     await this.spend();
+    await this.keepsNotify(draft.app, [draft]);
     return this.timers.upsert(draft, this.author, ifMatch);
   }
 
-  /** Makes the app's timers the set given; one change of the rate limit, however many timers. */
+  /** Makes the app's timers the set given (or, dry, plans it); one call of the rate limit, however many timers. */
   async apply(app: string, drafts: readonly TimerDraft[], options: ApplyOptions): Promise<ApplyResult> {
     assertCanUseApp(this.actor, app);
-    if (!options.dryRun) await this.spend();
+    await this.spend();
+    await this.keepsNotify(app, drafts);
     return this.timers.apply(app, drafts, options, this.author);
   }
 
@@ -94,11 +103,19 @@ export class ScopedTimers {
 
   async preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }> {
     await this.owned(id);
+    await this.spend();
     return this.timers.preview(id, count, fromMs);
+  }
+
+  /** The next fire times of a schedule not saved yet. */
+  async previewSchedule(fields: SchedulePreviewFields, count: number, fromMs?: number): Promise<number[]> {
+    await this.spend();
+    return this.timers.previewSchedule(fields, count, fromMs);
   }
 
   async update(id: number, patch: TimerPatch, ifMatch?: VersionMatch): Promise<Timer> {
     await this.owned(id);
+    if (patch.notify !== undefined) assertNotRetired(this.actor, NOTIFY);
     await this.spend();
     return this.timers.update(id, patch, this.author, ifMatch);
   }
@@ -149,6 +166,7 @@ export class ScopedTimers {
 
   async explain(id: number, count: number, fromMs?: number) {
     await this.owned(id);
+    await this.spend();
     return this.timers.explain(id, count, fromMs);
   }
 
@@ -199,6 +217,21 @@ export class ScopedTimers {
     return this.timers.backfills.cancel(timer, backfillId, this.author);
   }
 
+  /**
+   * A key in its grace period may send definitions only with the notify their timers
+   * already have (RETIRED_KEY otherwise): a dry run of the set says what would change. Any
+   * notify it can so send is one the app's owner set.
+   */
+  private async keepsNotify(app: string, drafts: readonly TimerDraft[]): Promise<void> {
+    if (this.actor.kind !== 'app' || !this.actor.retired) return;
+    const { plan } = await this.timers.apply(app, drafts, { prune: false, dryRun: true });
+    const notifies = new Set(drafts.filter((d) => d.notify !== null).map((d) => d.name));
+    const changes = plan.some((step) =>
+      step.action === 'create' ? notifies.has(step.name) : step.changes?.notify !== undefined,
+    );
+    if (changes) assertNotRetired(this.actor, NOTIFY);
+  }
+
   /** The timer, if this actor may use it (404 if it does not exist, 403 if it is another app's). */
   private async owned(id: number): Promise<Timer> {
     const timer = await this.timers.get(id);
@@ -211,7 +244,7 @@ export class ScopedTimers {
     const decision = await this.limiter.hit(this.actor.app, this.now());
     if (!decision.allowed) {
       throw new RateLimitedError(
-        `app ${this.actor.app} made more changes this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,
+        `app ${this.actor.app} made more changes, previews and dry runs this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,
         decision.retryAfterSec,
       );
     }

@@ -9,6 +9,7 @@ import {
 } from '../domain/audit.js';
 import { type Calendar, skipDatesOf } from '../domain/calendar.js';
 import { CronSyntaxError } from '../domain/cron-schedule.js';
+import { ScheduleTooCostlyError } from '../domain/evaluation-budget.js';
 import { groupBy } from '../domain/group-by.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
@@ -181,13 +182,13 @@ export class TimerService implements TimerUseCases {
       }
       first.set(`${d.app}\0${d.name}`, i);
     });
-    // Timers alike in schedule and target share one policy check (a batch is often one
+    // Timers alike in schedule and targets share one policy check (a batch is often one
     // cron and one receiver): its failure is the first such timer's, the lowest index.
     const checked = new Set<string>();
     const checks = await Promise.allSettled(
       drafts.map(async (draft) => {
         checkWindow(draft, now);
-        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}`;
+        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}\0${draft.notify?.url}`;
         if (checked.has(alike)) return;
         checked.add(alike);
         await this.checkPolicy(draft, now);
@@ -1310,6 +1311,8 @@ function sameVersions(a: readonly Timer[], b: readonly Timer[]): boolean {
 function atIndex(err: unknown, index: number): unknown {
   if (err instanceof CronSyntaxError)
     return atIndex(new XtimerError(ErrorCode.INVALID_CRON, err.message), index);
+  if (err instanceof ScheduleTooCostlyError)
+    return atIndex(new XtimerError(ErrorCode.CRON_TOO_COSTLY, err.message), index);
   if (!(err instanceof XtimerError)) return err;
   return new XtimerError(err.code, `timers.${index}: ${err.message}`, [
     { path: `timers.${index}`, message: err.message, index },

@@ -89,6 +89,10 @@ export interface ApplyOptions {
   dryRun: boolean;
 }
 
+/** A schedule not saved yet, as a preview reads it (app and name seed its `H` values). */
+export type SchedulePreviewFields = Pick<Timer, 'cron' | 'timezone'> &
+  Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'app' | 'name'>>;
+
 /** The timer use cases as TimerService does them, for no actor in particular; `by` is who the audit log names. */
 export interface TimerUseCases {
   create(draft: TimerDraft, by?: ChangeAuthor): Promise<Timer>;
@@ -111,6 +115,7 @@ export interface TimerUseCases {
   listTasksNumbered(q: NumberedTaskQuery): Promise<Numbered<Task>>;
   preview(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: number[] }>;
   explain(id: number, count: number, fromMs?: number): Promise<{ timer: Timer; runs: ExplainedRun[] }>;
+  previewSchedule(fields: SchedulePreviewFields, count: number, fromMs?: number): number[];
   update(id: number, patch: TimerPatch, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<Timer>;
   delete(id: number, by?: ChangeAuthor, ifMatch?: VersionMatch): Promise<void>;
   enable(id: number, by?: ChangeAuthor): Promise<Timer>;

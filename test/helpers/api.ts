@@ -42,7 +42,7 @@ export function createTestApp(
 
 /**
  * JSON request helper, a client as an SDK is: every change says content-type:
- * application/json (open mode requires it, an empty enable too). Returns status and parsed body.
+ * application/json (open mode requires it of a body). Returns status and parsed body.
  */
 export async function call(
   app: App,

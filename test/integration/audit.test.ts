@@ -120,7 +120,17 @@ describe('what is recorded', () => {
     for (const e of entries) expect(Math.abs(Date.parse(e.at) - Date.now())).toBeLessThan(60_000);
   });
 
-  it('masks credentials: header values named like them, and such query parameters of URLs', async () => {
+  it('keeps no credential in any form: header values off a short list, query values, secret paths, bodies', async () => {
+    const SECRETS = {
+      apim: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+      functions: 'fn_Q2xvdWRGdW5jdGlvbktleQ',
+      bearer: 't0p-s3cret',
+      sig: 'sv2021sigXYZ',
+      code: 'azFuncCode42',
+      path: 'T0AAAAAAA/B0BBBBBBB/ZX9ab3Cd5Ef7Gh9Ij1Kl3Mn5',
+      password: 'hunter2-is-my-password',
+      notify: 'zzzNotifyToken',
+    };
     const created = await call(
       app,
       'POST',
@@ -128,10 +138,16 @@ describe('what is recorded', () => {
       timerBody({
         app: 'beta',
         callback: {
-          url: 'http://127.0.0.1:9/hook?token=abc123&page=2',
-          headers: { Authorization: 'Bearer t0p-s3cret', 'X-Api-Key': 'k-123', 'X-Trace': 'visible' },
+          url: `http://127.0.0.1:9/api/trigger?sig=${SECRETS.sig}&code=${SECRETS.code}&page=2`,
+          headers: {
+            Authorization: `Bearer ${SECRETS.bearer}`,
+            'Ocp-Apim-Subscription-Key': SECRETS.apim,
+            'X-Functions-Key': SECRETS.functions,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ user: 'svc', password: SECRETS.password }),
         },
-        notify: { url: 'http://127.0.0.1:9/notify?access_token=zzz' },
+        notify: { url: `http://127.0.0.1:9/services/${SECRETS.path}?t=${SECRETS.notify}` },
       }),
       AS_ADMIN,
     );
@@ -140,24 +156,34 @@ describe('what is recorded', () => {
       app,
       'PATCH',
       `/api/v1/timers/${id}`,
-      { callback: { headers: { Authorization: 'Bearer n3w', 'X-Trace': 'visible' } } },
+      {
+        callback: {
+          headers: { Authorization: 'Bearer n3w', 'content-type': 'application/json' },
+          body: '{}',
+        },
+      },
       AS_ADMIN,
     );
     const [update, create] = await audit(`timerId=${id}`);
     expect(create.after['callback.headers']).toEqual({
       Authorization: '***',
-      'X-Api-Key': '***',
-      'X-Trace': 'visible',
+      'Ocp-Apim-Subscription-Key': '***',
+      'X-Functions-Key': '***',
+      'content-type': 'application/json',
     });
-    expect(create.after['callback.url']).toBe('http://127.0.0.1:9/hook?token=***&page=2');
-    expect(create.after.notify.url).toBe('http://127.0.0.1:9/notify?access_token=***');
-    expect(update.before).toEqual({
-      'callback.headers': { Authorization: '***', 'X-Api-Key': '***', 'X-Trace': 'visible' },
+    expect(create.after['callback.url']).toBe('http://127.0.0.1:9/api/trigger?sig=***&code=***&page=***');
+    expect(create.after.notify.url).toBe('http://127.0.0.1:9/***?t=***');
+    expect(create.after['callback.body']).toEqual({
+      bytes: expect.any(Number),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    expect(update.after).toEqual({ 'callback.headers': { Authorization: '***', 'X-Trace': 'visible' } });
+    // A change still shows as one, masked on both sides.
+    expect(Object.keys(update.before).sort()).toEqual(['callback.body', 'callback.headers']);
+    expect(update.after['callback.body']).toEqual({ bytes: 2, sha256: expect.any(String) });
+    expect(update.before['callback.body'].sha256).not.toBe(update.after['callback.body'].sha256);
     const [rows] = await secured.database.pool.query('SELECT before_json, after_json FROM audit_log');
     const stored = JSON.stringify(rows);
-    for (const secret of ['t0p-s3cret', 'k-123', 'n3w', 'abc123', 'zzz'])
+    for (const secret of [...Object.values(SECRETS), 'n3w', 'ZX9ab3Cd5Ef7Gh9Ij1Kl3Mn5', 'hunter2'])
       expect(stored).not.toContain(secret);
   });
 

@@ -46,6 +46,17 @@ async function count(sql: string): Promise<number> {
 }
 
 describe('POST /api/v1/apps', () => {
+  it('answers a key or secret with Cache-Control: no-store, so no cache or history keeps it', async () => {
+    const created = await call(app, 'POST', '/api/v1/apps', { app: 'uncached' }, ADMIN);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    for (const rotate of ['key', 'secret']) {
+      const rotated = await call(app, 'POST', '/api/v1/apps/uncached/rotate', { rotate }, ADMIN);
+      expect(rotated.status).toBe(200);
+      expect(rotated.headers.get('cache-control'), rotate).toBe('no-store');
+    }
+  });
+
   it('creates an app and shows its API key and whsec_ signing secret once; stores neither in clear', async () => {
     const res = await call(app, 'POST', '/api/v1/apps', { app: 'gamma' }, ADMIN);
     expect(res.status).toBe(201);
@@ -337,6 +348,136 @@ describe('rotation', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
     expect((await call(app, 'POST', '/api/v1/apps/nope/rotate', { rotate: 'key' }, ADMIN)).status).toBe(404);
+  });
+});
+
+describe('a key in its grace period (retired by a rotation)', () => {
+  const NOTIFY = { url: 'http://127.0.0.1:9/notify', on: ['failed'] };
+  const OTHER_NOTIFY = { url: 'http://127.0.0.1:9/elsewhere', on: ['failed', 'missed'] };
+  let retired: Record<string, string>;
+  let current: Record<string, string>;
+  let timerId: number;
+
+  beforeAll(async () => {
+    const oldKey = (await call(app, 'POST', '/api/v1/apps', { app: 'graceful' }, ADMIN)).body.apiKey;
+    timerId = (
+      await call(
+        app,
+        'POST',
+        '/api/v1/timers',
+        timerBody({ app: 'graceful', name: 'kept', notify: NOTIFY }),
+        bearer(oldKey),
+      )
+    ).body.id;
+    const rotated = await call(
+      app,
+      'POST',
+      '/api/v1/apps/graceful/rotate',
+      { rotate: 'key' },
+      bearer(oldKey),
+    );
+    expect(rotated.status).toBe(200);
+    retired = bearer(oldKey);
+    current = bearer(rotated.body.apiKey);
+  });
+
+  const expectRetired = (res: { status: number; body: any }, what: string) => {
+    expect(res.status, what).toBe(403);
+    expect(res.body.error.code, what).toBe('RETIRED_KEY');
+    expect(res.body.error.message).toMatch(/grace period/);
+  };
+
+  it('may not rotate the key or the secret, with or without a grace period: the current key stays the one', async () => {
+    const before = (await call(app, 'GET', '/api/v1/apps/graceful', undefined, ADMIN)).body;
+    for (const body of [
+      { rotate: 'key', graceSeconds: 0 },
+      { rotate: 'key' },
+      { rotate: 'secret', graceSeconds: 0 },
+      { rotate: 'secret' },
+    ]) {
+      expectRetired(
+        await call(app, 'POST', '/api/v1/apps/graceful/rotate', body, retired),
+        JSON.stringify(body),
+      );
+    }
+    const after = (await call(app, 'GET', '/api/v1/apps/graceful', undefined, ADMIN)).body;
+    expect(after).toEqual(before);
+    expect((await call(app, 'GET', '/api/v1/apps/graceful', undefined, current)).status).toBe(200);
+  });
+
+  it("may not change the app's notify, nor set or change a timer's", async () => {
+    expectRetired(
+      await call(app, 'PATCH', '/api/v1/apps/graceful', { notify: OTHER_NOTIFY }, retired),
+      'app notify',
+    );
+    expectRetired(await call(app, 'PATCH', '/api/v1/apps/graceful', { notify: null }, retired), 'app notify');
+    expectRetired(
+      await call(app, 'PATCH', `/api/v1/timers/${timerId}`, { notify: OTHER_NOTIFY }, retired),
+      'PATCH notify',
+    );
+    expectRetired(
+      await call(app, 'PATCH', `/api/v1/timers/${timerId}`, { notify: null }, retired),
+      'PATCH notify',
+    );
+    expectRetired(
+      await call(
+        app,
+        'POST',
+        '/api/v1/timers',
+        timerBody({ app: 'graceful', notify: OTHER_NOTIFY }),
+        retired,
+      ),
+      'create',
+    );
+    expectRetired(
+      await call(
+        app,
+        'POST',
+        '/api/v1/timers/batch',
+        { timers: [timerBody({ app: 'graceful' }), timerBody({ app: 'graceful', notify: OTHER_NOTIFY })] },
+        retired,
+      ),
+      'batch',
+    );
+    const { app: _, ...kept } = timerBody({ name: 'kept', notify: OTHER_NOTIFY });
+    expectRetired(await call(app, 'PUT', '/api/v1/apps/graceful/timers/kept', kept, retired), 'PUT');
+    expectRetired(
+      await call(app, 'POST', '/api/v1/apps/graceful/apply', { timers: [kept], dryRun: true }, retired),
+      'apply',
+    );
+    expect((await call(app, 'GET', `/api/v1/timers/${timerId}`, undefined, ADMIN)).body.notify).toEqual(
+      NOTIFY,
+    );
+    expect(await count("timers WHERE app = 'graceful'")).toBe(1);
+    // The current key may.
+    expect(
+      (await call(app, 'PATCH', `/api/v1/timers/${timerId}`, { notify: OTHER_NOTIFY }, current)).status,
+    ).toBe(200);
+    expect((await call(app, 'PATCH', `/api/v1/timers/${timerId}`, { notify: NOTIFY }, current)).status).toBe(
+      200,
+    );
+  });
+
+  it('keeps reading and firing the app’s timers, and sending them as they are', async () => {
+    expect((await call(app, 'GET', '/api/v1/apps/graceful', undefined, retired)).status).toBe(200);
+    expect((await call(app, 'GET', `/api/v1/timers/${timerId}`, undefined, retired)).status).toBe(200);
+    expect((await call(app, 'POST', `/api/v1/timers/${timerId}/trigger`, undefined, retired)).status).toBe(
+      202,
+    );
+    const created = await call(
+      app,
+      'POST',
+      '/api/v1/timers',
+      timerBody({ app: 'graceful', name: 'new' }),
+      retired,
+    );
+    expect(created.status).toBe(201);
+    // A definition whose notify is what the timer already has changes no notify.
+    const { app: _, ...kept } = timerBody({ name: 'kept', notify: NOTIFY, description: 'still kept' });
+    const put = await call(app, 'PUT', '/api/v1/apps/graceful/timers/kept', kept, retired);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.notify).toEqual(NOTIFY);
+    expect(put.body.description).toBe('still kept');
   });
 });
 

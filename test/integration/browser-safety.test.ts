@@ -42,7 +42,10 @@ async function timerRows(): Promise<Array<{ id: number; status: string; version:
   return rows as Array<{ id: number; status: string; version: number }>;
 }
 
-/** A raw request as a browser (or curl) would send it; `url` may name another host. */
+/**
+ * A raw request as a browser (or curl) would send it; `url` may name another host. A body
+ * goes with its Content-Length, as every HTTP client sends it (app.request adds none).
+ */
 async function send(
   app: App,
   method: string,
@@ -50,7 +53,11 @@ async function send(
   headers: Record<string, string> = {},
   body?: string,
 ): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await app.request(url, { method, headers, ...(body === undefined ? {} : { body }) });
+  const framed =
+    body === undefined || 'transfer-encoding' in headers || 'content-length' in headers
+      ? headers
+      : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  const res = await app.request(url, { method, headers: framed, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -76,7 +83,7 @@ const goCreate = JSON.stringify({
 });
 
 describe('open mode against cross-site requests', () => {
-  it('refuses what a page on another site can send: a text/plain or form POST, an empty enable', async () => {
+  it('refuses a body that is not declared JSON: a text/plain, form or multipart POST', async () => {
     const id = await newTimer();
     const before = await timerRows();
     const attempts: Array<[string, string, Record<string, string>, string?]> = [
@@ -84,9 +91,10 @@ describe('open mode against cross-site requests', () => {
       ['POST', '/api/timer/v1/def', { 'content-type': 'application/x-www-form-urlencoded' }, goCreate],
       ['POST', '/api/timer/v1/enable', { 'content-type': 'text/plain' }, JSON.stringify({ id })],
       ['POST', '/api/v1/timers', { 'content-type': 'text/plain' }, JSON.stringify(timerBody())],
-      ['POST', `/api/v1/timers/${id}/enable`, {}],
-      ['POST', `/api/v1/timers/${id}/enable`, { 'content-type': 'text/plain' }, ''],
+      ['POST', '/api/v1/timers', {}, JSON.stringify(timerBody())],
+      ['POST', `/api/v1/timers/${id}/enable`, { 'content-type': 'text/plain' }, '{}'],
       ['POST', `/api/v1/timers/${id}/enable`, { 'content-type': 'multipart/form-data; boundary=x' }, '--x--'],
+      ['POST', `/api/v1/timers/${id}/disable`, { 'transfer-encoding': 'chunked' }, '{}'],
       ['POST', '/api/v1/apps', { 'content-type': 'text/plain' }, JSON.stringify({ app: 'sneaky' })],
     ];
     for (const [method, path, headers, body] of attempts) {
@@ -118,6 +126,47 @@ describe('open mode against cross-site requests', () => {
       expect(code).toBe('CROSS_SITE_REFUSED');
     }
     expect(await timerRows()).toEqual(before);
+  });
+
+  it('lets a tool naming no origin (curl, Python requests, Go http.Post) change things without a body or a content type', async () => {
+    const id = await newTimer();
+    const { id: taskId } = (await send(open, 'POST', `/api/v1/timers/${id}/trigger`)).body;
+    expect(taskId).toMatch(new RegExp(`^${id}_`));
+    // curl -X POST sends no Content-Length; requests.post() and http.Post(url, "", nil) send 0.
+    const tools: Array<[string, string, Record<string, string>, number]> = [
+      ['POST', `/api/v1/timers/${id}/enable`, {}, 200],
+      ['POST', `/api/v1/timers/${id}/disable`, { 'content-length': '0' }, 200],
+      ['POST', `/api/v1/timers/${id}/enable`, { 'content-type': 'application/x-www-form-urlencoded' }, 200],
+      ['POST', `/api/v1/timers/${id}/disable`, { 'content-type': 'text/plain', 'content-length': '0' }, 200],
+      ['POST', `/api/v1/timers/${id}/trigger`, {}, 202],
+      ['DELETE', `/api/timer/v1/def?id=${id}`, {}, 200],
+    ];
+    for (const [method, path, headers, status] of tools) {
+      const res = await send(open, method, path, headers);
+      expect(res.status, `${method} ${path} ${JSON.stringify(headers)}: ${JSON.stringify(res.body)}`).toBe(
+        status,
+      );
+    }
+    expect(await timerRows()).not.toContainEqual(expect.objectContaining({ id }));
+    const other = await newTimer();
+    // A run to retry: the one run-now made, failed.
+    const failed = (await send(open, 'POST', `/api/v1/timers/${other}/trigger`)).body.id as string;
+    await stores.database.pool.query("UPDATE tasks SET status = 'failed', attempts = 1 WHERE timer_id = ?", [
+      other,
+    ]);
+    expect((await send(open, 'POST', `/api/v1/timers/${other}/tasks/${failed}/retry`)).status).toBe(202);
+    expect((await send(open, 'DELETE', `/api/v1/timers/${other}`)).status).toBe(204);
+    // The compatible enable takes its id in a body: without one it is the route's own 400, never 415.
+    const compat = await send(open, 'POST', '/api/timer/v1/enable');
+    expect(compat.status).not.toBe(415);
+  });
+
+  it('still wants a content type of a bodyless change a page sends, even of this origin', async () => {
+    const id = await newTimer();
+    for (const headers of [{ origin: 'http://localhost' }, { 'sec-fetch-site': 'same-origin' }]) {
+      const res = await send(open, 'POST', `/api/v1/timers/${id}/enable`, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(415);
+    }
   });
 
   it('lets a same-origin page and tools without an Origin (curl, SDKs) change things', async () => {
@@ -213,8 +262,34 @@ describe('browser headers', () => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('referrer-policy')).toBe('same-origin');
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     },
   );
+
+  it('serves pages whose every script is a file of this origin, so no inline script is needed', async () => {
+    const id = await newTimer();
+    for (const path of [
+      '/dashboard/timers',
+      `/dashboard/timers/${id}`,
+      `/dashboard/timers/${id}/edit`,
+      '/docs',
+    ]) {
+      const page = await send(open, 'GET', path);
+      expect(page.status, path).toBe(200);
+      const scripts = [...String(page.body).matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+      expect(scripts.length, path).toBeGreaterThan(0);
+      for (const [, attributes, text] of scripts) {
+        // bull-board's configuration is data (type="application/json"), which the CSP does not run.
+        if (/type="application\/json"/.test(attributes!)) continue;
+        expect(text!.trim(), `${path}: inline script`).toBe('');
+        const src = /src="([^"]+)"/.exec(attributes!)?.[1];
+        expect(src, path).toMatch(/^\/(dashboard|docs)\//);
+        const script = await send(open, 'GET', src!);
+        expect(script.status, src).toBe(200);
+        expect(script.headers.get('content-type'), src).toMatch(/^text\/javascript/);
+      }
+    }
+  });
 });
 
 describe('line breaks in query parameters', () => {

@@ -94,6 +94,41 @@ describe('APP_RATE_LIMIT_PER_MINUTE', () => {
   });
 });
 
+describe('APP_RATE_LIMIT_PER_MINUTE over previews and dry runs', () => {
+  it('counts each preview (saved, explained or unsaved) and each dry-run apply as a call of the app key', async () => {
+    const key = await newApp('peeky');
+    const start = clock;
+    try {
+      clock = Date.UTC(2030, 0, 1, 10, 5, 10);
+      const { id } = (
+        await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'peeky', cron: EVERY_5S }), ADMIN)
+      ).body;
+      const { app: _, ...applied } = timerBody({ cron: EVERY_5S });
+      const calls: Array<[string, string, unknown?]> = [
+        ['GET', `/api/v1/timers/${id}/preview?count=3`],
+        ['GET', `/api/v1/timers/${id}/preview?count=3&explain=true`],
+        ['GET', `/api/v1/preview?cron=${encodeURIComponent(EVERY_5S)}&count=3`],
+        ['POST', '/api/v1/apps/peeky/apply', { timers: [applied], dryRun: true }],
+      ];
+      for (const [method, path, body] of calls) {
+        expect((await call(otherApp, method, path, body, key)).status, `${method} ${path}`).toBe(200);
+      }
+      for (const [method, path, body] of calls) {
+        const limited = await call(app, method, path, body, key);
+        expect(limited.status, `${method} ${path}`).toBe(429);
+        expect(limited.body.error.code).toBe('RATE_LIMITED');
+        expect(limited.headers.get('retry-after')).toBe('50');
+      }
+      // The admin's previews are not limited.
+      expect((await call(app, 'GET', `/api/v1/timers/${id}/preview?count=3`, undefined, ADMIN)).status).toBe(
+        200,
+      );
+    } finally {
+      clock = start;
+    }
+  });
+});
+
 describe('MAX_TIMERS_PER_APP', () => {
   it('refuses a timer beyond the limit with 409 TIMER_LIMIT_REACHED, storing nothing, until one is deleted', async () => {
     const first = await call(

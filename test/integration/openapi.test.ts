@@ -79,13 +79,14 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET /docs', () => {
-  it('serves an HTML page that loads /openapi.json', async () => {
+  it('serves an HTML page whose script loads /openapi.json', async () => {
     const res = await app.request('/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     const html = await res.text();
-    expect(html).toContain('/openapi.json');
     expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).toContain('/docs/assets/reference.js');
+    expect(await (await app.request('/docs/assets/reference.js')).text()).toContain("url: '/openapi.json'");
   });
 
   it.each([

@@ -1,10 +1,14 @@
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import { prepareCall } from '../../src/callback/callback-request.js';
 import { HttpCaller } from '../../src/callback/http-caller.js';
 import { isRetryable } from '../../src/callback/retry-policy.js';
 import { TargetGuard } from '../../src/callback/target-guard.js';
-import type { Timer } from '../../src/domain/timer.js';
+import { createCore } from '../../src/core.js';
+import { blockedAddress } from '../../src/domain/ip-ranges.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
@@ -43,8 +47,25 @@ async function timerRows(): Promise<number> {
   return Number((rows as Array<{ n: number }>)[0]!.n);
 }
 
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const withUrl = (url: string) =>
   timerBody({ callback: { ...(timerBody().callback as Record<string, unknown>), url } });
+
+/** One attempt of a run calling `url`, as the executor sends it. */
+const send = async (caller: HttpCaller, url: string) =>
+  caller.send(
+    prepareCall(
+      testTimer({
+        id: 1,
+        app: 'ssrf',
+        callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
+        retry: { maxAttempts: 3, backoffMs: 10 },
+      }),
+      '1_1000',
+      1000,
+      1,
+    ),
+  );
 
 describe('at create and update time', () => {
   it.each([
@@ -152,17 +173,143 @@ describe('at create and update time', () => {
   });
 });
 
-describe('at call time', () => {
-  const timer = (url: string): Timer =>
-    testTimer({
-      id: 1,
-      app: 'ssrf',
-      callback: { url, method: 'POST', headers: {}, body: 'x', timeoutMs: 2000 },
-      retry: { maxAttempts: 3, backoffMs: 10 },
-    });
-  const send = async (caller: HttpCaller, url: string) =>
-    caller.send(prepareCall(timer(url), '1_1000', 1000, 1));
+describe('CALLBACK_ALLOW_HOSTS with a port', () => {
+  it('opens that port of a listed address and no other, at create time and at call time', async () => {
+    const listed = `127.0.0.1:${sink.port}`;
+    const app = createTestApp(
+      createTestCore({ ...stores, config: { ...stores.config, callbackAllowHosts: [listed] } }),
+    );
+    expect((await call(app, 'POST', '/api/v1/timers', withUrl(sink.url('/hook')))).status).toBe(201);
+    for (const other of [
+      'http://127.0.0.1:8081/metrics',
+      'http://127.0.0.1/hook',
+      `http://127.0.0.2:${sink.port}/`,
+    ]) {
+      const res = await call(app, 'POST', '/api/v1/timers', withUrl(other));
+      expect(res.status, other).toBe(400);
+      expect(res.body.error.code).toBe('TARGET_BLOCKED');
+    }
+    const metrics = await call(app, 'POST', '/api/v1/timers', withUrl('http://127.0.0.1:8081/metrics'));
+    expect(metrics.body.error.message).toContain(`listed in CALLBACK_ALLOW_HOSTS only at port ${sink.port}`);
 
+    const guard = new TargetGuard({ blockPrivate: true, allowHosts: [listed] });
+    const caller = new HttpCaller(4, { guard });
+    try {
+      const delivered = sink.deliveries.length;
+      expect(await send(caller, sink.url('/hook'))).toMatchObject({ kind: 'response', status: 200 });
+      const refused = await send(caller, 'http://127.0.0.1:8081/metrics');
+      expect(refused.kind === 'error' && refused.error).toMatch(/^TARGET_BLOCKED: .*only at port/);
+      expect(sink.deliveries.length).toBe(delivered + 1);
+    } finally {
+      await caller.close();
+    }
+  });
+
+  it('opens a listed name at its port only, and an address with a port only when the URL names it', async () => {
+    const guard = new TargetGuard({
+      blockPrivate: true,
+      allowHosts: [`localhost:${sink.port}`, `127.0.0.1:${sink.port}`],
+    });
+    expect(await guard.urlProblem(`http://localhost:${sink.port}/hook`)).toBeNull();
+    expect(await guard.urlProblem('http://localhost:8081/metrics')).toMatch(/only at port/);
+    // Another name for the same address: its port is not known when the connection resolves it.
+    expect(await guard.urlProblem(`http://${hostname().toLowerCase()}:${sink.port}/hook`)).toMatch(
+      /resolves to a non-public address/,
+    );
+    const caller = new HttpCaller(4, { guard });
+    try {
+      expect(await send(caller, `http://localhost:${sink.port}/hook`)).toMatchObject({ kind: 'response' });
+      const other = await send(caller, 'http://localhost:8081/metrics');
+      expect(other.kind === 'error' && other.error).toMatch(/^TARGET_BLOCKED: .*only at port/);
+    } finally {
+      await caller.close();
+    }
+  });
+
+  it('still opens every port of a bare host, as documented', async () => {
+    const guard = new TargetGuard({ blockPrivate: true, allowHosts: ['127.0.0.1'] });
+    for (const url of [sink.url('/hook'), 'http://127.0.0.1:8081/metrics', 'http://127.0.0.1/']) {
+      expect(await guard.urlProblem(url), url).toBeNull();
+    }
+  });
+});
+
+describe('every path that stores a URL checks it', () => {
+  const METADATA = 'http://169.254.169.254/latest/meta-data/';
+  const PUBLIC = 'http://93.184.215.14/hook';
+  const notifyAt = (url: string) => ({ url, on: ['failed'] });
+  /** A timer body without its app (PUT and apply name it in the path). */
+  const definition = (name: string, overrides: Record<string, unknown> = {}) => {
+    const { app: _, ...body } = { ...withUrl(PUBLIC), ...overrides };
+    return { ...body, name };
+  };
+  const callbackAt = (url: string) => ({ callback: { ...(withUrl(url).callback as object) } });
+
+  /** Each path, sending one timer whose callback or notify is `bad` beside one that is fine. */
+  const PATHS: Record<
+    string,
+    (field: 'callback' | 'notify', existing: number) => Promise<{ status: number; body: any }>
+  > = {
+    'POST /timers/batch': (field) => {
+      const fine = timerBody({ ...withUrl(PUBLIC), notify: notifyAt(PUBLIC) });
+      const bad =
+        field === 'callback'
+          ? timerBody({ ...withUrl(METADATA), notify: notifyAt(PUBLIC) })
+          : // The same schedule and callback as the fine one: only notify tells them apart.
+            { ...fine, name: `${fine.name}-2`, notify: notifyAt(METADATA) };
+      return call(blocking, 'POST', '/api/v1/timers/batch', { timers: [fine, bad] });
+    },
+    'POST /apps/{app}/apply': (field) =>
+      call(blocking, 'POST', '/api/v1/apps/billing/apply', {
+        timers: [
+          definition('fine', { notify: notifyAt(PUBLIC) }),
+          definition(
+            'bad',
+            field === 'callback'
+              ? { ...callbackAt(METADATA), notify: notifyAt(PUBLIC) }
+              : { notify: notifyAt(METADATA) },
+          ),
+        ],
+      }),
+    'PUT /apps/{app}/timers/{name}': (field) =>
+      call(
+        blocking,
+        'PUT',
+        '/api/v1/apps/billing/timers/put-target',
+        definition(
+          'put-target',
+          field === 'callback' ? callbackAt(METADATA) : { notify: notifyAt(METADATA) },
+        ),
+      ),
+    'PATCH /timers/{id}': (field, existing) =>
+      call(
+        blocking,
+        'PATCH',
+        `/api/v1/timers/${existing}`,
+        field === 'callback' ? { callback: { url: METADATA } } : { notify: notifyAt(METADATA) },
+      ),
+  };
+
+  for (const field of ['callback', 'notify'] as const) {
+    it.each(Object.keys(PATHS))(
+      `refuses a ${field} URL at the metadata address through %s, storing nothing`,
+      async (path) => {
+        const existing = (await call(blocking, 'POST', '/api/v1/timers', withUrl(PUBLIC))).body;
+        const before = await timerRows();
+        const res = await PATHS[path]!(field, existing.id);
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expect(res.body.error.code).toBe('TARGET_BLOCKED');
+        expect(res.body.error.message).toContain(`${field}.url`);
+        expect(await timerRows()).toBe(before);
+        const stored = (await call(blocking, 'GET', `/api/v1/timers/${existing.id}`)).body;
+        expect(stored.callback.url).toBe(PUBLIC);
+        expect(stored.notify).toBeNull();
+      },
+    );
+  }
+});
+
+describe('at call time', () => {
   it('refuses a host name that resolves to a private address before any connection, as a final failure', async () => {
     const guard = new TargetGuard({ blockPrivate: true, allowHosts: [] });
     const caller = new HttpCaller(4, { guard });
@@ -170,8 +317,8 @@ describe('at call time', () => {
       const before = sink.connections;
       const result = await send(caller, `http://localhost:${sink.port}/hook`);
       expect(result.kind).toBe('error');
-      expect(result.kind === 'error' && result.error).toMatch(
-        /^TARGET_BLOCKED: callback host localhost resolves to .*loopback/,
+      expect(result.kind === 'error' && result.error).toBe(
+        'TARGET_BLOCKED: callback host localhost resolves to a non-public address',
       );
       expect(isRetryable(result)).toBe(false);
       const literal = await send(caller, `http://127.0.0.1:${sink.port}/hook`);
@@ -225,7 +372,56 @@ describe('at call time', () => {
     const err = await new Promise<Error | null>((resolve) =>
       guard.lookup('localhost', { all: true }, (e) => resolve(e)),
     );
-    expect(err?.message).toMatch(/localhost resolves to .*loopback/);
+    expect(err?.message).toBe('callback host localhost resolves to a non-public address');
     expect((err as Error & { code?: string }).code).toBe('TARGET_BLOCKED');
+  });
+});
+
+describe('no oracle of the network around xtimer', () => {
+  it('tells an app key only that a name resolves to a non-public address, on every path; the log has the address', async () => {
+    // This machine's own name: /etc/hosts or DNS give it a loopback or private address.
+    const host = hostname().toLowerCase();
+    const addresses = await lookup(host, { all: true });
+    const inside = addresses.map((a) => blockedAddress(a.address)).find((why) => why !== null);
+    expect(inside, `${host} resolves to ${JSON.stringify(addresses)}`).toBeDefined();
+    const lines: string[] = [];
+    const logger = createLogger('info', {}, { write: (line: string) => lines.push(line) });
+    const core = createCore(stores.config, logger, stores.database, stores.redis);
+    const api = createTestApp(core);
+    const key = bearer((await call(api, 'POST', '/api/v1/apps', { app: 'prober' })).body.apiKey);
+    const inner = `http://${host}:8080/admin`;
+    const answers = [
+      await call(api, 'POST', '/api/v1/timers', { ...withUrl(inner), app: 'prober' }, key),
+      await call(
+        api,
+        'POST',
+        '/api/v1/timers',
+        { ...withUrl('http://93.184.215.14/hook'), app: 'prober', notify: { url: inner, on: ['failed'] } },
+        key,
+      ),
+      await call(
+        api,
+        'POST',
+        '/api/v1/apps/prober/apply',
+        { timers: [{ ...withUrl(inner), app: undefined }], dryRun: true },
+        key,
+      ),
+      await call(api, 'PATCH', '/api/v1/apps/prober', { notify: { url: inner, on: ['failed'] } }, key),
+    ];
+    for (const res of answers) {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.code).toBe('TARGET_BLOCKED');
+      expect(res.body.error.message).toContain(`callback host ${host} resolves to a non-public address;`);
+      for (const a of addresses) expect(res.body.error.message).not.toContain(a.address);
+      expect(res.body.error.message).not.toMatch(/loopback|private|link-local/);
+    }
+    const logged = lines.map((l) => JSON.parse(l)).filter((l) => l.host === host);
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged[0].resolved).toBe(inside);
+    // At call time too: the run's error says as little, the log as much.
+    const err = await new Promise<Error | null>((resolve) =>
+      core.guard.lookup(host, { all: true }, (e) => resolve(e)),
+    );
+    expect(err?.message).toBe(`callback host ${host} resolves to a non-public address`);
   });
 });

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   auditEntry,
   changedFields,
+  maskBody,
   maskHeaders,
   maskUrl,
   timerChange,
@@ -12,36 +14,66 @@ import { testTimer } from '../helpers/timers.js';
 /** The audit log's pure rules: what is masked, what counts as changed. */
 
 describe('masking credentials', () => {
-  it('masks the values of headers named like credentials, and only those', () => {
+  it('keeps the values of a short list of headers, and masks every other', () => {
     expect(
       maskHeaders({
         Authorization: 'Bearer x',
         'X-Api-Key': 'k',
-        'x-auth-token': 't',
-        Cookie: 'c=1',
-        'X-Hub-Signature': 's',
-        'Proxy-Secret': 'p',
-        'content-type': 'application/json',
+        'Ocp-Apim-Subscription-Key': '0123456789abcdef',
+        'X-Functions-Key': 'fn-key',
+        'X-Goog-Channel-Token': 'g',
         'X-Trace-Id': 'abc',
+        'content-type': 'application/json',
+        Accept: 'application/json',
+        'User-Agent': 'billing/1.0',
       }),
     ).toEqual({
       Authorization: '***',
       'X-Api-Key': '***',
-      'x-auth-token': '***',
-      Cookie: '***',
-      'X-Hub-Signature': '***',
-      'Proxy-Secret': '***',
+      'Ocp-Apim-Subscription-Key': '***',
+      'X-Functions-Key': '***',
+      'X-Goog-Channel-Token': '***',
+      'X-Trace-Id': '***',
       'content-type': 'application/json',
-      'X-Trace-Id': 'abc',
+      Accept: 'application/json',
+      'User-Agent': 'billing/1.0',
     });
   });
 
-  it('masks query parameters of a URL named like credentials, leaving the rest as written', () => {
-    expect(maskUrl('https://h.example/p?token=abc&page=2&api_key=k')).toBe(
-      'https://h.example/p?token=***&page=2&api_key=***',
+  it('masks every query value, and keeps a short path without random-looking segments', () => {
+    expect(maskUrl('https://h.example/hooks/run?page=2&sig=abc&code=xyz#frag')).toBe(
+      'https://h.example/hooks/run?page=***&sig=***&code=***#***',
     );
-    expect(maskUrl('https://h.example/p?page=2')).toBe('https://h.example/p?page=2');
-    expect(maskUrl('not a url')).toBe('not a url');
+    expect(maskUrl('https://h.example:8443/v1/invoices/run')).toBe('https://h.example:8443/v1/invoices/run');
+    expect(maskUrl('https://h.example/p?Zm9vYmFyYmF6cXV1eDEyMzQ')).toBe('https://h.example/p?***=***');
+    expect(maskUrl('not a url')).toBe('***');
+  });
+
+  it.each([
+    // Slack: a 24-character mixed token.
+    'https://hooks.slack.example/services/T0AAAAAAA/B0BBBBBBB/ZX9ab3Cd5Ef7Gh9Ij1Kl3Mn5',
+    // Discord: a long path.
+    'https://discord.example/api/webhooks/123456789012345678/abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl',
+    // Telegram: the bot token in the path.
+    'https://api.telegram.example/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage',
+    // A key as a hex segment, and a UUID.
+    'https://h.example/notify/9f86d081884c7d659a2feaa0c55ad015',
+    'https://h.example/hooks/3fa85f64-5717-4562-b3fc-2c963f66afa6',
+    // A path over the length kept.
+    `https://h.example/${'segment/'.repeat(9)}`,
+  ])('masks the whole path of %s', (url) => {
+    expect(maskUrl(url)).toBe(`${new URL(url).origin}/***`);
+  });
+
+  it('keeps a body as its size and a digest, never its text', () => {
+    const body = '{"username":"svc","password":"hunter2"}';
+    expect(maskBody(body)).toEqual({
+      bytes: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
+    expect(maskBody(`${body} `)).not.toEqual(maskBody(body));
+    expect(maskBody('é')).toMatchObject({ bytes: 2 });
+    expect(maskBody(null)).toBeNull();
   });
 });
 

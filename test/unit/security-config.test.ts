@@ -70,12 +70,36 @@ describe('security settings', () => {
       'fd00::5',
     ]);
     for (const setting of ['CALLBACK_ALLOW_HOSTS', 'PUBLIC_HOSTS']) {
-      for (const bad of ['http://x.example/', 'x.example:8081', '10.0.0.0/8', 'a b']) {
+      for (const bad of ['http://x.example/', '10.0.0.0/8', 'a b', 'x.example:', ':80']) {
         expect(problems({ [setting]: bad }), `${setting}=${bad}`).toContain(setting);
       }
     }
+    expect(problems({ PUBLIC_HOSTS: 'x.example:8081' })).toContain('PUBLIC_HOSTS');
     expect(problems({ CALLBACK_BLOCK_PRIVATE: 'maybe' })).toContain('CALLBACK_BLOCK_PRIVATE');
     expect(problems({ APP_RATE_LIMIT_PER_MINUTE: '-1' })).toContain('APP_RATE_LIMIT_PER_MINUTE');
+  });
+});
+
+describe('CALLBACK_ALLOW_HOSTS with ports', () => {
+  it('takes host:port for names, IPv4 and bracketed IPv6, written back normalised, a bare host beside them', () => {
+    expect(
+      loadConfig({
+        CALLBACK_ALLOW_HOSTS:
+          '127.0.0.1:9000, Hooks.Internal.:8443,[::1]:9000, ::1, localhost, 127.0.0.1:9000',
+      }).callbackAllowHosts,
+    ).toEqual(['127.0.0.1:9000', 'hooks.internal:8443', '[::1]:9000', '::1', 'localhost']);
+  });
+
+  it.each([
+    '127.0.0.1:0',
+    '127.0.0.1:65536',
+    'x.example:80:1',
+    'x.example:http',
+    '[::1',
+    '[x.example]:80',
+    '::1:99999',
+  ])('refuses %s', (bad) => {
+    expect(problems({ CALLBACK_ALLOW_HOSTS: bad })).toContain('CALLBACK_ALLOW_HOSTS');
   });
 });
 

@@ -48,15 +48,17 @@ export class AppRepository {
   }
 
   /** The app holding this key digest: as its current key, or its previous one still in grace at `now`. */
-  async findByKeyHash(hash: string, now: number): Promise<string | null> {
+  /** The app whose current key, or previous key still in its grace (`retired`), has this hash. */
+  async findByKeyHash(hash: string, now: number): Promise<{ name: string; retired: boolean } | null> {
     const rows = await this.db
-      .select({ name: apps.name })
+      .select({ name: apps.name, keyHash: apps.keyHash })
       .from(apps)
       .where(
         or(eq(apps.keyHash, hash), and(eq(apps.prevKeyHash, hash), gt(apps.prevKeyUntil, new Date(now)))),
       )
       .limit(1);
-    return rows[0]?.name ?? null;
+    const row = rows[0];
+    return row === undefined ? null : { name: row.name, retired: row.keyHash !== hash };
   }
 
   async update(

@@ -24,6 +24,17 @@ export interface Transaction {
   conn: PoolConnection;
 }
 
+/**
+ * The SQL mode every session runs in, whatever the server's default. The raw hot paths
+ * escape values on the client (pool.escape: backslash escapes), which the server reads
+ * as meant only without NO_BACKSLASH_ESCAPES; ANSI_QUOTES or PIPES_AS_CONCAT would
+ * change what our SQL means too. So the mode is named in full, not patched.
+ */
+export const SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
+
+/** Run first on every connection: UTC (CURRENT_TIMESTAMP(3) agrees with the app) and SQL_MODE. */
+export const SESSION_SETTINGS = `SET time_zone = '+00:00', sql_mode = '${SQL_MODE}'`;
+
 export function poolOptions(url: string, extra: PoolOptions = {}): PoolOptions {
   const u = new URL(url);
   return {
@@ -90,7 +101,7 @@ export function isDeadlock(err: unknown): boolean {
   return (err as { errno?: number }).errno === 1213;
 }
 
-/** Opens the pool. Every session runs in UTC so CURRENT_TIMESTAMP(3) agrees with the app. */
+/** Opens the pool. Every session starts with SESSION_SETTINGS, queued before any query of its own. */
 export function openDatabase(
   url: string,
   extra: PoolOptions = {},
@@ -98,7 +109,7 @@ export function openDatabase(
 ): Database {
   const pool = mysql.createPool(poolOptions(url, extra));
   pool.pool.on('connection', (conn) => {
-    conn.query("SET time_zone = '+00:00'");
+    conn.query(SESSION_SETTINGS);
   });
   boundReads(pool, readTimeoutMs);
   return {

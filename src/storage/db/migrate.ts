@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/mysql2';
 import { migrate } from 'drizzle-orm/mysql2/migrator';
 import mysql from 'mysql2/promise';
-import { poolOptions } from './client.js';
+import { poolOptions, SESSION_SETTINGS } from './client.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -16,7 +16,7 @@ export async function prepareDatabase(url: string): Promise<void> {
   const { database: _db, connectionLimit: _limit, enableKeepAlive: _ka, ...serverOnly } = opts;
   const conn = await mysql.createConnection(serverOnly);
   try {
-    await conn.query("SET time_zone = '+00:00'");
+    await conn.query(SESSION_SETTINGS);
     const [rows] = await conn.query('SELECT GET_LOCK(?, 60) AS ok', [`xtimer_migrate:${database}`]);
     if ((rows as Array<{ ok: number | null }>)[0]?.ok !== 1) {
       throw new Error(`could not take the migration lock for database ${database} within 60 s`);

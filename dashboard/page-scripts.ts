@@ -1,0 +1,81 @@
+import { Hono } from 'hono';
+
+/**
+ * The dashboard's scripts, served as files under /dashboard/assets/: the pages carry no
+ * inline script, so the Content-Security-Policy's `script-src 'self'` runs these and
+ * nothing a page could be made to hold.
+ */
+
+/** Refreshes the page's `[data-live]` regions in place while the "live" box is ticked: the filters and forms outside them keep what was typed. */
+const LIVE = `(function () {
+  var key = 'xtimer.live', box = document.getElementById('live');
+  if (!box) return;
+  var every = Number(box.dataset.every) || 5000, stored = localStorage.getItem(key);
+  box.checked = stored === null || stored === '1';
+  box.addEventListener('change', function () { localStorage.setItem(key, box.checked ? '1' : '0'); });
+  function tick() {
+    var a = document.activeElement;
+    var busy = a && a.closest && a.closest('[data-live]') && a.matches('input, select, textarea');
+    if (!box.checked || document.hidden || busy) return setTimeout(tick, every);
+    fetch(location.href, { credentials: 'same-origin' }).then(function (res) {
+      return res.ok ? res.text() : null;
+    }).then(function (text) {
+      if (text === null) return;
+      var doc = new DOMParser().parseFromString(text, 'text/html');
+      document.querySelectorAll('[data-live]').forEach(function (el) {
+        var fresh = doc.getElementById(el.id);
+        if (fresh) el.innerHTML = fresh.innerHTML;
+      });
+    }).catch(function () {}).then(function () { setTimeout(tick, every); });
+  }
+  setTimeout(tick, every);
+})();`;
+
+/** Shows each fire time of the live preview as the pages show times: `2026-11-23 02:30:00 +08:00`. */
+const PREVIEW = `(function () {
+  var form = document.getElementById('timer-form'), out = document.getElementById('preview');
+  if (!form || !out) return;
+  var cron = form.elements.namedItem('cron'), tz = form.elements.namedItem('timezone'), wait, seq = 0;
+  function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[-+Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
+  function line(text, cls) { var li = document.createElement('li'); li.textContent = text; if (cls) li.className = cls; return li; }
+  function show() {
+    var n = ++seq, q = new URLSearchParams({ count: '5', cron: cron.value.trim() });
+    if (!cron.value.trim()) return;
+    if (tz.value.trim()) q.set('timezone', tz.value.trim());
+    fetch(out.dataset.src + '?' + q, { credentials: 'same-origin' })
+      .then(function (r) { return r.json(); })
+      .then(function (body) {
+        if (n !== seq) return;
+        out.replaceChildren();
+        out.dataset.cron = cron.value.trim();
+        if (body.error) return out.append(line(body.error.message, 'field-error'));
+        if (body.items.length === 0) return out.append(line('no fire time left', 'muted'));
+        body.items.forEach(function (iso) { out.append(line(shown(iso))); });
+      })
+      .catch(function () {});
+  }
+  function soon() { clearTimeout(wait); wait = setTimeout(show, 250); }
+  cron.addEventListener('input', soon);
+  tz.addEventListener('input', soon);
+  if (!out.children.length) show();
+})();`;
+
+const SCRIPTS = { 'live.js': LIVE, 'timer-form.js': PREVIEW } as const;
+
+/** A page script by its file name. */
+export type PageScript = keyof typeof SCRIPTS;
+
+/** Where the scripts are served, below the dashboard's path. */
+export const ASSETS_PATH = '/assets';
+
+/** Serves the page scripts at `<dashboard>/assets/<name>`. */
+export function pageScriptRoutes(): Hono {
+  return new Hono().get('/:file', (c) => {
+    const file = c.req.param('file');
+    if (!Object.hasOwn(SCRIPTS, file)) return c.notFound();
+    return c.body(SCRIPTS[file as PageScript], 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
+  });
+}
