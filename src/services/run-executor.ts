@@ -416,6 +416,10 @@ export class RunExecutor {
         if (late) return this.settle(x, late.status, null, late.reason);
         call = await this.prepare(x.cached.timer as Timer, x);
       }
+      // A pause of the service that began while the run waited for its time holds it
+      // too: the brake takes effect within a look, not a preread later.
+      const paused = this.pauseOf(x.run);
+      if (paused) return this.settle(x, paused.status, null, paused.reason);
       this.unsent.delete(x.lease);
       x.sent = true;
       return await this.send(x, x.cached.timer as Timer, call);
@@ -575,10 +579,9 @@ export class RunExecutor {
   private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
     const timer = cached.timer;
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    // Run now and retry are a user's explicit asks: they go whatever the timer's status
-    // and through a pause of the whole service; scheduled runs and backfills do not.
-    const paused = run.trigger === 'manual' || run.trigger === 'retry' ? null : this.d.paused?.();
-    if (paused) return { status: 'skipped', reason: `paused: ${paused.note}` };
+    const paused = this.pauseOf(run);
+    if (paused) return paused;
+    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
     if (run.trigger !== undefined) return null;
     // A completed timer's runs are owed still: its final run may settle before earlier
     // ones (a retry, a re-queue), and completion plans no more, cancels none.
@@ -602,6 +605,16 @@ export class RunExecutor {
       status: 'missed',
       reason: `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
     };
+  }
+
+  /**
+   * Whether the pause of the whole service holds the run back. Run now and retry are a
+   * user's explicit asks and go through it; scheduled runs and backfills do not.
+   */
+  private pauseOf(run: RunToExecute): NoCall | null {
+    if (run.trigger === 'manual' || run.trigger === 'retry') return null;
+    const paused = this.d.paused?.();
+    return paused ? { status: 'skipped', reason: `paused: ${paused.note}` } : null;
   }
 
   /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
@@ -694,7 +707,8 @@ export class RunExecutor {
       output: r?.kind === 'response' ? truncate(r.output, LIMITS.outputMaxChars) : null,
       error:
         r === null
-          ? (extra.error ?? null)
+          ? // A reason carries text people gave (a pause's note): cut to what the column holds.
+            truncate(extra.error ?? null, LIMITS.errorMaxChars)
           : r.kind === 'error'
             ? truncate(r.error, LIMITS.errorMaxChars)
             : r.status >= 300
