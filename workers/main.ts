@@ -93,6 +93,7 @@ export async function main(config: Config): Promise<Shutdown> {
       timers: core.timers,
       apps: core.apps,
       audit: core.audit,
+      servicePause: core.servicePause,
       callbackTimeoutMs: config.callbackTimeoutMs,
       logger: apiLogger,
       dashboard: { path: DASHBOARD_PATH, app: dashboard },

@@ -25,6 +25,7 @@ export function createTestApp(
     timers: core.timers,
     apps: core.apps,
     audit: core.audit,
+    servicePause: core.servicePause,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger,
     dashboard: { path: DASHBOARD_PATH, app: dashboard },
