@@ -80,6 +80,7 @@ export async function main(config: Config): Promise<Shutdown> {
     const dashboard = createDashboard({
       timers: core.timers,
       audit: core.audit,
+      servicePause: core.servicePause,
       callbackTimeoutMs: config.callbackTimeoutMs,
       queues: core.queues,
       auth:

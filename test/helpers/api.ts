@@ -15,6 +15,7 @@ export function createTestApp(
   const dashboard = createDashboard({
     timers: core.timers,
     audit: core.audit,
+    servicePause: core.servicePause,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     queues: core.queues,
     auth: options.dashboardAuth ?? null,
