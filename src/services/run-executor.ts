@@ -213,10 +213,15 @@ export class RunExecutor {
   /** Whether the run would be called as things stand (a failed look says yes: it is then judged after its claim). */
   private async willCall(run: RunToExecute): Promise<boolean> {
     try {
-      return this.whyNotCall(await this.timerOf(run), run) === null;
+      return this.whyNotCall(await this.timerOf(run), run, this.isDue(run)) === null;
     } catch {
       return true;
     }
+  }
+
+  /** Whether the run's time has come: a backlog is judged at once, a run picked up ahead of its time at that time. */
+  private isDue(run: RunToExecute): boolean {
+    return run.runAt <= this.d.now();
   }
 
   /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
@@ -382,7 +387,7 @@ export class RunExecutor {
 
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
     const d = this.d;
-    const early = this.whyNotCall(x.cached, x.run);
+    const early = this.whyNotCall(x.cached, x.run, this.isDue(x.run));
     if (early) return this.settle(x, early.status, null, early.reason);
     const timer = x.cached.timer as Timer;
     let call = await this.prepare(timer, x);
@@ -416,8 +421,8 @@ export class RunExecutor {
         if (late) return this.settle(x, late.status, null, late.reason);
         call = await this.prepare(x.cached.timer as Timer, x);
       }
-      // A pause of the service that began while the run waited for its time holds it
-      // too: the brake takes effect within a look, not a preread later.
+      // The pause is judged at the run's time: one that began while it waited holds it,
+      // one that ended lets it go, each within a look rather than a preread later.
       const paused = this.pauseOf(x.run);
       if (paused) return this.settle(x, paused.status, null, paused.reason);
       this.unsent.delete(x.lease);
@@ -575,11 +580,14 @@ export class RunExecutor {
     return { verdict: 'duplicate' };
   }
 
-  /** Why a run must not be called, if it must not. */
-  private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
+  /**
+   * Why a run must not be called, if it must not. `judgePause` false leaves the pause of
+   * the service to be judged at the run's time (a run picked up ahead of it).
+   */
+  private whyNotCall(cached: CachedTimer, run: RunToExecute, judgePause = true): NoCall | null {
     const timer = cached.timer;
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    const paused = this.pauseOf(run);
+    const paused = judgePause ? this.pauseOf(run) : null;
     if (paused) return paused;
     // Run now and retry are a user's explicit asks: they go whatever the timer's status.
     if (run.trigger !== undefined) return null;

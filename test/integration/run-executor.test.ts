@@ -539,4 +539,17 @@ describe('a run that will not be called', () => {
     const [outcome] = await outcomesOf(h, run);
     expect(outcome!.error).toBe(`paused: ${'n'.repeat(1024 - 'paused: '.length)}`);
   });
+
+  it('is called when the pause ends before its time: a pause is judged at the run time, not at pick-up', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.paused = { note: 'almost over' };
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    h.paused = null;
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
+  });
 });
