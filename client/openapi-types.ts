@@ -2667,7 +2667,7 @@ export interface paths {
                         "application/json": components["schemas"]["ServicePaused"];
                     };
                 };
-                /** @description No note, an empty one, or one too long */
+                /** @description No note, or an empty, overlong or multi-line one */
                 400: {
                     headers: {
                         [name: string]: unknown;

@@ -40,7 +40,7 @@ const routes = {
     request: { body: { content: { 'application/json': { schema: PauseAllSchema } }, required: true } },
     responses: {
       200: json(ServicePausedSchema, 'Paused'),
-      400: json(ErrorSchema, 'No note, an empty one, or one too long'),
+      400: json(ErrorSchema, 'No note, or an empty, overlong or multi-line one'),
       ...denied,
     },
   }),
