@@ -5,6 +5,7 @@ import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
 import type { AppService } from '../src/services/app-service.js';
 import type { AuditService } from '../src/services/audit-service.js';
+import type { ServicePause } from '../src/services/service-pause.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
 import { bodyLimit } from './body-limit.js';
@@ -18,6 +19,7 @@ import { respondErrorByPath } from './routes/compat-xtimer-envelope.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { pauseRoutes } from './routes/pause.js';
 import { timerRoutes } from './routes/timers.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -31,6 +33,8 @@ export interface AppDeps {
   apps: AppService;
   /** The audit log, read at GET /api/v1/audit and on the dashboard. */
   audit: AuditService;
+  /** The emergency brake: POST /api/v1/pause and /resume (the admin's). */
+  servicePause: ServicePause;
   readiness: Record<string, ReadinessCheck>;
   callbackTimeoutMs: number;
   logger: Logger;
@@ -119,6 +123,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api/v1', appRoutes(deps.apps));
   app.route('/api/v1', appTimerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', auditRoutes(deps.audit));
+  app.route('/api/v1', pauseRoutes(deps.servicePause));
   app.route(
     '/',
     compatRoutes({

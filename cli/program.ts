@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { type components, createXtimerClient, type XtimerClient } from '../client/index.js';
 import { ApiError, EXIT, UsageError } from './errors.js';
+import { renderPauseState, renderResumed } from './pause-view.js';
 import { hasChanges, renderApplied, renderPlan } from './plan-view.js';
 import { colorsFor, type Terminal, table } from './terminal.js';
 import { readDocument, readTimersFile } from './timers-file.js';
@@ -61,7 +62,7 @@ export function createProgram(term: Terminal): Command {
   const program = new Command('xtimer');
   program
     .description(
-      'Manage xtimer timers: list, change, follow their runs, and apply a timers file (timers as code).',
+      'Manage xtimer timers: list, change, follow their runs, apply a timers file (timers as code), and pause everything in an emergency.',
     )
     .option('--url <url>', 'xtimer base URL (env XTIMER_URL)', term.env.XTIMER_URL || DEFAULT_URL)
     // The token's default (XTIMER_TOKEN) is read when used: help must not print a secret.
@@ -321,6 +322,37 @@ export function createProgram(term: Terminal): Command {
       );
       if (globals(cmd).json) return printJson(preview);
       out(preview.items.map((t) => `${t}\n`).join(''));
+    });
+
+  // The emergency brake (the admin token's): one pause of every app, with a note.
+  program
+    .command('pause-all')
+    .description(
+      'Pause every app (admin): scheduled runs and backfills are recorded skipped, not called, until resume-all',
+    )
+    .requiredOption('--note <text>', 'why (required): every skipped run records "paused: <note>"')
+    .action(async (opts: { note: string }, cmd: Command) => {
+      const paused = await must(clientOf(cmd).POST('/api/v1/pause', { body: { note: opts.note } }));
+      if (globals(cmd).json) return printJson(paused);
+      out(renderPauseState(paused, colors));
+    });
+
+  program
+    .command('resume-all')
+    .description('End the pause of every app (admin): runs due from now on are called again')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const resumed = await must(clientOf(cmd).POST('/api/v1/resume'));
+      if (globals(cmd).json) return printJson(resumed);
+      out(renderResumed(resumed, colors));
+    });
+
+  program
+    .command('pause-state')
+    .description('Whether every app is paused, and since when, by whom and why (admin)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const state = await must(clientOf(cmd).GET('/api/v1/pause'));
+      if (globals(cmd).json) return printJson(state);
+      out(renderPauseState(state, colors));
     });
 
   const applyFile = async (

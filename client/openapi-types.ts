@@ -2616,6 +2616,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether everything is paused, and why (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The pause, or {"paused": false} */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServicePauseState"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not the admin token (an app key) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Pause everything, every app, with a note (admin): the emergency brake
+         * @description Within about 2 s every executor records the runs that fall due, and those already queued, as skipped with the error "paused: <note>" instead of calling them; backfills likewise. Run now and retry still go. Pausing again changes the note and keeps pausedAt. Audited as pause_all.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PauseAll"];
+                };
+            };
+            responses: {
+                /** @description Paused */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServicePaused"];
+                    };
+                };
+                /** @description No note, or an empty, overlong or multi-line one */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not the admin token (an app key) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the pause of everything (admin); nothing to end is no error
+         * @description Runs due from then on are called again (within about 2 s); the runs skipped meanwhile stay skipped. No body is needed. Audited as resume_all.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Not paused, and the pause that ended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ServiceResumed"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not the admin token (an app key) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3466,7 +3631,7 @@ export interface components {
              */
             actor: string;
             /** @enum {string} */
-            action: "create" | "update" | "enable" | "disable" | "delete" | "trigger" | "retry" | "app_create" | "app_update" | "key_rotate" | "secret_rotate" | "calendar_put" | "calendar_delete" | "backfill" | "backfill_cancel";
+            action: "create" | "update" | "enable" | "disable" | "delete" | "trigger" | "retry" | "app_create" | "app_update" | "key_rotate" | "secret_rotate" | "calendar_put" | "calendar_delete" | "backfill" | "backfill_cancel" | "pause_all" | "resume_all";
             app: string;
             timerId: number | null;
             batchId: string | null;
@@ -3477,6 +3642,55 @@ export interface components {
             /** @description The fields the change touched (a timer’s fields by name, nested ones dotted: callback.url), masked: header values but a few (content-type, accept, user-agent, …), URL query values and token-like paths as ***, a callback body as {bytes, sha256}. */
             after: {
                 [key: string]: unknown;
+            } | null;
+        };
+        ServicePauseState: components["schemas"]["ServicePaused"] | components["schemas"]["ServiceRunning"];
+        /** @description Everything is paused: scheduled runs and backfills are recorded skipped, not called; run now and retry still go. */
+        ServicePaused: {
+            /** @enum {boolean} */
+            paused: true;
+            /** @example INC-1234: payments receiver down */
+            note: string;
+            /**
+             * @description When the pause began (a new note keeps it).
+             * @example 2026-11-22T10:05:03.123Z
+             */
+            pausedAt: string;
+            /**
+             * @description Who paused, or last changed the note: admin, or open (no admin token configured).
+             * @example admin
+             */
+            pausedBy: string;
+        };
+        /** @description Nothing is paused: runs are called as scheduled. */
+        ServiceRunning: {
+            /** @enum {boolean} */
+            paused: false;
+        };
+        PauseAll: {
+            /**
+             * @description Why (1-1024 characters, one line). Every run skipped meanwhile records "paused: <note>".
+             * @example INC-1234: payments receiver down
+             */
+            note: string;
+        };
+        ServiceResumed: {
+            /** @enum {boolean} */
+            paused: false;
+            /** @description The pause this resume ended; null if nothing was paused. */
+            ended: {
+                /** @example INC-1234: payments receiver down */
+                note: string;
+                /**
+                 * @description When the pause began (a new note keeps it).
+                 * @example 2026-11-22T10:05:03.123Z
+                 */
+                pausedAt: string;
+                /**
+                 * @description Who paused, or last changed the note: admin, or open (no admin token configured).
+                 * @example admin
+                 */
+                pausedBy: string;
             } | null;
         };
     };

@@ -22,6 +22,7 @@ export function auditPageRoutes({ audit, paths }: { audit: AuditService; paths: 
       auditPage({
         paths,
         csrf: c.var.csrf,
+        brake: c.var.brake,
         entries: page.items,
         filter: { app: parsed.data.app, timerId: parsed.data.timerId },
         nextCursor: page.nextCursor,

@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { AuditEntry, AuditFields } from '../src/domain/audit.js';
+import { ALL_APPS } from '../src/services/service-pause.js';
 import { layout, type Markup, type PageContext, query, when } from './layout.js';
 
 /** The audit log as HTML: per timer (on its page), per app, or all of it. */
@@ -48,7 +49,12 @@ export function auditTable(entries: readonly AuditEntry[], ctx: PageContext, sho
 <td><span class="badge">${e.action}</span>${e.batchId ? html` <span class="muted small" title="batch">${e.batchId}</span>` : ''}</td>
 ${
   showTimer
-    ? html`<td><a href="${ctx.paths.audit}${query({ app: e.app })}">${e.app}</a></td><td class="num">${
+    ? html`<td>${
+        // A pause of every app names no app to filter by.
+        e.app === ALL_APPS
+          ? html`<span class="muted">every app</span>`
+          : html`<a href="${ctx.paths.audit}${query({ app: e.app })}">${e.app}</a>`
+      }</td><td class="num">${
         e.timerId === null ? '—' : html`<a href="${ctx.paths.timers}/${e.timerId}">${e.timerId}</a>`
       }</td>`
     : ''
@@ -81,5 +87,5 @@ ${auditTable(v.entries, v, true)}
       ? html`<a href="${v.paths.audit}${query({ app, timerId, cursor: v.nextCursor })}">older changes →</a>`
       : ''
   }</div>`;
-  return layout({ title: 'Changes', here: 'audit', paths: v.paths, body });
+  return layout({ title: 'Changes', here: 'audit', ctx: v, body });
 }

@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
@@ -7,13 +7,15 @@ import type { Logger } from '../src/observability/logger.js';
 import { tokensEqual } from '../src/security/api-keys.js';
 import { type Actor, ADMIN, OPEN } from '../src/services/access.js';
 import type { AuditService } from '../src/services/audit-service.js';
+import type { ServicePause } from '../src/services/service-pause.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { auditPageRoutes } from './audit-page.js';
 import { type BoardQueues, createBoard } from './board.js';
 import { csrfToken } from './csrf-token.js';
-import type { DashboardEnv, DashboardPaths } from './layout.js';
+import type { BrakeView, DashboardEnv, DashboardPaths, ShellContext } from './layout.js';
 import { ASSETS_PATH, pageScriptRoutes } from './page-scripts.js';
 import { runsPageRoutes } from './runs-page.js';
+import { servicePauseActions } from './service-pause-actions.js';
 import { errorPage } from './timer-views.js';
 import { timersPage } from './timers-page.js';
 
@@ -24,6 +26,7 @@ export const DASHBOARD_PATHS: DashboardPaths = {
   timers: `${DASHBOARD_PATH}/timers`,
   runs: `${DASHBOARD_PATH}/runs`,
   audit: `${DASHBOARD_PATH}/audit`,
+  service: `${DASHBOARD_PATH}/service`,
 };
 /** The dashboard's forms: a create or edit carries a callback body of up to 64 KiB, form-encoded. */
 const MAX_FORM_BYTES = 512 * 1024;
@@ -36,6 +39,8 @@ export interface BasicAuthCredentials {
 export interface DashboardDeps {
   timers: TimerService;
   audit: AuditService;
+  /** The emergency brake, in every page's header. */
+  servicePause: ServicePause;
   /** CALLBACK_TIMEOUT_MS, for a timer created on the page that sets none. */
   callbackTimeoutMs: number;
   queues: BoardQueues;
@@ -63,9 +68,15 @@ export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   // The pages' forms change timers: a browser holding the dashboard's credentials (or any
   // browser, in open mode) must not be made to post them from another site. Both checks:
   // the request comes from this origin, and it carries the token this browser was given.
-  for (const pages of [paths.timers, paths.runs, paths.audit]) {
+  for (const pages of [paths.timers, paths.runs, paths.audit, paths.service]) {
     // `/x/*` covers `/x` too.
     app.use(`${pages}/*`, csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }), csrfToken(DASHBOARD_PATH));
+    // Every page's header shows the brake as MySQL has it (one primary-key read).
+    app.use(`${pages}/*`, async (c, next) => {
+      const url = new URL(c.req.url);
+      c.set('brake', { pause: await deps.servicePause.get(), back: `${url.pathname}${url.search}` });
+      await next();
+    });
   }
   app.route(
     paths.timers,
@@ -80,16 +91,28 @@ export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   app.route(paths.runs, runsPageRoutes({ timers: deps.timers, paths }));
   app.route(paths.audit, auditPageRoutes({ audit: deps.audit, paths }));
   app.route(`${paths.board}${ASSETS_PATH}`, pageScriptRoutes());
+  app.route(paths.service, servicePauseActions({ servicePause: deps.servicePause, paths }));
   app.route(paths.board, createBoard(deps.queues, paths));
-  app.notFound((c) => c.html(errorPage(404, `Nothing at ${c.req.path}.`, paths), 404));
+  app.notFound((c) => c.html(errorPage(404, `Nothing at ${c.req.path}.`, shellOf(c)), 404));
   app.onError((err, c) => {
     // Basic auth (401 + WWW-Authenticate) and CSRF (403) answer with their own response.
     if (err instanceof HTTPException) return err.getResponse();
     const e = toXtimerError(err, deps.logger);
     const status = statusOf(e.code);
-    return c.html(errorPage(status, e.message, paths), status);
+    return c.html(errorPage(status, e.message, shellOf(c)), status);
   });
   return app;
+}
+
+/** An error page's header: with the brake when the request got as far as reading it. */
+function shellOf(c: Context<DashboardEnv>): ShellContext {
+  const csrf = c.get('csrf') as string | undefined;
+  const brake = c.get('brake') as BrakeView | undefined;
+  return {
+    paths: DASHBOARD_PATHS,
+    ...(csrf === undefined ? {} : { csrf }),
+    ...(brake === undefined ? {} : { brake }),
+  };
 }
 
 /**

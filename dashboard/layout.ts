@@ -2,6 +2,7 @@ import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { formatInZone } from '../src/domain/time-zone.js';
 import type { Actor } from '../src/services/access.js';
+import type { ServicePauseState } from '../src/services/service-pause.js';
 import { CSRF_FIELD } from './csrf-token.js';
 import { ASSETS_PATH, type PageScript } from './page-scripts.js';
 
@@ -13,16 +14,29 @@ export interface DashboardPaths {
   timers: string;
   runs: string;
   audit: string;
+  /** The header's pause and resume of everything (POST <service>/pause, <service>/resume). */
+  service: string;
 }
 
-/** What the dashboard's handlers find on the context: who is acting, and the browser's CSRF token. */
-export type DashboardEnv = { Variables: { actor: Actor; csrf: string } };
+/** What every page's header shows of the emergency brake: the pause of everything, and where its forms come back to. */
+export interface BrakeView {
+  pause: ServicePauseState | null;
+  /** This page's path and query. */
+  back: string;
+}
 
-/** What every page's forms need: where things are, and the browser's CSRF token. */
+/** What the dashboard's handlers find on the context: who is acting, the browser's CSRF token, the brake. */
+export type DashboardEnv = { Variables: { actor: Actor; csrf: string; brake: BrakeView } };
+
+/** What every page needs: where things are, the browser's CSRF token for its forms, and the brake for its header. */
 export interface PageContext {
   paths: DashboardPaths;
   csrf: string;
+  brake: BrakeView;
 }
+
+/** What the shell needs: an error page may lack the token and the brake (a failure before they were read). */
+export type ShellContext = Pick<PageContext, 'paths'> & Partial<Pick<PageContext, 'csrf' | 'brake'>>;
 
 const STYLE = raw(`
 :root {
@@ -104,25 +118,69 @@ ul.preview { margin: 4px 0 0; padding-left: 18px; font-size: 12.5px; }
 .change .field { color: var(--muted); }
 .change del { color: var(--bad); text-decoration: none; }
 .change ins { color: var(--ok); text-decoration: none; }
+.brake-off { margin-left: auto; color: #d0d7de; }
+.brake-off summary { cursor: pointer; font-size: 13px; padding: 2px 10px; border: 1px solid #57606a; border-radius: 6px; list-style: none; }
+.brake-off summary::-webkit-details-marker { display: none; }
+.brake-off form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
+.brake-off label { color: #fff; font-size: 12.5px; }
+.brake-off input { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; width: min(360px, 100%); }
+.brake-on { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px;
+  padding: 10px 24px; background: #ffebe9; border-bottom: 2px solid var(--bad); overflow-wrap: anywhere; }
+.brake-on .brake-title { color: var(--bad); }
 @media (max-width: 900px) { .hide-narrow { display: none; } }
 @media (max-width: 600px) {
   main { padding: 12px 12px 40px; }
-  header.top { padding: 10px 12px; }
+  header.top, .brake-on { padding: 10px 12px; }
   form.edit { grid-template-columns: minmax(0, 1fr); }
   form.edit > label { padding-top: 0; }
 }
 `);
 
-/** The page shell: top bar linking the timers, the failed runs, the changes, the queues board and the API reference. */
+/**
+ * The emergency brake in every page's header (the dashboard's users are the admin):
+ * while everything is paused, a banner with the note, since when and by whom, and a
+ * Resume button; otherwise a folded "Pause everything" form that asks for the note.
+ * Plain forms with the CSRF token, like every action.
+ */
+function brakeControls(ctx: ShellContext): { inHeader: Markup; banner: Markup } {
+  const { brake, csrf } = ctx;
+  if (brake === undefined || csrf === undefined) return { inHeader: html``, banner: html`` };
+  const hidden = html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}"><input type="hidden" name="back" value="${brake.back}">`;
+  const { pause } = brake;
+  if (pause === null) {
+    return {
+      inHeader: html`<details class="brake-off" id="service-pause" data-paused="false">
+  <summary>Pause everything</summary>
+  <form method="post" action="${ctx.paths.service}/pause">${hidden}
+    <label for="brake-note">Why (every run skipped meanwhile records it)</label>
+    <input id="brake-note" name="note" required maxlength="1024" placeholder="INC-1234: receivers down" autocomplete="off">
+    <button type="submit" class="danger" data-action="pause-all">Pause everything</button>
+  </form>
+</details>`,
+      banner: html``,
+    };
+  }
+  return {
+    inHeader: html``,
+    banner: html`<section class="brake-on" id="service-pause" data-paused="true" aria-label="Everything is paused">
+  <div><strong class="brake-title">Everything is paused</strong> since ${when(pause.pausedAt, 'UTC')} by <span class="mono" data-field="paused-by">${pause.pausedBy}</span>: <span data-field="note">${pause.note}</span><br>
+  <span class="small muted">Scheduled runs and backfills are recorded skipped, not called; run now and retry still go.</span></div>
+  <form class="inline" method="post" action="${ctx.paths.service}/resume">${hidden}<button type="submit" class="go" data-action="resume-all">Resume</button></form>
+</section>`,
+  };
+}
+
+/** The page shell: top bar linking the timers, the failed runs, the changes, the queues board and the API reference, and the brake. */
 export function layout(opts: {
   title: string;
   here: 'timers' | 'runs' | 'audit';
-  paths: DashboardPaths;
+  ctx: ShellContext;
   body: Markup;
   /** The page's script besides the live refresh (which runs wherever a `#live` box is). */
   script?: PageScript;
 }): Markup {
-  const { paths } = opts;
+  const { paths } = opts.ctx;
+  const brake = brakeControls(opts.ctx);
   const nav = (href: string, here: boolean, text: string) =>
     html`<a href="${href}" class="${here ? 'here' : ''}">${text}</a>`;
   return html`<!doctype html>
@@ -143,7 +201,9 @@ export function layout(opts: {
     ${nav(paths.board, false, 'Queues')}
     <a href="/docs">API reference</a>
   </nav>
+  ${brake.inHeader}
 </header>
+${brake.banner}
 <main>
 ${opts.body}
 </main>
@@ -215,6 +275,8 @@ const DONE: Record<string, (task: string | undefined) => string> = {
   deleted: () => 'Timer deleted, its pending runs cancelled.',
   triggered: (task) => `Run now: run ${task ?? ''} is queued and shows in the runs below.`,
   retried: (task) => `Retry: run ${task ?? ''} is queued again as its next attempt.`,
+  paused: () => 'Everything is paused: scheduled runs are recorded skipped until you resume.',
+  resumed: () => 'Resumed: runs due from now on are called.',
 };
 
 export function notice(done: string | undefined, task: string | undefined): Markup {

@@ -43,6 +43,7 @@ export function runsPageRoutes({ timers, paths }: { timers: TimerService; paths:
       runsPage({
         paths,
         csrf: c.var.csrf,
+        brake: c.var.brake,
         status: status as ListedStatus,
         app,
         runs: page.items,

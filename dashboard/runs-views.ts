@@ -60,5 +60,5 @@ ${
       ? html`<a href="${v.paths.runs}${query({ status: v.status, app: v.app, cursor: v.nextCursor })}">older runs →</a>`
       : ''
   }</div>`;
-  return layout({ title: `${v.status} runs`, here: 'runs', paths: v.paths, body });
+  return layout({ title: `${v.status} runs`, here: 'runs', ctx: v, body });
 }

@@ -34,23 +34,23 @@ export function timerId(text: string): number {
 }
 
 /**
- * Where a form comes back to: only a page of the timers or of the failed runs (no open
- * redirect). A line break would split the Location header: refused (400), not thrown by
- * the header (500).
+ * Where a form comes back to: only a page of the timers, the failed runs or the changes
+ * (no open redirect). A line break would split the Location header: refused (400), not
+ * thrown by the header (500).
  */
-function backTo(value: unknown, fallback: string, paths: DashboardPaths): string {
+export function backTo(value: unknown, fallback: string, paths: DashboardPaths): string {
   if (typeof value !== 'string') return fallback;
   if (/\p{Cc}/u.test(value)) {
     throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'back must not contain control characters');
   }
-  const ours = [paths.timers, paths.runs].some(
+  const ours = [paths.timers, paths.runs, paths.audit].some(
     (page) => value === page || value.startsWith(`${page}/`) || value.startsWith(`${page}?`),
   );
   return ours && !value.includes('//') && !value.includes('\\') ? value : fallback;
 }
 
 /** `url` with `done` (and the run it concerns) in its query, for the page to confirm the action. */
-function withDone(url: string, done: string, task?: string): string {
+export function withDone(url: string, done: string, task?: string): string {
   const u = new URL(url, 'http://dashboard.invalid');
   u.searchParams.set('done', done);
   if (task === undefined) u.searchParams.delete('task');
@@ -58,7 +58,7 @@ function withDone(url: string, done: string, task?: string): string {
   return `${u.pathname}${u.search}${u.hash}`;
 }
 
-async function formOf(c: Context) {
+export async function formOf(c: Context) {
   return c.req.parseBody({ all: true }).catch(() => {
     // A malformed multipart or urlencoded body is the sender's fault, not a 500.
     throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'the form body cannot be read');
@@ -74,7 +74,7 @@ async function formOf(c: Context) {
  */
 export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsDeps) {
   const app = new Hono<DashboardEnv>();
-  const ctxOf = (c: Context<DashboardEnv>): PageContext => ({ paths, csrf: c.var.csrf });
+  const ctxOf = (c: Context<DashboardEnv>): PageContext => ({ paths, csrf: c.var.csrf, brake: c.var.brake });
   const as = (c: Context<DashboardEnv>) => timers.as(c.var.actor);
 
   const formPage = async (

@@ -420,5 +420,5 @@ ${editing ? '' : html`<label for="f-active">Enable</label><div><label><input typ
 <div class="wide actions"><button type="submit" class="go" data-action="save">${editing ? 'Save' : 'Create'}</button>
 <a class="button" href="${editing ? `${v.paths.timers}/${v.timer!.id}` : v.paths.timers}">Cancel</a></div>
 </form>`;
-  return layout({ title, here: 'timers', paths: v.paths, body, script: 'timer-form.js' });
+  return layout({ title, here: 'timers', ctx: v, body, script: 'timer-form.js' });
 }

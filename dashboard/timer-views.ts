@@ -15,7 +15,6 @@ import { auditTable } from './audit-views.js';
 import { type LatenessSample, latenessHistogram, latenessStats, sparkline } from './lateness-chart.js';
 import {
   badge,
-  type DashboardPaths,
   layout,
   liveBox,
   type Markup,
@@ -23,6 +22,7 @@ import {
   type PageContext,
   postButton,
   query,
+  type ShellContext,
   when,
   zoned,
 } from './layout.js';
@@ -181,7 +181,7 @@ ${v.cursor ? html`<a href="${v.paths.timers}${query(filterQuery(v.filter))}">←
 ${v.nextCursor ? html`<a href="${v.paths.timers}${query({ ...filterQuery(v.filter), cursor: v.nextCursor })}">next page →</a>` : ''}
 </div>
 </div>`;
-  return layout({ title: 'Timers', here: 'timers', paths: v.paths, body });
+  return layout({ title: 'Timers', here: 'timers', ctx: v, body });
 }
 
 // ---------------------------------------------------------------- one timer
@@ -322,7 +322,7 @@ ${
 </div>
 <h2 id="changes">Changes <a class="small" href="${v.paths.audit}${query({ timerId: timer.id })}">all →</a></h2>
 ${auditTable(v.changes, v, false)}`;
-  return layout({ title: timer.name, here: 'timers', paths: v.paths, body });
+  return layout({ title: timer.name, here: 'timers', ctx: v, body });
 }
 
 /** The confirm step of a delete: a page with one button, so a stray click deletes nothing. */
@@ -333,14 +333,15 @@ export function deleteConfirmPage(ctx: PageContext, timer: Timer): Markup {
 <p>Timer ${timer.id} of app ${timer.app} and its run history go, and its pending runs are cancelled. This cannot be undone.</p>
 <p class="actions">${postButton(ctx, `${base}/delete`, 'Delete', { name: 'confirm-delete', kind: 'danger' })}
 <a class="button" href="${base}">Cancel</a></p>`;
-  return layout({ title: `Delete ${timer.name}`, here: 'timers', paths: ctx.paths, body });
+  return layout({ title: `Delete ${timer.name}`, here: 'timers', ctx, body });
 }
 
-export function errorPage(status: number, message: string, paths: DashboardPaths): Markup {
+export function errorPage(status: number, message: string, ctx: ShellContext): Markup {
+  const { paths } = ctx;
   return layout({
     title: `Error ${status}`,
     here: 'timers',
-    paths,
+    ctx,
     body: html`<h1>${status === 404 ? 'Not found' : 'Something went wrong'}</h1><p class="error">${message}</p><p><a href="${paths.timers}">Back to the timers</a></p>`,
   });
 }

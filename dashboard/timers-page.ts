@@ -114,6 +114,7 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
       timersListPage({
         paths,
         csrf: c.var.csrf,
+        brake: c.var.brake,
         rows,
         filter: { app: query.app, status: query.status, labels, q },
         cursor: query.cursor,
@@ -166,6 +167,7 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
       timerDetailPage({
         paths,
         csrf: c.var.csrf,
+        brake: c.var.brake,
         timer,
         next,
         runs: page.items,

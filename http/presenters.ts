@@ -7,6 +7,7 @@ import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import { scheduleOf } from '../src/domain/timer-schedule.js';
 import type { BackfillView } from '../src/services/backfill-service.js';
+import type { ServicePauseState } from '../src/services/service-pause.js';
 import type { QueuedRunView } from '../src/services/timer-use-cases.js';
 
 /** Timer and task JSON exactly as SPEC §7 shows them. */
@@ -131,4 +132,24 @@ export function presentCalendar(c: Calendar) {
 
 export function presentAuditEntry(e: AuditEntry) {
   return { ...e, at: new Date(e.at).toISOString() };
+}
+
+/** A pause of the whole service, its instant in ISO-8601. */
+function presentPause(p: ServicePauseState) {
+  return { note: p.note, pausedAt: new Date(p.pausedAt).toISOString(), pausedBy: p.pausedBy };
+}
+
+/** Everything is paused: `{paused: true, note, pausedAt, pausedBy}`. */
+export function presentServicePaused(p: ServicePauseState) {
+  return { paused: true as const, ...presentPause(p) };
+}
+
+/** Whether everything is paused: as presentServicePaused, or `{paused: false}`. */
+export function presentServicePause(p: ServicePauseState | null) {
+  return p === null ? { paused: false as const } : presentServicePaused(p);
+}
+
+/** What a resume did: nothing is paused now, and the pause it ended (null if none). */
+export function presentServiceResumed(ended: ServicePauseState | null) {
+  return { paused: false as const, ended: ended === null ? null : presentPause(ended) };
 }

@@ -27,6 +27,7 @@ export async function specInProcess(): Promise<unknown> {
     timers: {} as never,
     apps: { open: true } as never,
     audit: {} as never,
+    servicePause: {} as never,
     readiness: {},
     callbackTimeoutMs: 10_000,
     logger: createLogger('silent'),

@@ -80,6 +80,7 @@ export async function main(config: Config): Promise<Shutdown> {
     const dashboard = createDashboard({
       timers: core.timers,
       audit: core.audit,
+      servicePause: core.servicePause,
       callbackTimeoutMs: config.callbackTimeoutMs,
       queues: core.queues,
       auth:
@@ -93,6 +94,7 @@ export async function main(config: Config): Promise<Shutdown> {
       timers: core.timers,
       apps: core.apps,
       audit: core.audit,
+      servicePause: core.servicePause,
       callbackTimeoutMs: config.callbackTimeoutMs,
       logger: apiLogger,
       dashboard: { path: DASHBOARD_PATH, app: dashboard },

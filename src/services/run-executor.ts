@@ -213,10 +213,15 @@ export class RunExecutor {
   /** Whether the run would be called as things stand (a failed look says yes: it is then judged after its claim). */
   private async willCall(run: RunToExecute): Promise<boolean> {
     try {
-      return this.whyNotCall(await this.timerOf(run), run) === null;
+      return this.whyNotCall(await this.timerOf(run), run, this.isDue(run)) === null;
     } catch {
       return true;
     }
+  }
+
+  /** Whether the run's time has come: a backlog is judged at once, a run picked up ahead of its time at that time. */
+  private isDue(run: RunToExecute): boolean {
+    return run.runAt <= this.d.now();
   }
 
   /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
@@ -382,7 +387,7 @@ export class RunExecutor {
 
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
     const d = this.d;
-    const early = this.whyNotCall(x.cached, x.run);
+    const early = this.whyNotCall(x.cached, x.run, this.isDue(x.run));
     if (early) return this.settle(x, early.status, null, early.reason);
     const timer = x.cached.timer as Timer;
     let call = await this.prepare(timer, x);
@@ -416,6 +421,10 @@ export class RunExecutor {
         if (late) return this.settle(x, late.status, null, late.reason);
         call = await this.prepare(x.cached.timer as Timer, x);
       }
+      // The pause is judged at the run's time: one that began while it waited holds it,
+      // one that ended lets it go, each within a look rather than a preread later.
+      const paused = this.pauseOf(x.run);
+      if (paused) return this.settle(x, paused.status, null, paused.reason);
       this.unsent.delete(x.lease);
       x.sent = true;
       return await this.send(x, x.cached.timer as Timer, call);
@@ -571,14 +580,16 @@ export class RunExecutor {
     return { verdict: 'duplicate' };
   }
 
-  /** Why a run must not be called, if it must not. */
-  private whyNotCall(cached: CachedTimer, run: RunToExecute): NoCall | null {
+  /**
+   * Why a run must not be called, if it must not. `judgePause` false leaves the pause of
+   * the service to be judged at the run's time (a run picked up ahead of it).
+   */
+  private whyNotCall(cached: CachedTimer, run: RunToExecute, judgePause = true): NoCall | null {
     const timer = cached.timer;
     if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    // Run now and retry are a user's explicit asks: they go whatever the timer's status
-    // and through a pause of the whole service; scheduled runs and backfills do not.
-    const paused = run.trigger === 'manual' || run.trigger === 'retry' ? null : this.d.paused?.();
-    if (paused) return { status: 'skipped', reason: `paused: ${paused.note}` };
+    const paused = judgePause ? this.pauseOf(run) : null;
+    if (paused) return paused;
+    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
     if (run.trigger !== undefined) return null;
     // A completed timer's runs are owed still: its final run may settle before earlier
     // ones (a retry, a re-queue), and completion plans no more, cancels none.
@@ -602,6 +613,16 @@ export class RunExecutor {
       status: 'missed',
       reason: `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
     };
+  }
+
+  /**
+   * Whether the pause of the whole service holds the run back. Run now and retry are a
+   * user's explicit asks and go through it; scheduled runs and backfills do not.
+   */
+  private pauseOf(run: RunToExecute): NoCall | null {
+    if (run.trigger === 'manual' || run.trigger === 'retry') return null;
+    const paused = this.d.paused?.();
+    return paused ? { status: 'skipped', reason: `paused: ${paused.note}` } : null;
   }
 
   /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
@@ -694,7 +715,8 @@ export class RunExecutor {
       output: r?.kind === 'response' ? truncate(r.output, LIMITS.outputMaxChars) : null,
       error:
         r === null
-          ? (extra.error ?? null)
+          ? // A reason carries text people gave (a pause's note): cut to what the column holds.
+            truncate(extra.error ?? null, LIMITS.errorMaxChars)
           : r.kind === 'error'
             ? truncate(r.error, LIMITS.errorMaxChars)
             : r.status >= 300

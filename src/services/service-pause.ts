@@ -3,6 +3,7 @@ import { auditEntry, type ChangeAuthor } from '../domain/audit.js';
 import type { Database } from '../storage/db/client.js';
 import { servicePause } from '../storage/db/schema.js';
 import type { RedisClient } from '../storage/redis/connection.js';
+import { type Actor, actorName, assertAdmin } from './access.js';
 import type { AuditService } from './audit-service.js';
 
 /** The pause of the whole service: why, since when, and who asked. */
@@ -10,6 +11,13 @@ export interface ServicePauseState {
   note: string;
   pausedAt: number;
   pausedBy: string;
+}
+
+/** The brake as one caller uses it (ServicePause.as). */
+export interface ScopedServicePause {
+  get(): Promise<ServicePauseState | null>;
+  pause(note: string): Promise<ServicePauseState>;
+  resume(): Promise<ServicePauseState | null>;
 }
 
 /** The audit log's app for changes to the whole service. */
@@ -35,6 +43,17 @@ export class ServicePause {
       now(): number;
     },
   ) {}
+
+  /** The brake as `actor` may use it: the admin's alone (an app key: FORBIDDEN), changes audited under its name. */
+  as(actor: Actor): ScopedServicePause {
+    assertAdmin(actor);
+    const by: ChangeAuthor = { actor: actorName(actor) };
+    return {
+      get: () => this.get(),
+      pause: (note) => this.pause(note, by),
+      resume: () => this.resume(by),
+    };
+  }
 
   async get(): Promise<ServicePauseState | null> {
     const [row] = await this.d.database.db.select().from(servicePause).where(eq(servicePause.id, ROW));

@@ -29,6 +29,8 @@ let proc: XtimerProcess;
 let base: string;
 let dir: string;
 let signingSecret: string;
+/** App ops's API key: not the admin's, so the brake refuses it. */
+let opsKey: string;
 
 beforeAll(async () => {
   stores = await createTestStores('ascode', {
@@ -49,7 +51,7 @@ beforeAll(async () => {
     body: JSON.stringify({ app: 'ops' }),
   });
   expect(app.status).toBe(201);
-  signingSecret = ((await app.json()) as { signingSecret: string }).signingSecret;
+  ({ signingSecret, apiKey: opsKey } = (await app.json()) as { signingSecret: string; apiKey: string });
 });
 
 afterAll(async () => {
@@ -256,7 +258,18 @@ describe('the xtimer CLI', () => {
     expect((await xtimer(['nonsense'])).code).toBe(2);
     expect((await xtimer(['plan'])).code).toBe(2);
     expect((await xtimer(['plan', '-f', join(dir, 'absent.yaml')])).code).toBe(2);
-    for (const command of [[], ['timers'], ['timers', 'list'], ['runs'], ['preview'], ['plan'], ['apply']]) {
+    for (const command of [
+      [],
+      ['timers'],
+      ['timers', 'list'],
+      ['runs'],
+      ['preview'],
+      ['plan'],
+      ['apply'],
+      ['pause-all'],
+      ['resume-all'],
+      ['pause-state'],
+    ]) {
       const help = await xtimer([...command, '--help']);
       expect(help.code, command.join(' ')).toBe(0);
       expect(help.stdout).toMatch(/^Usage: xtimer/);
@@ -303,6 +316,43 @@ describe('the xtimer CLI', () => {
     expect((await xtimer(['timers', 'get', id])).code).toBe(1);
   });
 
+  it('pauses everything with a note, shows it, and resumes; only with the admin token', async () => {
+    const noNote = await xtimer(['pause-all']);
+    expect(noNote.code).toBe(2);
+    expect(noNote.stderr).toMatch(/required option '--note <text>' not specified/);
+    const blank = await xtimer(['pause-all', '--note', ' ']);
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toMatch(/VALIDATION_FAILED: note: must not be empty/);
+    expect((await xtimer(['pause-state'])).stdout).toBe('Not paused: runs are called as scheduled.\n');
+
+    const paused = await xtimer(['pause-all', '--note', 'INC-9 drill']);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toMatch(/^PAUSED since \d{4}-\d\d-\d\dT[\d:.]+Z by admin: INC-9 drill\n/);
+    expect(paused.stdout).toContain('xtimer resume-all');
+    const state = JSON.parse((await xtimer(['pause-state', '--json'])).stdout);
+    expect(state).toEqual({
+      paused: true,
+      note: 'INC-9 drill',
+      pausedAt: expect.any(String),
+      pausedBy: 'admin',
+    });
+
+    const asApp = await xtimer(['resume-all'], { XTIMER_TOKEN: opsKey });
+    expect(asApp.code).toBe(1);
+    expect(asApp.stderr).toMatch(/FORBIDDEN: only the admin token may do this/);
+    expect((await xtimer(['pause-state', '--json'])).stdout).toContain('"paused": true');
+
+    const resumed = await xtimer(['resume-all']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe(
+      `Resumed: the pause since ${state.pausedAt} by admin (INC-9 drill) has ended; runs due from now on are called.\n`,
+    );
+    expect(JSON.parse((await xtimer(['resume-all', '--json'])).stdout)).toEqual({
+      paused: false,
+      ended: null,
+    });
+  });
+
   it("applies the README's sample timers.yaml as shown", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const chapter = readme.slice(readme.indexOf('## Timers as code'));
@@ -342,6 +392,19 @@ describe('the typed client', () => {
     expect(stale.error?.error.code).toBe('VERSION_CONFLICT');
     const unauthorised = await createXtimerClient({ baseUrl: base, token: 'nope' }).GET('/api/v1/timers');
     expect(unauthorised.error?.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('pauses and resumes everything with typed answers', async () => {
+    const client = createXtimerClient({ baseUrl: base, token: ADMIN_TOKEN });
+    const paused = await client.POST('/api/v1/pause', { body: { note: 'typed drill' } });
+    expect(paused.data).toMatchObject({ paused: true, note: 'typed drill', pausedBy: 'admin' });
+    const { data: state } = await client.GET('/api/v1/pause');
+    // The state narrows on `paused`: only a pause has a note.
+    expect(state?.paused === true ? state.note : null).toBe('typed drill');
+    const resumed = await client.POST('/api/v1/resume');
+    expect(resumed.data?.ended?.note).toBe('typed drill');
+    const asApp = await createXtimerClient({ baseUrl: base, token: opsKey }).GET('/api/v1/pause');
+    expect(asApp.error?.error.code).toBe('FORBIDDEN');
   });
 
   it('has committed types equal to those generated from the live /openapi.json', async () => {

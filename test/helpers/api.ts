@@ -15,6 +15,7 @@ export function createTestApp(
   const dashboard = createDashboard({
     timers: core.timers,
     audit: core.audit,
+    servicePause: core.servicePause,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     queues: core.queues,
     auth: options.dashboardAuth ?? null,
@@ -25,6 +26,7 @@ export function createTestApp(
     timers: core.timers,
     apps: core.apps,
     audit: core.audit,
+    servicePause: core.servicePause,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger,
     dashboard: { path: DASHBOARD_PATH, app: dashboard },

@@ -216,6 +216,27 @@ describe('native routes', () => {
   });
 });
 
+describe('the emergency brake', () => {
+  it('answers only the admin token: 401 without a token, 403 with an app key, changing nothing', async () => {
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', '/api/v1/pause'],
+      ['POST', '/api/v1/pause', { note: 'drill' }],
+      ['POST', '/api/v1/resume'],
+    ];
+    for (const [method, path, body] of routes) {
+      expect((await call(app, method, path, body)).status, `${method} ${path}`).toBe(401);
+      const asApp = await call(app, method, path, body, bearer(alphaKey));
+      expect(asApp.status, `${method} ${path}`).toBe(403);
+      expect(asApp.body.error.code).toBe('FORBIDDEN');
+    }
+    expect((await call(app, 'GET', '/api/v1/pause', undefined, ADMIN)).body).toEqual({ paused: false });
+    const paused = await call(app, 'POST', '/api/v1/pause', { note: 'drill' }, ADMIN);
+    expect(paused.body).toMatchObject({ paused: true, note: 'drill', pausedBy: 'admin' });
+    const resumed = await call(app, 'POST', '/api/v1/resume', undefined, ADMIN);
+    expect(resumed.body).toMatchObject({ paused: false, ended: { note: 'drill', pausedBy: 'admin' } });
+  });
+});
+
 describe('compatible routes', () => {
   const goBody = (appName: string) => ({
     app: appName,

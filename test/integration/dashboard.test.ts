@@ -8,8 +8,9 @@ import { createTestCore, createTestStores, recordRun, type TestStores } from '..
 /**
  * The dashboard in the api app (issues 6 and 17): bull-board at /dashboard, the timers
  * pages at /dashboard/timers (list, one timer, create, edit, delete, run now, retry,
- * enable, disable), the failed runs and the changes, all behind basic auth when
- * DASHBOARD_USER/PASSWORD are set; every form same-origin and carrying the CSRF token.
+ * enable, disable), the failed runs and the changes, the emergency brake in every page's
+ * header, all behind basic auth when DASHBOARD_USER/PASSWORD are set; every form
+ * same-origin and carrying the CSRF token.
  */
 
 let stores: TestStores;
@@ -675,6 +676,128 @@ describe('the failed runs and the changes', () => {
     const execute = queues.body.queues.find((q: any) => q.name === 'execute');
     expect(execute.description).toContain('/dashboard/runs?status=failed');
     expect((await page(open, '/dashboard')).text).toContain('Failed runs');
+  });
+});
+
+describe('the emergency brake in the header', () => {
+  /** Every page the dashboard renders itself, and a 404 among them. */
+  async function pagesOf(id: number): Promise<string[]> {
+    return [
+      '/dashboard/timers',
+      `/dashboard/timers/${id}`,
+      `/dashboard/timers/${id}/edit`,
+      `/dashboard/timers/${id}/delete`,
+      '/dashboard/timers/new',
+      '/dashboard/runs?status=failed',
+      '/dashboard/audit',
+      '/dashboard/timers/999999999',
+    ];
+  }
+
+  it('offers every page a folded "Pause everything" that asks for a note, with the token and the way back', async () => {
+    const v = await visit(open);
+    const { id } = await newTimer('page-brake');
+    for (const path of await pagesOf(id)) {
+      const res = await open.request(path, { headers: { cookie: v.cookie } });
+      const text = await res.text();
+      expect(text, path).toContain('<details class="brake-off" id="service-pause" data-paused="false">');
+      expect(text, path).toMatch(
+        /<form method="post" action="\/dashboard\/service\/pause"><input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="back" value="([^"]+)">/,
+      );
+      const [, csrf, back] =
+        /action="\/dashboard\/service\/pause"><input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="back" value="([^"]+)">/.exec(
+          text,
+        )!;
+      expect(csrf).toBe(v.csrf);
+      expect(back!.replaceAll('&amp;', '&')).toBe(path);
+      expect(text, path).toContain('<label for="brake-note">');
+      expect(text, path).toContain('<input id="brake-note" name="note" required maxlength="1024"');
+      expect(text, path).not.toContain('data-action="resume-all"');
+    }
+  });
+
+  it('pauses everything from the header, shows who paused, when and why on every page, and resumes', async () => {
+    const v = await visit(open);
+    const { id } = await newTimer('page-brake');
+    const paused = await post(open, v, '/dashboard/service/pause', {
+      note: '<b>INC-8</b> receivers down',
+      back: '/dashboard/runs?status=failed',
+    });
+    expect(paused.status).toBe(303);
+    expect(paused.location).toBe('/dashboard/runs?status=failed&done=paused');
+    const state = await core.servicePause.get();
+    expect(state).toMatchObject({ note: '<b>INC-8</b> receivers down', pausedBy: 'open' });
+    expect((await page(open, paused.location!)).text).toContain('data-done="paused"');
+
+    for (const path of await pagesOf(id)) {
+      const { text } = await page(open, path);
+      expect(text, path).toContain(
+        '<section class="brake-on" id="service-pause" data-paused="true" aria-label="Everything is paused">',
+      );
+      expect(text, path).toContain('<span data-field="note">&lt;b&gt;INC-8&lt;/b&gt; receivers down</span>');
+      expect(text, path).not.toContain('<b>INC-8</b>');
+      expect(text, path).toContain(`<time datetime="${new Date(state!.pausedAt).toISOString()}"`);
+      expect(text, path).toContain('<span class="mono" data-field="paused-by">open</span>');
+      expect(text, path).toMatch(
+        /action="\/dashboard\/service\/resume"><input type="hidden" name="csrf"[^>]*><input type="hidden" name="back"[^>]*><button type="submit" class="go" data-action="resume-all">Resume<\/button>/,
+      );
+      expect(text, path).not.toContain('id="brake-note"');
+    }
+
+    const resumed = await post(open, v, '/dashboard/service/resume', { back: '/dashboard/audit' });
+    expect(resumed.status).toBe(303);
+    expect(resumed.location).toBe('/dashboard/audit?done=resumed');
+    expect(await core.servicePause.get()).toBeNull();
+    const changes = (await call(open, 'GET', '/api/v1/audit?limit=2')).body.items;
+    expect(changes.map((e: any) => [e.action, e.app, e.actor])).toEqual([
+      ['resume_all', '*', 'open'],
+      ['pause_all', '*', 'open'],
+    ]);
+    const audit = (await page(open, '/dashboard/audit')).text;
+    expect(audit).toMatch(
+      /<tr data-action="resume_all" data-actor="open">[\s\S]*?<span class="muted">every app<\/span>/,
+    );
+    expect(audit).toContain('data-paused="false"');
+  });
+
+  it('refuses an empty note (the page says why, the form is back), a post without the token, and another site', async () => {
+    const v = await visit(open);
+    const empty = await post(open, v, '/dashboard/service/pause', { note: '   ', back: '/dashboard/timers' });
+    expect(empty.status).toBe(400);
+    expect(empty.text).toContain('note: must not be empty');
+    expect(empty.text).toContain('id="brake-note"');
+    expect((await post(open, v, '/dashboard/service/pause', {})).status).toBe(400);
+    expect(
+      (await post(open, { ...v, csrf: (await visit(open)).csrf }, '/dashboard/service/pause', { note: 'x' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await post(open, v, '/dashboard/service/pause', { note: 'x' }, { origin: 'https://evil.example' }))
+        .status,
+    ).toBe(403);
+    expect(await core.servicePause.get()).toBeNull();
+
+    // A way back off the dashboard is not followed.
+    const elsewhere = await post(open, v, '/dashboard/service/pause', {
+      note: 'drill',
+      back: 'https://evil.example/',
+    });
+    expect(elsewhere.location).toBe('/dashboard/timers?done=paused');
+    expect((await post(open, v, '/dashboard/service/resume', { back: '//evil.example/x' })).location).toBe(
+      '/dashboard/timers?done=resumed',
+    );
+  });
+
+  it('pauses and resumes behind basic auth as the admin', async () => {
+    const v = await visit(locked, basic(CREDENTIALS.username, CREDENTIALS.password));
+    expect((await post(locked, v, '/dashboard/service/pause', { note: 'admin drill' })).status).toBe(303);
+    expect(await core.servicePause.get()).toMatchObject({ note: 'admin drill', pausedBy: 'admin' });
+    expect((await post(locked, v, '/dashboard/service/resume')).status).toBe(303);
+    expect((await call(open, 'GET', '/api/v1/audit?limit=1')).body.items[0]).toMatchObject({
+      action: 'resume_all',
+      actor: 'admin',
+    });
+    expect((await page(locked, '/dashboard/service/pause')).status).toBe(401);
   });
 });
 

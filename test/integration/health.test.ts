@@ -25,6 +25,7 @@ function appWithChecks(readiness: Record<string, () => Promise<void>>): App {
     timers: core.timers,
     apps: core.apps,
     audit: core.audit,
+    servicePause: core.servicePause,
     callbackTimeoutMs: core.config.callbackTimeoutMs,
     logger: createLogger('silent'),
     readiness,

@@ -31,6 +31,9 @@ const NATIVE_ROUTES = [
   ['get', '/api/v1/preview'],
   ['put', '/api/v1/apps/{app}/timers/{name}'],
   ['post', '/api/v1/apps/{app}/apply'],
+  ['get', '/api/v1/pause'],
+  ['post', '/api/v1/pause'],
+  ['post', '/api/v1/resume'],
   ['get', '/healthz'],
   ['get', '/readyz'],
 ] as const;

@@ -525,4 +525,31 @@ describe('a run that will not be called', () => {
     h.paused = null;
     expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
   });
+
+  it('is skipped when the pause begins while it waits for its time, a long note cut to the column', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    h.paused = { note: 'n'.repeat(1024) };
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+    const [outcome] = await outcomesOf(h, run);
+    expect(outcome!.error).toBe(`paused: ${'n'.repeat(1024 - 'paused: '.length)}`);
+  });
+
+  it('is called when the pause ends before its time: a pause is judged at the run time, not at pick-up', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.paused = { note: 'almost over' };
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    h.paused = null;
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
+  });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { renderPauseState, renderResumed } from '../../cli/pause-view.js';
 import { renderPlan } from '../../cli/plan-view.js';
 import { colorsFor, table } from '../../cli/terminal.js';
 
-/** The CLI's output rules: colour only on a terminal without NO_COLOR, aligned tables, the plan as a diff. */
+/** The CLI's output rules: colour only on a terminal without NO_COLOR, aligned tables, the plan as a diff, the pause of everything. */
 
 describe('colour', () => {
   it('paints on a terminal, never with NO_COLOR, on a pipe only with FORCE_COLOR', () => {
@@ -51,5 +52,31 @@ describe('renderPlan', () => {
     expect(renderPlan('billing', [{ name: 'same', action: 'unchanged' }], plain)).toBe(
       'app billing: no changes (1 unchanged).\n',
     );
+  });
+});
+
+describe('the pause of everything', () => {
+  const plain = colorsFor({}, {});
+  const pause = { note: 'INC-7: receivers down', pausedAt: '2030-01-01T10:00:00.000Z', pausedBy: 'admin' };
+
+  it('says whether everything is paused, since when, by whom and why, and how to end it', () => {
+    expect(renderPauseState({ paused: true, ...pause }, plain)).toBe(
+      'PAUSED since 2030-01-01T10:00:00.000Z by admin: INC-7: receivers down\n' +
+        'Scheduled runs and backfills are recorded skipped ("paused: <note>"); run now and retry still go.\n' +
+        'End it with: xtimer resume-all\n',
+    );
+    expect(renderPauseState({ paused: false }, plain)).toBe('Not paused: runs are called as scheduled.\n');
+    expect(
+      renderPauseState({ paused: true, ...pause }, colorsFor({ isTTY: true }, {})).startsWith(
+        '\u001b[31m\u001b[1mPAUSED',
+      ),
+    ).toBe(true);
+  });
+
+  it('says which pause a resume ended, or that there was none', () => {
+    expect(renderResumed({ paused: false, ended: pause }, plain)).toBe(
+      'Resumed: the pause since 2030-01-01T10:00:00.000Z by admin (INC-7: receivers down) has ended; runs due from now on are called.\n',
+    );
+    expect(renderResumed({ paused: false, ended: null }, plain)).toBe('Nothing was paused.\n');
   });
 });
