@@ -185,14 +185,18 @@ export class RunExecutor {
       // A run that will not be called (its timer disabled, the service paused, past its
       // misfire threshold) needs no permit: a backlog of such runs is settled at once,
       // not in turn behind the runs that are called.
-      const admitted: Promise<'permit' | 'free' | 'closed'> = budget
-        ? this.willCall(run).then((calls) =>
-            calls ? budget.take().then((granted) => (granted ? 'permit' : 'closed')) : 'free',
-          )
-        : Promise.resolve('free');
+      const admitted: Promise<'permit' | 'free' | 'closed' | 'drop'> = this.willCall(run).then((will) => {
+        if (will === 'drop') return 'drop';
+        if (!budget || will === 'settle') return 'free';
+        return budget.take().then((granted) => (granted ? 'permit' : 'closed'));
+      });
       const work = admitted
         .then((admission): Promise<RunReport> | RunReport => {
           permit = admission === 'permit';
+          if (admission === 'drop') {
+            this.d.metrics.runs.inc({ outcome: 'skipped' });
+            return { verdict: 'skipped' };
+          }
           // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
           return admission === 'closed' ? { verdict: 'withdrawn' } : this.carryOut(run, handOff);
         })
@@ -210,12 +214,21 @@ export class RunExecutor {
     });
   }
 
-  /** Whether the run would be called as things stand (a failed look says yes: it is then judged after its claim). */
-  private async willCall(run: RunToExecute): Promise<boolean> {
+  /**
+   * Whether the run would be called as things stand (`call`; a failed look says so too:
+   * it is then judged after its claim), is to be settled without a call (`settle`), or
+   * needs nothing at all (`drop`): a scheduled run, never attempted, of a timer disabled
+   * or deleted, whose row the disable (RunStopper) or the delete has dealt with already.
+   */
+  private async willCall(run: RunToExecute): Promise<'call' | 'settle' | 'drop'> {
     try {
-      return this.whyNotCall(await this.timerOf(run), run, this.isDue(run)) === null;
+      const cached = await this.timerOf(run);
+      const timer = cached.timer;
+      const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0;
+      if (fresh && (timer === null || timer.status === 'inactive')) return 'drop';
+      return this.whyNotCall(cached, run, this.isDue(run)) === null ? 'call' : 'settle';
     } catch {
-      return true;
+      return 'call';
     }
   }
 

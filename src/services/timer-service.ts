@@ -1139,19 +1139,22 @@ export class TimerService implements TimerUseCases {
       // final run settled before earlier ones (a backlog) still owes those: a disable
       // stops them as it would an active timer's.
       if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
-      // Its runs are stopped once this commits (RunStopper, by the publisher).
-      await this.timersIn(tx).setStatus(id, status);
-      await this.timersIn(tx).startPlan(id, now, {
-        plannedUntil: null,
-        runsPlanned: current.runsPlanned,
+      // One statement on the timer's row, and its runs are stopped once this commits
+      // (RunStopper, by the publisher): an incident's thousands of disables stay cheap.
+      const paused = { note: pause.note ?? null, at: now, until: pause.until ?? null };
+      await this.timersIn(tx).disable(id, paused);
+      const after: Timer = {
+        ...current,
+        status: 'inactive',
+        version: current.version + 1,
+        plannedFrom: now,
         finalRunAt: null,
-      });
-      await this.timersIn(tx).setPause(id, {
-        note: pause.note ?? null,
-        at: now,
-        until: pause.until ?? null,
-      });
-      if (by) await this.audit(tx, by, 'disable', current, current, await this.lockedTimer(tx, id));
+        pausedNote: paused.note,
+        pausedAt: paused.at,
+        pausedUntil: paused.until,
+        failureStreak: 0,
+      };
+      if (by) await this.audit(tx, by, 'disable', current, current, after);
       return NO_CHANGE;
     }
     if (!hasRunsLeft(current, now)) {

@@ -334,6 +334,28 @@ export class TimerRepository {
       .where(eq(timers.id, id));
   }
 
+  /**
+   * Disables the timer in one statement: inactive, a new version, its plan ended at now
+   * (no runs planned past it), paused with the note and `until`, its failure streak reset.
+   */
+  async disable(id: number, pause: { note: string | null; at: number; until: number | null }): Promise<void> {
+    await this.db
+      .update(timers)
+      .set({
+        status: 'inactive',
+        version: sql`${timers.version} + 1`,
+        plannedFrom: new Date(pause.at),
+        plannedUntil: null,
+        finalRunAt: null,
+        pausedNote: pause.note,
+        pausedAt: new Date(pause.at),
+        pausedUntil: pause.until === null ? null : new Date(pause.until),
+        failureStreak: 0,
+        updatedAt: sql`CURRENT_TIMESTAMP(3)`,
+      })
+      .where(eq(timers.id, id));
+  }
+
   /** Records why and until when a timer is paused (null: clears it, on enable), and restarts its failure streak. */
   async setPause(
     id: number,
