@@ -1,21 +1,27 @@
 import { eq, sql } from 'drizzle-orm';
+import { taskKey } from '../domain/task-key.js';
 import type { Database } from '../storage/db/client.js';
 import { timers } from '../storage/db/schema.js';
 import { type PendingRun, TaskRepository } from '../storage/db/task-repository.js';
+import type { RunClaims } from '../storage/redis/run-claims.js';
 
 /** What a disabled timer's backlog is recorded as. */
 export const DISABLED_REASON = 'skipped: the timer was disabled';
 
 /**
- * A disabled timer's runs, once the disable has committed: those due before it and never
- * called (a backlog queued behind an overload) are recorded skipped, so none stays
- * pending; those due after it are cancelled. In a transaction of its own, under the
+ * A disabled timer's runs, once the disable has committed: those due before it that no
+ * executor has claimed (a backlog queued behind an overload; executors drop their queued
+ * copies) are recorded skipped, so none stays pending, and a run an executor holds is
+ * left to it (it may be in its call); those due after it are cancelled. In a transaction of its own, under the
  * timer's row lock and only while the timer is still the disabled version: the disable
  * itself touched the timer's row only, so thousands of disables at once never wait on the
  * run history's locks while holding a timer's.
  */
 export class RunStopper {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly claims: Pick<RunClaims, 'peek'>,
+  ) {}
 
   /** Returns the runs cancelled (to take out of the slices); none if the timer changed since. */
   async stop(timerId: number, version: number, disabledAt: number): Promise<PendingRun[]> {
@@ -27,7 +33,14 @@ export class RunStopper {
         .for('update');
       if (!row || row.version !== version || row.status !== 'inactive') return [];
       const tasks = new TaskRepository(tx.db, tx.conn);
-      await tasks.skipBacklog(timerId, disabledAt, DISABLED_REASON);
+      const backlog = await tasks.pendingOfTimer(timerId, 0, disabledAt);
+      if (backlog.length > 0) {
+        const records = await this.claims.peek(
+          backlog.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })),
+        );
+        const unclaimed = backlog.filter((_, i) => records[i] === null).map((r) => r.runAt);
+        await tasks.skipRuns(timerId, unclaimed, DISABLED_REASON);
+      }
       const cancelled = await tasks.deletePending(timerId, disabledAt);
       // maxRuns counts planned runs: the cancelled ones no longer count.
       if (row.maxRuns !== null && cancelled.length > 0) {

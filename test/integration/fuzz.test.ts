@@ -252,6 +252,7 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
       body: 'x',
     },
   }),
+  'POST /api/v1/pause': () => ({ note: 'fuzz' }),
   'POST /api/timer/v1/enable': () => ({ id: seedId }),
   'POST /api/timer/v1/unable': () => ({ id: seedId }),
   'DELETE /api/timer/v1/def': () => ({ id: seedId }),

@@ -267,17 +267,16 @@ export class TaskRepository {
     return rows.map((r) => ({ timerId, runAt: r.runAt.getTime(), version: r.version }));
   }
 
-  /**
-   * Records a timer's scheduled runs due before `beforeMs` and still `pending` (a backlog
-   * not yet called) as `skipped` with `reason`; returns how many.
-   */
-  async skipBacklog(timerId: number, beforeMs: number, reason: string): Promise<number> {
-    const [result] = await this.pool.query(
-      `UPDATE tasks SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
-        WHERE timer_id = ? AND status = 'pending' AND run_trigger = 'schedule' AND run_at < ?`,
-      [reason, timerId, sqlDateTime(beforeMs)],
-    );
-    return (result as { affectedRows: number }).affectedRows;
+  /** Records the timer's runs at `runAts` that are still `pending` as `skipped` with `reason`. */
+  async skipRuns(timerId: number, runAts: readonly number[], reason: string): Promise<void> {
+    for (let i = 0; i < runAts.length; i += UPDATE_BATCH) {
+      const at = runAts.slice(i, i + UPDATE_BATCH).map((ms) => `'${sqlDateTime(ms)}'`);
+      await this.pool.query(
+        `UPDATE tasks SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
+          WHERE timer_id = ? AND status = 'pending' AND run_trigger = 'schedule' AND run_at IN (${at.join(',')})`,
+        [reason, timerId],
+      );
+    }
   }
 
   /**
