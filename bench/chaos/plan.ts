@@ -10,12 +10,10 @@ import { Prng } from './prng.js';
 export type MisfirePolicy = 'fire_once' | 'fire_all' | 'skip';
 export type OverlapPolicy = 'allow' | 'skip' | 'buffer_one';
 
-/** A schedule the checker can reckon with by itself (bench/chaos/timer-def.ts). */
-export type ScheduleSpec =
-  | { cron: string }
-  | { every: string; offset: string }
-  /** A one-shot, this long after its create is sent. */
-  | { atInMs: number };
+/** A recurring schedule the checker can reckon with by itself (bench/chaos/timer-def.ts). */
+export type RecurringSchedule = { cron: string } | { every: string; offset: string };
+/** Or a one-shot, this long after its create is sent. */
+export type ScheduleSpec = RecurringSchedule | { atInMs: number };
 
 export interface TimerSpec {
   /** Names the timer in the plan (and in its callback path); its id comes when it is created. */
@@ -37,7 +35,7 @@ export type ChaosAction = { atMs: number } & (
   | { kind: 'mysql-restore'; slots: number[] }
   | { kind: 'redis-loss' }
   | { kind: 'sink'; mode: SinkMode; delayMs: number }
-  | { kind: 'patch-schedule'; timer: string; schedule: ScheduleSpec }
+  | { kind: 'patch-schedule'; timer: string; schedule: RecurringSchedule }
   /** endAt this long after the PATCH is sent. */
   | { kind: 'patch-end'; timer: string; endInMs: number }
   | { kind: 'patch-callback'; timer: string; revision: number }
@@ -83,6 +81,7 @@ const EVERIES = [
 ] as const;
 
 interface Fault {
+  kind: string;
   from: number;
   to: number;
   /** The process slots it takes away (down or frozen). */
@@ -177,6 +176,8 @@ class Planner {
                 : 30_000;
     const overlapping = this.faults.filter((f) => f.from < t + span && f.to > t);
     if (overlapping.length >= MAX_FAULTS) return false;
+    // One MySQL cut, one receiver phase, one Redis loss at a time: each undoes only itself.
+    if (!procFault && overlapping.some((f) => f.kind === kind)) return false;
     let slot = -1;
     if (procFault) {
       const taken = new Set(overlapping.flatMap((f) => f.procs));
@@ -185,7 +186,7 @@ class Planner {
       if (free.length < 2) return false;
       slot = r.pick(free);
     }
-    const add = (to: number, procs: number[] = []) => this.faults.push({ from: t, to, procs });
+    const add = (to: number, procs: number[] = []) => this.faults.push({ kind, from: t, to, procs });
     switch (kind) {
       case 'sigterm': {
         const restartAt = end(r.int(1000, 5000));
@@ -261,7 +262,7 @@ class Planner {
         const s = among(recurring);
         if (!s) return;
         const old = s.spec.schedule;
-        const schedule: ScheduleSpec =
+        const schedule: RecurringSchedule =
           'cron' in old
             ? { cron: r.pick(CRONS.filter((c) => c !== old.cron)) }
             : {

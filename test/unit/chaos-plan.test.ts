@@ -7,9 +7,9 @@ const plans = [1, 2, 3, 42, 1234, 99_999].flatMap((seed) =>
   [2, 3].map((procs) => planChaos({ seed, minutes: 5, procs, timers: 40 })),
 );
 
-/** Each fault as [from, to, process slot or -1], its undoing found in the plan. */
-function faultSpans(plan: ChaosPlan): Array<[number, number, number]> {
-  const spans: Array<[number, number, number]> = [];
+/** Each fault as [from, to, process slot or -1, kind], its undoing found in the plan. */
+function faultSpans(plan: ChaosPlan): Array<[number, number, number, string]> {
+  const spans: Array<[number, number, number, string]> = [];
   const after = (a: ChaosAction, match: (b: ChaosAction) => boolean) =>
     plan.actions.find((b) => b.atMs >= a.atMs && b !== a && match(b));
   for (const a of plan.actions) {
@@ -20,16 +20,16 @@ function faultSpans(plan: ChaosPlan): Array<[number, number, number]> {
           : b.kind === 'restart' && b.slot === a.slot,
       );
       expect(undo, `${a.signal} at ${a.atMs} undone`).toBeDefined();
-      spans.push([a.atMs, undo!.atMs, a.slot]);
+      spans.push([a.atMs, undo!.atMs, a.slot, a.signal]);
     } else if (a.kind === 'mysql-cut') {
       const undo = after(a, (b) => b.kind === 'mysql-restore' && b.slots.join() === a.slots.join());
       expect(undo, `MySQL cut at ${a.atMs} restored`).toBeDefined();
-      spans.push([a.atMs, undo!.atMs, -1]);
+      spans.push([a.atMs, undo!.atMs, -1, 'mysql']);
     } else if (a.kind === 'sink' && a.mode !== 'ok') {
       const undo = after(a, (b) => b.kind === 'sink' && b.mode === 'ok');
       expect(undo, `sink ${a.mode} at ${a.atMs} ended`).toBeDefined();
-      spans.push([a.atMs, undo!.atMs, -1]);
-    } else if (a.kind === 'redis-loss') spans.push([a.atMs, a.atMs + 1, -1]);
+      spans.push([a.atMs, undo!.atMs, -1, 'sink']);
+    } else if (a.kind === 'redis-loss') spans.push([a.atMs, a.atMs + 1, -1, 'redis']);
   }
   return spans;
 }
@@ -41,7 +41,7 @@ describe('chaos plan', () => {
     expect(planChaos({ seed: 8, minutes: 3, procs: 3, timers: 40 }).actions).not.toEqual(a.actions);
   });
 
-  it('undoes every fault within the window, never more than two at once, one process always up', () => {
+  it('undoes every fault within the window, never more than two at once nor two of a kind, one process always up', () => {
     for (const plan of plans) {
       const spans = faultSpans(plan);
       for (const [from, to] of spans) {
@@ -50,6 +50,10 @@ describe('chaos plan', () => {
         const atOnce = spans.filter(([f, t]) => f <= from && t > from);
         expect(atOnce.length, `seed ${plan.seed}: faults at ${from}`).toBeLessThanOrEqual(MAX_FAULTS);
         const procsDown = new Set(atOnce.map(([, , slot]) => slot).filter((s) => s >= 0));
+        const others = atOnce.filter(([, , slot]) => slot < 0);
+        expect(new Set(others.map(([, , , kind]) => kind)).size, `seed ${plan.seed}: one of a kind`).toBe(
+          others.length,
+        );
         expect(procsDown.size, `seed ${plan.seed}: processes down at ${from}`).toBeLessThan(plan.procs);
       }
     }
