@@ -54,6 +54,8 @@ export interface CheckSettings {
   heartbeatMs: number;
   /** A 2xx written this close to the caller's deadline may have come too late for it. */
   deadlineRaceMs: number;
+  /** A call's claim is finished this soon after its answer: Redis losing it later is no takeover. */
+  inFlightSlackMs: number;
   /** A run still pending or running this long after its due time has been left behind. */
   pendingGraceMs: number;
 }
@@ -64,6 +66,7 @@ export const DEFAULT_CHECK_SETTINGS: Omit<CheckSettings, 'checkUntil'> = {
   leaseMs: 10_000,
   heartbeatMs: 2000,
   deadlineRaceMs: 500,
+  inFlightSlackMs: 2000,
   pendingGraceMs: 90_000,
 };
 
@@ -294,8 +297,10 @@ class Checker {
     const judged = runAt < this.s.checkUntil;
     const standing = this.inZone(timerId, runAt) ? 'either' : owes ? 'owed' : 'not-owed';
     const flag = (kind: ViolationKind, detail: string) => this.flag(kind, timerId, runAt, detail, calls, row);
+    const flaggedBefore = this.result.violations.length;
 
-    this.checkAttempts(calls, flag);
+    // A repeat that is a duplicate says its attempt numbers already.
+    if (!this.checkRepeats(timerId, calls, flag)) this.checkAttempts(calls, flag);
     const whileDisabled = calls.find((c) => this.disabledAt(timerId, c.arrivedAt));
     if (whileDisabled) {
       const change = this.disabledAt(timerId, whileDisabled.arrivedAt)!;
@@ -306,12 +311,14 @@ class Checker {
     } else if (standing === 'not-owed' && calls.length > 0) {
       flag('not-owed', `called ${calls.length}× though ${this.whyNotOwed(def, runAt)}`);
     }
-    this.checkRepeats(timerId, calls, flag);
     if (standing !== 'not-owed' && calls[0]) this.checkCallback(timerId, runAt, calls[0], flag);
     if (row && judged) this.checkRow(row, flag);
     if (!judged) return;
-    if (standing === 'owed') this.tally(this.outcome(timerId, def!, calls, row, flag), calls);
-    else if (standing === 'either') {
+    if (standing === 'owed') {
+      const outcome = this.outcome(timerId, def!, calls, row, flag);
+      // A run with a violation counts only there.
+      this.tally(this.result.violations.length > flaggedBefore ? null : outcome, calls);
+    } else if (standing === 'either') {
       this.result.either++;
       // Near a change a run may go either way; but once called, it keeps its retries.
       if (calls.length > 0 && def) this.outcome(timerId, def, calls, row, flag);
@@ -330,13 +337,13 @@ class Checker {
 
   /**
    * A call after an acknowledged one, or while an earlier call of the run is still open,
-   * is a second holder calling: it needs a takeover between them.
+   * is a second holder calling: it needs a takeover between them. True if one had none.
    */
   private checkRepeats(
     timerId: number,
     calls: SinkCall[],
     flag: (k: ViolationKind, d: string) => void,
-  ): void {
+  ): boolean {
     for (let i = 0; i < calls.length - 1; i++) {
       const first = calls[i]!;
       const repeat = calls[i + 1]!;
@@ -353,10 +360,12 @@ class Checker {
       flag(
         'duplicate',
         `${before} (${this.who(first.pid)}), then attempt ${repeat.attempt} arrived ${secs(repeat.arrivedAt - first.arrivedAt)} ` +
-          `after it (${this.who(repeat.pid)}); no SIGKILL, crash or long SIGSTOP of ${this.who(first.pid)} nor Redis loss between`,
+          `after it (${this.who(repeat.pid)}); no SIGKILL, crash or long SIGSTOP of ${this.who(first.pid)} between, ` +
+          'nor Redis loss while it was in flight',
       );
-      return;
+      return true;
     }
+    return false;
   }
 
   /** What explains a call after an acknowledged one, or null. */
@@ -387,7 +396,8 @@ class Checker {
           return `SIGSTOP of ${e.name} for ${secs(stoppedFor)}`;
       }
     }
-    const inFlightUntil = Math.min(to, (first.endedAt ?? to) + 5000);
+    // In flight from its claim (taken ahead of the call) until the claim is finished after the answer.
+    const inFlightUntil = Math.min(to, (first.endedAt ?? to) + this.s.inFlightSlackMs);
     const loss = this.input.journal.find(
       (e) => e.kind === 'redis.loss' && e.at >= first.arrivedAt - 5000 && e.at <= inFlightUntil,
     );

@@ -17,6 +17,7 @@ export function verdict(journal: readonly JournalEvent[], t0: number, result: Ch
   return [
     `chaos: ${r.actions()}`,
     ...r.summary(result).map((line) => `  ${line}`),
+    ...r.byKind(result.violations).map((line) => `  ${line}`),
     ...result.violations.flatMap((v, i) => r.violation(v, sameEvents(v, result.violations[i - 1]))),
   ];
 }
@@ -71,6 +72,36 @@ export class Reporter {
         `takeovers ${result.takeovers}`,
       `violations: ${result.violations.length}${byKind.size ? ` (${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}`,
     ];
+  }
+
+  /**
+   * A line per kind of violation: how many, a few task ids, and the faults most often
+   * around them (where to start looking).
+   */
+  byKind(violations: readonly Violation[]): string[] {
+    const kinds = new Map<string, Violation[]>();
+    for (const v of violations) kinds.set(v.kind, [...(kinds.get(v.kind) ?? []), v]);
+    return [...kinds].map(([kind, list]) => {
+      const around = new Map<JournalEvent, number>();
+      for (const v of list) {
+        for (const e of v.events) {
+          // The faults themselves: not their undoing, nor changes to one timer.
+          const undoing =
+            e.kind === 'proc.ready' ||
+            e.kind === 'mysql.restore' ||
+            (e.kind === 'sink.phase' && e.mode === 'ok');
+          if (!undoing && e.kind !== 'timer.define' && e.kind !== 'timer.delete') {
+            around.set(e, (around.get(e) ?? 0) + 1);
+          }
+        }
+      }
+      const top = [...around]
+        .sort((a, b) => b[1] - a[1] || a[0].at - b[0].at)
+        .slice(0, 3)
+        .map(([e, n]) => `${this.event(e)} at ${this.rel(e.at)} (${n})`);
+      const ids = list.slice(0, 3).map((v) => v.taskId);
+      return `${kind} ${list.length} (${ids.join(', ')}${list.length > 3 ? ', …' : ''})${top.length ? `; around: ${top.join(', ')}` : ''}`;
+    });
   }
 
   /** A violation's lines; its events only if the one before did not show the same. */

@@ -152,6 +152,9 @@ describe('chaos checker', () => {
     // Nor is the death of another process than the caller.
     const otherKilled = signal(P2, 'SIGKILL', at(3) + 1000);
     expect(kinds(run({ calls, journal: [otherKilled] }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
+    // Nor Redis losing its keys after the answer was in and the claim finished.
+    const lossAfter = { kind: 'redis.loss', at: at(3) + 5000, keys: 120 } as JournalEvent;
+    expect(kinds(run({ calls, journal: [lossAfter] }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
     // Nor a freeze shorter than the lease.
     const shortStop = [signal(P1, 'SIGSTOP', at(3) + 100), signal(P1, 'SIGCONT', at(3) + 3100)];
     expect(kinds(run({ calls, journal: shortStop }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
