@@ -177,6 +177,8 @@ class Checker {
   private readonly callsByTask = new Map<string, SinkCall[]>();
   private readonly rowsByTask = new Map<string, RunRow>();
   private readonly nameOfPid = new Map<number, string>();
+  /** Per timer, the instants it was called or recorded for. */
+  private readonly seen = new Map<number, number[]>();
   private readonly result: CheckResult = {
     owed: 0,
     deliveredOnce: 0,
@@ -204,15 +206,18 @@ class Checker {
       this.rowsByTask.set(taskIdOf(r.timerId, r.runAt), r);
     }
     for (const e of input.journal) if (e.kind === 'proc.start') this.nameOfPid.set(e.pid, e.name);
+    const see = (timerId: number, runAt: number) => {
+      const list = this.seen.get(timerId) ?? [];
+      list.push(runAt);
+      this.seen.set(timerId, list);
+    };
+    for (const c of input.calls) see(c.timerId, Number(c.taskId.split('_')[1]));
+    for (const r of input.rows) if (r.runAt < this.s.checkUntil) see(r.timerId, r.runAt);
   }
 
   run(): CheckResult {
     this.result.calls = this.input.calls.length;
-    const timerIds = new Set<number>([
-      ...this.changes.keys(),
-      ...this.input.calls.map((c) => c.timerId),
-      ...this.input.rows.map((r) => r.timerId),
-    ]);
+    const timerIds = new Set<number>([...this.changes.keys(), ...this.seen.keys()]);
     for (const timerId of [...timerIds].sort((a, b) => a - b)) {
       for (const runAt of this.instantsToJudge(timerId)) this.judge(timerId, runAt);
     }
@@ -267,9 +272,7 @@ class Checker {
     for (const c of changes) {
       if (c.def) for (const t of instantsBetween(c.def, from, this.s.checkUntil)) instants.add(t);
     }
-    for (const c of this.input.calls) if (c.timerId === timerId) instants.add(Number(c.taskId.split('_')[1]));
-    for (const r of this.input.rows)
-      if (r.timerId === timerId && r.runAt < this.s.checkUntil) instants.add(r.runAt);
+    for (const t of this.seen.get(timerId) ?? []) instants.add(t);
     return [...instants].sort((a, b) => a - b);
   }
 
