@@ -87,6 +87,8 @@ export const VIOLATION_KINDS = [
   'no-reason',
   /** Called, never acknowledged, and ended with retries left while its timer stayed active. */
   'retries-dropped',
+  /** A call cut off by its caller before its deadline, the caller not killed: a shutdown cutting it. */
+  'cut-off',
   /** MySQL's outcome contradicts the calls the sink saw. */
   'record-mismatch',
   /** The first call went to a callback no definition in force had. */
@@ -158,6 +160,9 @@ const FAULT_KINDS = new Set<JournalEvent['kind']>([
   'redis.loss',
   'sink.phase',
 ]);
+
+/** How a call ended, seen from its caller. */
+type Ending = 'acked' | 'failed' | 'timed-out' | 'open' | 'cut';
 
 const acked = (c: SinkCall) => c.written && c.status !== null && c.status >= 200 && c.status < 300;
 
@@ -339,8 +344,25 @@ class Checker {
   }
 
   /**
-   * A call after an acknowledged one, or while an earlier call of the run is still open,
-   * is a second holder calling: it needs a takeover between them. True if one had none.
+   * How a call ended for its caller: acknowledged, failed (a non-2xx answer), timed out
+   * (no 2xx before its deadline), still open when `nextArrival` came, or cut off early by
+   * the caller itself.
+   */
+  private ending(timerId: number, c: SinkCall, nextArrival?: number): Ending {
+    if (acked(c)) return this.raced(timerId, c) ? 'timed-out' : 'acked';
+    // The caller's hang-up reaches the sink a moment after the caller gave up.
+    if (c.endedAt === null || (nextArrival !== undefined && c.endedAt - 100 > nextArrival)) return 'open';
+    if (c.written && c.status !== null) return 'failed';
+    const def = this.defAt(timerId, c.arrivedAt);
+    if (def && c.endedAt - c.arrivedAt >= def.timeoutMs - this.s.deadlineRaceMs) return 'timed-out';
+    return 'cut';
+  }
+
+  /**
+   * A call after one the receiver acknowledged, or got and never saw fail (still open, or
+   * cut off by its caller), is a second holder calling: it needs a takeover between them.
+   * The last call cut off by a caller that was not killed was cut by xtimer itself (a
+   * shutdown must let its calls finish). True if a duplicate was flagged.
    */
   private checkRepeats(
     timerId: number,
@@ -350,16 +372,18 @@ class Checker {
     for (let i = 0; i < calls.length - 1; i++) {
       const first = calls[i]!;
       const repeat = calls[i + 1]!;
-      // The caller's hang-up reaches the sink a moment after the caller gave up.
-      const open = first.endedAt === null || first.endedAt - 100 > repeat.arrivedAt;
-      if (!acked(first) && !open) continue;
-      if (this.takeover(timerId, first, repeat)) {
+      const how = this.ending(timerId, first, repeat.arrivedAt);
+      if (how === 'failed' || how === 'timed-out') continue;
+      if (this.takeover(first, repeat)) {
         this.result.takeovers++;
         continue;
       }
-      const before = acked(first)
-        ? `attempt ${first.attempt} was answered ${first.status} at ${clock(first.endedAt!)}`
-        : `attempt ${first.attempt} was still open`;
+      const before =
+        how === 'acked'
+          ? `attempt ${first.attempt} was answered ${first.status} at ${clock(first.endedAt!)}`
+          : how === 'open'
+            ? `attempt ${first.attempt} was still open`
+            : `attempt ${first.attempt} was cut off by its caller ${this.cutText(timerId, first)}`;
       flag(
         'duplicate',
         `${before} (${this.who(first.pid)}), then attempt ${repeat.attempt} arrived ${secs(repeat.arrivedAt - first.arrivedAt)} ` +
@@ -368,19 +392,46 @@ class Checker {
       );
       return true;
     }
+    const last = calls[calls.length - 1];
+    if (last && this.ending(timerId, last) === 'cut' && !this.killedDuring(last)) {
+      flag('cut-off', `attempt ${last.attempt} was cut off by its caller ${this.cutText(timerId, last)}`);
+    }
     return false;
   }
 
-  /** What explains a call after an acknowledged one, or null. */
-  private takeover(timerId: number, first: SinkCall, repeat: SinkCall): string | null {
-    const def = this.defAt(timerId, first.arrivedAt);
-    if (
-      def &&
-      first.endedAt !== null &&
-      first.endedAt - first.arrivedAt >= def.timeoutMs - this.s.deadlineRaceMs
-    ) {
-      return 'the answer came at the caller’s deadline';
-    }
+  /** After how long a call was cut, against its deadline, and the SIGTERM that came before, if one did. */
+  private cutText(timerId: number, c: SinkCall): string {
+    const timeout = this.defAt(timerId, c.arrivedAt)?.timeoutMs;
+    const sigterm = this.input.journal.find(
+      (e) =>
+        e.kind === 'proc.signal' &&
+        e.signal === 'SIGTERM' &&
+        e.pid === c.pid &&
+        e.at <= (c.endedAt ?? c.arrivedAt) &&
+        e.at >= c.arrivedAt - 60_000,
+    );
+    return (
+      `after ${secs((c.endedAt ?? c.arrivedAt) - c.arrivedAt)}${timeout ? `, before its ${secs(timeout)} deadline` : ''}` +
+      (sigterm
+        ? `, ${secs((c.endedAt ?? c.arrivedAt) - sigterm.at)} after a SIGTERM to ${this.who(c.pid)}`
+        : '')
+    );
+  }
+
+  /** Whether the caller was killed (or crashed) while the call was open: that closes its connections. */
+  private killedDuring(c: SinkCall): boolean {
+    const until = (c.endedAt ?? c.arrivedAt) + 1000;
+    return this.input.journal.some(
+      (e) =>
+        e.at >= c.arrivedAt - 200 &&
+        e.at <= until &&
+        (c.pid === null || ('pid' in e && e.pid === c.pid)) &&
+        ((e.kind === 'proc.signal' && e.signal === 'SIGKILL') || (e.kind === 'proc.exit' && !e.expected)),
+    );
+  }
+
+  /** What explains a second holder's call after `first`, or null. */
+  private takeover(first: SinkCall, repeat: SinkCall): string | null {
     // A request already on the wire arrives after its sender stopped; allow it that long.
     const from = first.arrivedAt - 200;
     const to = repeat.arrivedAt;

@@ -174,6 +174,37 @@ describe('chaos checker', () => {
     expect(kinds(run({ calls }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
   });
 
+  it('catches a call its caller cut off before the deadline, at a SIGTERM, whether it is called again or not', () => {
+    const sigterm = signal(P1, 'SIGTERM', at(3) + 1000);
+    const exit = {
+      kind: 'proc.exit',
+      at: at(3) + 10_005,
+      slot: 0,
+      name: 'p0.0',
+      pid: P1,
+      code: 0,
+      signal: null,
+      expected: true,
+    } as JournalEvent;
+    // A receiver taking 20 s (timeout 25 s) sees the connection close 10 s in.
+    const cut = call(at(3), { endedAt: at(3) + 10_010, status: null, written: false });
+    const slow = OWED.map((t) => (t === at(3) ? cut : call(t)));
+    const timers = [created(T0, def({ timeoutMs: 25_000, maxAttempts: 1 }))];
+    const rows = OWED.map((t) => (t === at(3) ? row(t, { status: 'failed', error: 'aborted' }) : row(t)));
+    expect(kinds(run({ calls: slow, rows, journal: [...timers, sigterm, exit] }))).toEqual([
+      `cut-off ${taskIdOf(ID, at(3))}`,
+    ]);
+    const retaken = call(at(3), { attempt: 2, arrivedAt: at(3) + 21_000, pid: P2 });
+    expect(kinds(run({ calls: [...slow, retaken], journal: [...timers, sigterm, exit] }))).toEqual([
+      `duplicate ${taskIdOf(ID, at(3))}`,
+    ]);
+    // Cut by a SIGKILL, the call is the dead caller's: taken over, not doubled.
+    const killed = [...timers, signal(P1, 'SIGKILL', at(3) + 10_000)];
+    const result = run({ calls: [...slow, retaken], journal: killed });
+    expect(result.violations).toEqual([]);
+    expect(result.takeovers).toBe(1);
+  });
+
   it.each([
     ['a SIGKILL of the caller', [signal(P1, 'SIGKILL', at(3) + 10)]],
     [
