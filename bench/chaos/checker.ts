@@ -166,6 +166,8 @@ type Ending = 'acked' | 'failed' | 'timed-out' | 'open' | 'cut';
 
 const acked = (c: SinkCall) => c.written && c.status !== null && c.status >= 200 && c.status < 300;
 
+const runAtOf = (c: SinkCall) => Number(c.taskId.split('_')[1]);
+
 export function taskIdOf(timerId: number, runAt: number): string {
   return `${timerId}_${runAt}`;
 }
@@ -216,7 +218,7 @@ class Checker {
       list.push(runAt);
       this.seen.set(timerId, list);
     };
-    for (const c of input.calls) see(c.timerId, Number(c.taskId.split('_')[1]));
+    for (const c of input.calls) see(c.timerId, runAtOf(c));
     for (const r of input.rows) if (r.runAt < this.s.checkUntil) see(r.timerId, r.runAt);
   }
 
@@ -348,13 +350,20 @@ class Checker {
    * (no 2xx before its deadline), still open when `nextArrival` came, or cut off early by
    * the caller itself.
    */
-  private ending(timerId: number, c: SinkCall, nextArrival?: number): Ending {
+  private ending(timerId: number, calls: SinkCall[], i: number): Ending {
+    const c = calls[i]!;
+    const nextArrival = calls[i + 1]?.arrivedAt;
     if (acked(c)) return this.raced(timerId, c) ? 'timed-out' : 'acked';
     // The caller's hang-up reaches the sink a moment after the caller gave up.
     if (c.endedAt === null || (nextArrival !== undefined && c.endedAt - 100 > nextArrival)) return 'open';
     if (c.written && c.status !== null) return 'failed';
+    // The deadline runs from the call's start, which may be well before its request arrived
+    // (a connection to open): no earlier than the run's due time, or the previous call's end.
+    const earliestStart = Math.max(runAtOf(c), calls[i - 1]?.endedAt ?? 0);
     const def = this.defAt(timerId, c.arrivedAt);
-    if (def && c.endedAt - c.arrivedAt >= def.timeoutMs - this.s.deadlineRaceMs) return 'timed-out';
+    if (def && c.endedAt - Math.min(earliestStart, c.arrivedAt) >= def.timeoutMs - this.s.deadlineRaceMs) {
+      return 'timed-out';
+    }
     return 'cut';
   }
 
@@ -372,7 +381,7 @@ class Checker {
     for (let i = 0; i < calls.length - 1; i++) {
       const first = calls[i]!;
       const repeat = calls[i + 1]!;
-      const how = this.ending(timerId, first, repeat.arrivedAt);
+      const how = this.ending(timerId, calls, i);
       if (how === 'failed' || how === 'timed-out') continue;
       if (this.takeover(first, repeat)) {
         this.result.takeovers++;
@@ -393,7 +402,7 @@ class Checker {
       return true;
     }
     const last = calls[calls.length - 1];
-    if (last && this.ending(timerId, last) === 'cut' && !this.killedDuring(last)) {
+    if (last && this.ending(timerId, calls, calls.length - 1) === 'cut' && !this.killedDuring(last)) {
       flag('cut-off', `attempt ${last.attempt} was cut off by its caller ${this.cutText(timerId, last)}`);
     }
     return false;
@@ -562,7 +571,8 @@ class Checker {
     if (calls.length < def.maxAttempts && !this.stoppedAfter(timerId, calls[0]!.arrivedAt)) {
       flag(
         'retries-dropped',
-        `recorded ${row.status} (${row.error}) after ${calls.length} of ${def.maxAttempts} attempts, its timer active throughout`,
+        `recorded ${row.status} (${row.error}) after ${calls.length} of ${def.maxAttempts} attempts ` +
+          `(calls carried attempt ${calls.map((c) => c.attempt).join(', ')}), its timer active throughout`,
       );
       return null;
     }

@@ -24,8 +24,9 @@ const log = createWriteStream(logFile, { flags: 'a' });
 
 let phase: { mode: SinkMode; delayMs: number } = { mode: 'ok', delayMs: 0 };
 const calls: SinkCall[] = [];
-const callers = new CallerPids();
-const callerOf = new WeakMap<Socket, number | null>();
+const callers = new CallerPids(() => hooksPort);
+/** Each connection's calling process, looked up once per connection (callers keep theirs). */
+const callerOf = new WeakMap<Socket, Promise<number | null>>();
 let hooksPort = 0;
 
 const hooks = createServer((req, res) => {
@@ -39,8 +40,11 @@ const hooks = createServer((req, res) => {
     endedAt: null,
     status: null,
     written: false,
-    pid: callerOf.get(req.socket) ?? null,
+    pid: null,
   };
+  const caller = (callerOf.get(req.socket) ?? Promise.resolve(null)).then((pid) => {
+    call.pid = pid;
+  });
   calls.push(call);
   const { mode, delayMs } = phase;
   res.on('finish', () => {
@@ -48,7 +52,7 @@ const hooks = createServer((req, res) => {
   });
   res.on('close', () => {
     call.endedAt = Date.now();
-    log.write(`${JSON.stringify(call)}\n`);
+    void caller.then(() => log.write(`${JSON.stringify(call)}\n`));
   });
   req.resume();
   req.on('end', () => {
@@ -67,9 +71,8 @@ function send(res: ServerResponse, call: SinkCall, status: number): void {
 }
 
 hooks.on('connection', (socket: Socket) => {
-  callerOf.set(socket, socket.remotePort ? callers.resolve(socket.remotePort, hooksPort) : null);
+  callerOf.set(socket, socket.remotePort ? callers.lookUp(socket.remotePort) : Promise.resolve(null));
 });
-// Callers keep their connections: one lookup of the calling process per connection.
 hooks.keepAliveTimeout = 60_000;
 
 const control = createServer((req, res) => {
