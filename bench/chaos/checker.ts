@@ -184,6 +184,8 @@ class Checker {
   private readonly callsByTask = new Map<string, SinkCall[]>();
   private readonly rowsByTask = new Map<string, RunRow>();
   private readonly nameOfPid = new Map<number, string>();
+  /** The start of the chaos window, if the journal has one: times are told from it. */
+  private readonly origin: number | undefined;
   /** Per timer, the instants it was called or recorded for. */
   private readonly seen = new Map<number, number[]>();
   private readonly result: CheckResult = {
@@ -201,6 +203,7 @@ class Checker {
 
   constructor(private readonly input: CheckInput) {
     this.s = input.settings;
+    this.origin = input.journal.find((e) => e.kind === 'chaos.start')?.at;
     this.readTimeline();
     for (const c of input.calls) {
       const list = this.callsByTask.get(c.taskId) ?? [];
@@ -310,7 +313,7 @@ class Checker {
     const flaggedBefore = this.result.violations.length;
 
     // A repeat that is a duplicate says its attempt numbers already.
-    if (!this.checkRepeats(timerId, calls, flag)) this.checkAttempts(calls, flag);
+    if (!this.checkRepeats(timerId, calls, flag)) this.checkAttempts(runAt, calls, flag);
     const whileDisabled = calls.find((c) => this.disabledAt(timerId, c.arrivedAt));
     if (whileDisabled) {
       const change = this.disabledAt(timerId, whileDisabled.arrivedAt)!;
@@ -335,14 +338,27 @@ class Checker {
     }
   }
 
-  private checkAttempts(calls: SinkCall[], flag: (k: ViolationKind, d: string) => void): void {
+  private checkAttempts(runAt: number, calls: SinkCall[], flag: (k: ViolationKind, d: string) => void): void {
     const attempts = calls.map((c) => c.attempt).sort((a, b) => a - b);
-    if (attempts.some((a, i) => a !== i + 1)) {
-      flag(
-        'attempts',
-        `${calls.length} call(s) carried attempt ${calls.map((c) => c.attempt).join(', ')} (in arrival order); expected 1…${calls.length}`,
-      );
-    }
+    if (!attempts.some((a, i) => a !== i + 1)) return;
+    // A first call numbered past 1: say which holder took an attempt and made no call.
+    const first = calls[0]!;
+    const lost =
+      first.attempt > 1
+        ? this.input.journal.find(
+            (e) =>
+              e.at >= runAt - 5000 &&
+              e.at <= first.arrivedAt &&
+              ((e.kind === 'proc.signal' && e.signal !== 'SIGCONT') ||
+                (e.kind === 'proc.exit' && !e.expected) ||
+                e.kind === 'redis.loss'),
+          )
+        : undefined;
+    flag(
+      'attempts',
+      `${calls.length} call(s) carried attempt ${calls.map((c) => c.attempt).join(', ')} (in arrival order); ` +
+        `expected 1…${calls.length}${lost ? `; before the first call: ${this.describeFault(lost)}` : ''}`,
+    );
   }
 
   /**
@@ -389,7 +405,7 @@ class Checker {
       }
       const before =
         how === 'acked'
-          ? `attempt ${first.attempt} was answered ${first.status} at ${clock(first.endedAt!)}`
+          ? `attempt ${first.attempt} was answered ${first.status} at ${this.when(first.endedAt!)}`
           : how === 'open'
             ? `attempt ${first.attempt} was still open`
             : `attempt ${first.attempt} was cut off by its caller ${this.cutText(timerId, first)}`;
@@ -483,7 +499,7 @@ class Checker {
     if (def === null) return 'the timer was deleted';
     if (!def.active) return 'the timer was disabled at its instant';
     if (def.endAtMs !== null && runAt >= def.endAtMs)
-      return `its instant is past the timer's endAt (${clock(def.endAtMs)})`;
+      return `its instant is past the timer's endAt (${this.when(def.endAtMs)})`;
     return 'its instant is not on the schedule in force';
   }
 
@@ -610,6 +626,20 @@ class Checker {
     );
   }
 
+  /** A time as an offset from the start of the chaos window, when the journal has one. */
+  private when(at: number): string {
+    const origin = this.origin;
+    if (origin === undefined) return new Date(at).toISOString().slice(11, 23);
+    const s = (at - origin) / 1000;
+    return `${s < 0 ? '' : '+'}${s.toFixed(1)} s`;
+  }
+
+  private describeFault(e: JournalEvent): string {
+    if (e.kind === 'proc.signal') return `${e.signal} of ${e.name} at ${this.when(e.at)}`;
+    if (e.kind === 'proc.exit') return `${e.name} crashed at ${this.when(e.at)}`;
+    return `${e.kind} at ${this.when(e.at)}`;
+  }
+
   private who(pid: number | null): string {
     if (pid === null) return 'an unknown process';
     return `${this.nameOfPid.get(pid) ?? 'pid'} (pid ${pid})`;
@@ -660,4 +690,3 @@ export function eventsOf<K extends JournalEvent['kind']>(
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
