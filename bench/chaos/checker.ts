@@ -54,7 +54,7 @@ export interface CheckSettings {
   heartbeatMs: number;
   /** A 2xx written this close to the caller's deadline may have come too late for it. */
   deadlineRaceMs: number;
-  /** A call's claim is finished this soon after its answer: Redis losing it later is no takeover. */
+  /** A call's claim is finished this soon after its answer: a kill, freeze or Redis loss later is no takeover. */
   inFlightSlackMs: number;
   /** A run still pending or running this long after its due time has been left behind. */
   pendingGraceMs: number;
@@ -412,8 +412,8 @@ class Checker {
       flag(
         'duplicate',
         `${before} (${this.who(first.pid)}), then attempt ${repeat.attempt} arrived ${secs(repeat.arrivedAt - first.arrivedAt)} ` +
-          `after it (${this.who(repeat.pid)}); no SIGKILL, crash or long SIGSTOP of ${this.who(first.pid)} between, ` +
-          'nor Redis loss while it was in flight',
+          `after it (${this.who(repeat.pid)}); no SIGKILL, crash or long SIGSTOP of ${this.who(first.pid)}, ` +
+          `nor Redis loss, while it held the run (to ${secs(this.s.inFlightSlackMs)} past its answer)`,
       );
       return true;
     }
@@ -459,10 +459,15 @@ class Checker {
   private takeover(first: SinkCall, repeat: SinkCall): string | null {
     // A request already on the wire arrives after its sender stopped; allow it that long.
     const from = first.arrivedAt - 200;
-    const to = repeat.arrivedAt;
+    // The run is its caller's from the claim (ahead of the call) until the claim is finished,
+    // just after the answer: a fault after that takes nothing over.
+    const heldUntil = Math.min(
+      repeat.arrivedAt,
+      (first.endedAt ?? repeat.arrivedAt) + this.s.inFlightSlackMs,
+    );
     const sameProc = (pid: number) => first.pid === null || pid === first.pid;
     for (const e of this.input.journal) {
-      if (e.at < from || e.at > to) continue;
+      if (e.at < from || e.at > heldUntil) continue;
       if (e.kind === 'proc.signal' && e.signal === 'SIGKILL' && sameProc(e.pid))
         return `SIGKILL of ${e.name}`;
       if (e.kind === 'proc.exit' && !e.expected && sameProc(e.pid)) return `${e.name} crashed`;
@@ -470,15 +475,13 @@ class Checker {
         const cont = this.input.journal.find(
           (c) => c.kind === 'proc.signal' && c.signal === 'SIGCONT' && c.pid === e.pid && c.at >= e.at,
         );
-        const stoppedFor = (cont?.at ?? to) - e.at;
+        const stoppedFor = (cont?.at ?? repeat.arrivedAt) - e.at;
         if (stoppedFor >= this.s.leaseMs - this.s.heartbeatMs)
           return `SIGSTOP of ${e.name} for ${secs(stoppedFor)}`;
       }
     }
-    // In flight from its claim (taken ahead of the call) until the claim is finished after the answer.
-    const inFlightUntil = Math.min(to, (first.endedAt ?? to) + this.s.inFlightSlackMs);
     const loss = this.input.journal.find(
-      (e) => e.kind === 'redis.loss' && e.at >= first.arrivedAt - 5000 && e.at <= inFlightUntil,
+      (e) => e.kind === 'redis.loss' && e.at >= first.arrivedAt - 5000 && e.at <= heldUntil,
     );
     return loss ? 'Redis lost its keys around the call' : null;
   }

@@ -152,6 +152,9 @@ describe('chaos checker', () => {
     // Nor is the death of another process than the caller.
     const otherKilled = signal(P2, 'SIGKILL', at(3) + 1000);
     expect(kinds(run({ calls, journal: [otherKilled] }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
+    // Nor killing the caller after the answer was in and the claim finished.
+    const killedLater = signal(P1, 'SIGKILL', at(3) + 8000);
+    expect(kinds(run({ calls, journal: [killedLater] }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
     // Nor Redis losing its keys after the answer was in and the claim finished.
     const lossAfter = { kind: 'redis.loss', at: at(3) + 5000, keys: 120 } as JournalEvent;
     expect(kinds(run({ calls, journal: [lossAfter] }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
