@@ -14,8 +14,13 @@ import type { Journal, Signal } from './journal.js';
 const START_TIMEOUT_MS = 60_000;
 /** A start that failed (MySQL cut, say) is tried again after this long. */
 const RETRY_START_MS = 2000;
-/** A process still running this long after SIGTERM is killed, so its slot can start again. */
-const EXIT_WAIT_MS = 90_000;
+/**
+ * A process still running this long after SIGTERM is killed, so its slot can start again
+ * (longer than a shutdown that lets 25 s calls finish should take).
+ */
+const EXIT_WAIT_MS = 45_000;
+/** How long the restore at the end waits for every process to be up before the check goes on. */
+const RESTORE_WAIT_MS = 60_000;
 
 interface Slot {
   index: number;
@@ -125,7 +130,16 @@ export class Fleet {
           action: `restart p${slot}`,
           why: `${proc.name} still running ${EXIT_WAIT_MS / 1000} s after it was told to stop: SIGKILL`,
         });
-        this.signal(slot, 'SIGKILL');
+        // signal() leaves a leaving process alone: this one has to go.
+        proc.child.kill('SIGKILL');
+        this.o.journal.write({
+          kind: 'proc.signal',
+          at: Date.now(),
+          slot,
+          name: proc.name,
+          pid: proc.child.pid ?? 0,
+          signal: 'SIGKILL',
+        });
         await proc.exit;
       }
     }
@@ -148,12 +162,21 @@ export class Fleet {
     this.o.journal.write({ kind: 'mysql.restore', at: Date.now(), slots });
   }
 
-  /** Every process up and thawed, MySQL reachable from each. */
+  /** Every process up and thawed, MySQL reachable from each (or RESTORE_WAIT_MS passed, journaled). */
   async restoreAll(): Promise<void> {
     const cut = this.slots.filter((s) => s.mysqlCut).map((s) => s.index);
     if (cut.length > 0) this.restoreMysql(cut);
     for (const s of this.slots) if (s.frozen) this.signal(s.index, 'SIGCONT');
-    await Promise.all(this.slots.map((s) => this.restart(s.index)));
+    const up = Promise.all(this.slots.map((s) => this.restart(s.index)));
+    if (await Promise.race([up.then(() => true), sleep(RESTORE_WAIT_MS).then(() => false)])) return;
+    for (const s of this.slots.filter((x) => !x.ready)) {
+      this.o.journal.write({
+        kind: 'skip',
+        at: Date.now(),
+        action: `restore p${s.index}`,
+        why: `not up ${RESTORE_WAIT_MS / 1000} s into the restore`,
+      });
+    }
   }
 
   /** Kills every process at once (the checker has what it needs), and the proxies. */
