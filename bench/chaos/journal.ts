@@ -18,6 +18,8 @@ export type JournalEvent = { at: number; t?: number } & (
   | { kind: 'chaos.start' }
   | { kind: 'chaos.end' }
   | { kind: 'restored' }
+  /** After the restore: runs due before it still pending or running, and calls open. */
+  | { kind: 'settling'; unsettled: number; open: number }
   | { kind: 'settled'; unsettled: number }
   | { kind: 'proc.start'; slot: number; name: string; pid: number }
   | { kind: 'proc.ready'; slot: number; name: string; pid: number }

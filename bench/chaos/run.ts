@@ -121,7 +121,7 @@ async function main(): Promise<number> {
     `  restored ${secs(checkUntil - t0 - plan.windowMs)} after the window; settling (up to ${secs(settleMs)})`,
   );
 
-  const unsettled = await settle(stores, sink, checkUntil);
+  const unsettled = await settle(journal, stores, sink, checkUntil);
   journal.write({ kind: 'settled', at: Date.now(), unsettled });
   const evidence: Evidence = {
     t0,
@@ -145,12 +145,24 @@ async function main(): Promise<number> {
   return result.violations.length === 0 ? 0 : 1;
 }
 
-/** Waits until no run due before `before` is pending or running and no call is open, or settleMs. */
-async function settle(stores: ChaosStores, sink: ChaosSink, before: number): Promise<number> {
+/**
+ * Waits until no run due before `before` is pending or running and no call is open, or
+ * settleMs; journals the backlog each time it changes (how a backlog drained is a finding too).
+ */
+async function settle(
+  journal: Journal,
+  stores: ChaosStores,
+  sink: ChaosSink,
+  before: number,
+): Promise<number> {
   const deadline = before + settleMs;
+  let last = '';
   for (;;) {
     const unsettled = await stores.unsettled(before);
-    if ((unsettled === 0 && (await sink.openCalls()) === 0) || Date.now() > deadline) return unsettled;
+    const open = await sink.openCalls();
+    if (`${unsettled}/${open}` !== last) journal.write({ kind: 'settling', at: Date.now(), unsettled, open });
+    last = `${unsettled}/${open}`;
+    if ((unsettled === 0 && open === 0) || Date.now() > deadline) return unsettled;
     await sleep(1000);
   }
 }
