@@ -57,7 +57,8 @@ export class ChaosStores {
     for (const match of this.patterns) {
       let cursor = '0';
       do {
-        const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        // Few round trips: the server may hold a million keys of others' besides these.
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 20_000);
         cursor = next;
         if (keys.length > 0) deleted += await this.redis.unlink(...keys);
       } while (cursor !== '0');

@@ -481,7 +481,7 @@ class Checker {
       }
     }
     const loss = this.input.journal.find(
-      (e) => e.kind === 'redis.loss' && e.at >= first.arrivedAt - 5000 && e.at <= heldUntil,
+      (e) => e.kind === 'redis.loss' && e.at + e.ms >= first.arrivedAt - 5000 && e.at <= heldUntil,
     );
     return loss ? 'Redis lost its keys around the call' : null;
   }

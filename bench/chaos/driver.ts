@@ -94,7 +94,7 @@ export class ChaosDriver {
       case 'redis-loss': {
         const at = Date.now();
         return stores.loseRedisKeys().then((keys) => {
-          journal.write({ kind: 'redis.loss', at, keys });
+          journal.write({ kind: 'redis.loss', at, keys, ms: Date.now() - at });
         });
       }
       case 'sink':
