@@ -51,19 +51,29 @@ export class ChaosStores {
     return `${u.toString().replace(/\/$/, '')}/${this.database}`;
   }
 
-  /** Deletes every key of the run (SCAN + UNLINK; never FLUSHDB); returns how many. */
-  async loseRedisKeys(): Promise<number> {
-    let deleted = 0;
+  /**
+   * Deletes every key of the run, never FLUSHDB: the keys are found first (SCAN, which on a
+   * server holding a million keys of others' takes seconds), then unlinked in one MULTI, so
+   * that the loss is one moment, as a flush or a failover is. Deleting them as the scan went
+   * left a slice rebuilt meanwhile half gone, its runs pending for good: no loss does that.
+   */
+  async loseRedisKeys(): Promise<{ keys: number; at: number; ms: number }> {
+    const found = new Set<string>();
     for (const match of this.patterns) {
       let cursor = '0';
       do {
-        // Few round trips: the server may hold a million keys of others' besides these.
         const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', 20_000);
         cursor = next;
-        if (keys.length > 0) deleted += await this.redis.unlink(...keys);
+        for (const k of keys) found.add(k);
       } while (cursor !== '0');
     }
-    return deleted;
+    const at = Date.now();
+    const all = [...found];
+    const multi = this.redis.multi();
+    for (let i = 0; i < all.length; i += 1000) multi.unlink(...all.slice(i, i + 1000));
+    const replies = all.length > 0 ? ((await multi.exec()) ?? []) : [];
+    const keys = replies.reduce((n, [, deleted]) => n + Number(deleted ?? 0), 0);
+    return { keys, at, ms: Date.now() - at };
   }
 
   /** Runs due before `before` still pending or running. */

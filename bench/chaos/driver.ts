@@ -91,12 +91,10 @@ export class ChaosDriver {
       case 'mysql-restore':
         fleet.restoreMysql(a.slots);
         return Promise.resolve();
-      case 'redis-loss': {
-        const at = Date.now();
-        return stores.loseRedisKeys().then((keys) => {
-          journal.write({ kind: 'redis.loss', at, keys, ms: Date.now() - at });
+      case 'redis-loss':
+        return stores.loseRedisKeys().then((loss) => {
+          journal.write({ kind: 'redis.loss', ...loss });
         });
-      }
       case 'sink':
         return sink.phase(a.mode, a.delayMs).then(() => {
           journal.write({ kind: 'sink.phase', at: Date.now(), mode: a.mode, delayMs: a.delayMs });

@@ -36,7 +36,7 @@ export type JournalEvent = { at: number; t?: number } & (
     }
   | { kind: 'mysql.cut'; slots: number[] }
   | { kind: 'mysql.restore'; slots: number[] }
-  /** From `at`, for `ms`: on a Redis shared with much else, the scan for the run's keys takes a while. */
+  /** Every key of the run unlinked in one MULTI, sent at `at`, done `ms` later. */
   | { kind: 'redis.loss'; keys: number; ms: number }
   | { kind: 'sink.phase'; mode: SinkMode; delayMs: number }
   | { kind: 'timer.define'; sentAt: number; timerId: number; key: string; cause: DefineCause; def: TimerDef }

@@ -138,7 +138,7 @@ export class Reporter {
       case 'mysql.restore':
         return `${e.kind} for ${e.slots.map((s) => `p${s}`).join(',')}`;
       case 'redis.loss':
-        return `Redis lost ${e.keys} keys (over ${(e.ms / 1000).toFixed(1)} s)`;
+        return `Redis lost ${e.keys} keys`;
       case 'sink.phase':
         return `sink ${e.mode}${e.mode === 'slow' ? ` ${e.delayMs} ms` : ''}`;
       case 'timer.define':
