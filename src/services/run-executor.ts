@@ -49,7 +49,7 @@ export interface RunContinuations {
 }
 
 export interface RunExecutorDeps {
-  claims: Pick<RunClaims, 'claim' | 'finish' | 'release' | 'backOff' | 'mark' | 'keepMs'>;
+  claims: Pick<RunClaims, 'claim' | 'finish' | 'release' | 'backOff' | 'markCalled' | 'keepMs'>;
   leases: LeaseKeeper;
   /** A run's row in MySQL: asked only when the bloom filter cannot rule out that it ran. */
   history(runs: readonly QueuedRun[]): Promise<Map<string, RunState>>;
@@ -124,8 +124,6 @@ interface Execution {
   cached: CachedTimer;
   /** True from the moment the run no longer holds its job (it waits for an app slot or its predecessor). */
   detached: boolean;
-  /** Its claim says it waits here without having called (claim state `parked`). */
-  parked: boolean;
   /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
   holdsOverlap: boolean;
   /** The call went out (from then on the attempt counts, whatever happens). */
@@ -271,7 +269,6 @@ export class RunExecutor {
       lease,
       cached,
       detached: false,
-      parked: false,
       holdsOverlap: false,
       sent: false,
     };
@@ -418,11 +415,7 @@ export class RunExecutor {
     }
     if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
     try {
-      const held = x.parked
-        ? await d.claims.mark(x.ref, x.owner, x.lease.attempt, 'running')
-        : await this.stillHeld(x);
-      x.parked = false;
-      if (!held) {
+      if (!(await this.stillHeld(x))) {
         await this.releaseOverlap(x);
         return this.duplicate('fenced');
       }
@@ -466,7 +459,7 @@ export class RunExecutor {
     }
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
-    await this.detach(x, handOff);
+    this.detach(x, handOff);
     for (;;) {
       await d.sleep(OVERLAP_POLL_MS);
       if (d.gate.closed) {
@@ -494,22 +487,16 @@ export class RunExecutor {
    */
   private async awaitAppSlot(x: Execution, app: string, handOff: (r: RunReport) => void): Promise<boolean> {
     if (this.d.slots.tryTake(app)) return true;
-    await this.detach(x, handOff);
+    this.detach(x, handOff);
     return this.d.slots.take(app);
   }
 
-  /**
-   * Lets go of the run's job while it waits here before calling, and says so in its
-   * claim: if this process dies meanwhile, the run is taken over as a fresh pick-up
-   * (same attempt, under its misfire policy), not as a continuation of a call never made.
-   */
-  private async detach(x: Execution, handOff: (r: RunReport) => void): Promise<void> {
-    if (!x.parked) {
-      x.parked = await this.d.claims.mark(x.ref, x.owner, x.lease.attempt, 'parked');
-    }
+  /** Lets go of the run's job while it waits here (its claim still says it has not called). */
+  private detach(x: Execution, handOff: (r: RunReport) => void): void {
     x.detached = true;
     handOff({ verdict: 'deferred' });
   }
+
 
   /**
    * Fencing before the call goes out: the lease must still be this execution's. It is
@@ -532,7 +519,9 @@ export class RunExecutor {
   private async send(x: Execution, timer: Timer, call: PreparedCall): Promise<RunReport> {
     const d = this.d;
     const attempt = x.lease.attempt;
-    // The request goes out first; everything else waits until it has.
+    // From here on a takeover is the next attempt: the call may go out. Not awaited: the
+    // request goes out first, everything else waits until it has.
+    void d.claims.markCalled(x.ref, x.owner, attempt).catch(() => undefined);
     const sending = d.caller.send(call);
     // Written only if the call is still in flight a second later (the result usually
     // replaces it first); its lease bounds the call, whose timeout is a hard deadline.

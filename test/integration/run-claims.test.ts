@@ -50,6 +50,7 @@ describe('a claim', () => {
 
   it('passes to another owner as the next attempt once the holder stopped renewing and the lease lapsed', async () => {
     await claims.claim(run, 'a', LEASE);
+    await claims.markCalled(run, 'a', 1);
     clock = T0 + LEASE + 1;
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
@@ -75,23 +76,23 @@ describe('a claim', () => {
   });
 });
 
-describe('a holder waiting before its call (parked)', () => {
-  it('stays parked through renewals, and a takeover after it died makes the same attempt', async () => {
+describe('a holder that has not called yet', () => {
+  it('is taken over as the same attempt once it died: no call was made', async () => {
     await claims.claim(run, 'a', LEASE);
-    expect(await claims.mark(run, 'a', 1, 'parked')).toBe(true);
-    expect(await claims.mark(run, 'b', 1, 'parked')).toBe(false);
+    expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'claimed', attempt: 1 })]);
     clock = T0 + 5000;
     expect(await claims.renew(run, 'a', 1, LEASE)).toBe('held');
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'busy', state: 'running' });
-    expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'parked', attempt: 1 })]);
+    expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'claimed', attempt: 1 })]);
     clock = T0 + 5000 + LEASE + 1;
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 1 });
   });
 
-  it('goes back to running as it calls: a takeover then makes the next attempt', async () => {
+  it('is marked called as it sends: a takeover then makes the next attempt', async () => {
     await claims.claim(run, 'a', LEASE);
-    await claims.mark(run, 'a', 1, 'parked');
-    expect(await claims.mark(run, 'a', 1, 'running')).toBe(true);
+    expect(await claims.markCalled(run, 'b', 1)).toBe(false);
+    expect(await claims.markCalled(run, 'a', 1)).toBe(true);
+    expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'running', attempt: 1 })]);
     clock = T0 + LEASE + 1;
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
@@ -100,6 +101,7 @@ describe('a holder waiting before its call (parked)', () => {
 describe('fencing by owner + attempt', () => {
   it('refuses the renewal of an owner whose lease lapsed and was taken over', async () => {
     await claims.claim(run, 'a', LEASE);
+    await claims.markCalled(run, 'a', 1);
     clock = T0 + LEASE + 1;
     await claims.claim(run, 'b', LEASE);
     expect(await claims.renew(run, 'a', 1, LEASE)).toBe('lost');
@@ -108,6 +110,7 @@ describe('fencing by owner + attempt', () => {
 
   it('never lets a late owner overwrite the outcome the current owner recorded', async () => {
     await claims.claim(run, 'a', LEASE);
+    await claims.markCalled(run, 'a', 1);
     clock = T0 + LEASE + 1;
     await claims.claim(run, 'b', LEASE);
     expect(await claims.finish(run, 'b', 2, 'succeeded')).toBe(true);

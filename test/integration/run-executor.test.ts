@@ -553,3 +553,19 @@ describe('a run that will not be called', () => {
     expect(h.sent).toHaveLength(1);
   });
 });
+
+describe('the claim of a run being called', () => {
+  it('says the call may have gone out only once it is sent, so a takeover before counts no call', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    let answer!: (r: CallResult) => void;
+    h.answer = () => new Promise<CallResult>((r) => (answer = r));
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.sent.length === 1, 'sent');
+    await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
+    answer(ok());
+    expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+});

@@ -5,20 +5,20 @@ import type { TaskStatus } from '../../domain/timer.js';
  * format is read in Lua): "state|attempt|untilMs|holder".
  */
 export type FinalStatus = Exclude<TaskStatus, 'pending' | 'running'>;
-export type ClaimState = 'running' | 'parked' | 'backoff' | FinalStatus;
+export type ClaimState = 'claimed' | 'running' | 'backoff' | FinalStatus;
 
 export interface ClaimRecord {
   state: ClaimState;
   attempt: number;
-  /** running, parked: when the lease lapses unless renewed; backoff: when the retry may start; else 0. */
+  /** claimed, running: when the lease lapses unless renewed; backoff: when the retry may start; else 0. */
   untilMs: number;
   /** The owner token of the attempt. */
   holder: string;
 }
 
 const STATES: ReadonlySet<string> = new Set([
+  'claimed',
   'running',
-  'parked',
   'backoff',
   'succeeded',
   'failed',
@@ -39,10 +39,10 @@ export function formatClaimRecord(r: ClaimRecord): string {
 }
 
 export function isFinished(state: ClaimState): state is FinalStatus {
-  return state !== 'running' && state !== 'parked' && state !== 'backoff';
+  return state !== 'claimed' && state !== 'running' && state !== 'backoff';
 }
 
-/** Calls made for the run: a parked holder waits to make the attempt it holds. */
+/** Calls made for the run: a holder that has not called has not made the attempt it holds. */
 export function callsMade(record: ClaimRecord): number {
-  return record.state === 'parked' ? record.attempt - 1 : record.attempt;
+  return record.state === 'claimed' ? record.attempt - 1 : record.attempt;
 }

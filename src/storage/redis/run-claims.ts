@@ -36,6 +36,11 @@ interface RenewRequest extends RunRef {
   leaseMs: number;
 }
 
+interface CallRequest extends RunRef {
+  owner: string;
+  attempt: number;
+}
+
 interface FinishRequest extends RunRef {
   owner: string;
   attempt: number;
@@ -73,6 +78,7 @@ export class RunClaims {
   private readonly claims: MicroBatcher<ClaimRequest, ClaimResult>;
   private readonly renewals: MicroBatcher<RenewRequest, RenewResult>;
   private readonly finishes: MicroBatcher<FinishRequest, boolean>;
+  private readonly calls: MicroBatcher<CallRequest, boolean>;
   private readonly options: RunClaimsOptions;
 
   constructor(
@@ -91,6 +97,10 @@ export class RunClaims {
     );
     this.finishes = new MicroBatcher(
       (requests) => this.perDay(requests, (day, batch) => this.finishBatch(day, batch)),
+      5000,
+    );
+    this.calls = new MicroBatcher(
+      (requests) => this.perDay(requests, (day, batch) => this.callBatch(day, batch)),
       5000,
     );
   }
@@ -149,12 +159,12 @@ export class RunClaims {
   }
 
   /**
-   * Says whether `owner` has called for `attempt` yet: `parked` while it waits before
-   * calling (a takeover then claims the same attempt, as a fresh pick-up), `running` as
-   * it goes on to call. False if `owner` no longer holds `attempt`.
+   * Marks the claim as called: `owner` is sending `attempt`. From then on a takeover is
+   * the next attempt; before, the same one (no call was made). False if `owner` no longer
+   * holds `attempt`. Requests made in the same tick go to Redis together.
    */
-  async mark(run: RunRef, owner: string, attempt: number, state: 'parked' | 'running'): Promise<boolean> {
-    return (await this.redis.markRun(this.keyOf(run), owner, attempt, state)) === 1;
+  markCalled(run: RunRef, owner: string, attempt: number): Promise<boolean> {
+    return this.calls.load({ ...run, owner, attempt });
   }
 
   /**
@@ -251,6 +261,14 @@ export class RunClaims {
     const args: (string | number)[] = [this.options.keepMs, this.clock()];
     for (const r of batch) args.push(r.owner, r.attempt, Math.round(r.leaseMs));
     return (await this.redis.renewRuns(keys.length, ...keys, ...args)) as RenewResult[];
+  }
+
+  private async callBatch(day: string, batch: CallRequest[]): Promise<boolean[]> {
+    const keys = batch.map((r) => this.keys.claim(day, r.key));
+    const args: (string | number)[] = [];
+    for (const r of batch) args.push(r.owner, r.attempt);
+    const out = await this.redis.markCalled(keys.length, ...keys, ...args);
+    return out.map((n) => n === 1);
   }
 
   private async finishBatch(day: string, batch: FinishRequest[]): Promise<boolean[]> {

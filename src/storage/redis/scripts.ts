@@ -52,7 +52,8 @@ export interface XtimerCommands {
     now: number,
   ): Promise<number>;
   releaseRun(key: string, owner: string, attempt: number, undo: 0 | 1): Promise<number>;
-  markRun(key: string, owner: string, attempt: number, state: 'parked' | 'running'): Promise<number>;
+  /** mark-called.lua: numKeys, keys…, args… (see the script's header). */
+  markCalled(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
   reopenRun(key: string, attempts: number, keepMs: number, now: number): Promise<number>;
   countHit(key: string, ttlMs: number): Promise<number>;
   holdSlot(key: string, holder: string, ttlMs: number): Promise<number>;

@@ -5,8 +5,9 @@
 
   A run can be claimed when it has no record, when its holder's lease lapsed (the holder
   is gone: live holders renew), or when its backoff has (nearly) run out. The attempt
-  claimed is one past the calls known: the record's (a parked holder made none for the
-  attempt it held), or `minAttempt` (what MySQL knows after Redis lost the record).
+  claimed is one past the calls known: the record's (a holder that had not called made
+  none for the attempt it held), or `minAttempt` (what MySQL knows after Redis lost the
+  record). A claim starts "claimed": its holder marks it "running" as it calls.
 
   Input (variable number of keys):
     KEYS[1]      bloom:{day}
@@ -45,7 +46,7 @@ for i = 2, #KEYS do
   else
     local attempt = math.max(record and callsMade(record) or 0, minAttempt) + 1
     local leaseUntil = now + leaseMs
-    writeClaim(KEYS[i], "running", attempt, leaseUntil, owner, leaseMs + keep)
+    writeClaim(KEYS[i], "claimed", attempt, leaseUntil, owner, leaseMs + keep)
     local bloom = ""
     if attempt == 1 then
       if createdAt == 0 or runAt < createdAt then

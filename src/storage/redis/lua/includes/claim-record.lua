@@ -2,10 +2,10 @@
   Claim records, the one definition (src/storage/redis/claim-record.ts is its TS twin).
 
   A record is "state|attempt|untilMs|holder":
-    running   holder (owner token) is making attempt `attempt`; its lease ends at untilMs
-              unless the holder renews it (a heartbeat). Its call may have gone out.
-    parked    as running, but the holder waits (for its app's slot or its overlap turn)
-              and has not called: attempt `attempt` is not made yet
+    claimed   holder (owner token) holds attempt `attempt` and has not called yet (it
+              waits for the due time, an app slot or its overlap turn); its lease ends at
+              untilMs unless the holder renews it (a heartbeat)
+    running   as claimed, but the holder is calling: the attempt may have been made
     backoff   attempt `attempt` failed and may be retried from untilMs on (retry job queued)
     succeeded | failed | skipped | missed   the run is finished; untilMs is 0
   The owner token and the attempt together are the fencing token: only the holder of
@@ -28,7 +28,7 @@ local function writeClaim(key, state, attempt, untilMs, holder, ttlMs)
 end
 
 local function isHeld(record)
-  return record.state == "running" or record.state == "parked"
+  return record.state == "running" or record.state == "claimed"
 end
 
 local function isFinished(record)
@@ -39,9 +39,9 @@ local function holds(record, owner, attempt)
   return isHeld(record) and record.holder == owner and record.attempt == attempt
 end
 
--- Calls made for the run: a parked holder has not made the attempt it holds.
+-- Calls made for the run: a holder that has not called has not made the attempt it holds.
 local function callsMade(record)
-  if record.state == "parked" then
+  if record.state == "claimed" then
     return record.attempt - 1
   end
   return record.attempt
