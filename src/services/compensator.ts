@@ -76,7 +76,7 @@ type Verdict =
   | { kind: 'held' }
   /**
    * Its holder is gone: queue it again after the `calls` it made. With none (it died
-   * before calling, or parked), that is a fresh pick-up, under its misfire policy.
+   * before calling), that is a fresh pick-up, under its misfire policy.
    */
   | { kind: 'abandoned'; calls: number };
 
