@@ -117,11 +117,16 @@ export async function startExecutor(core: Core): Promise<Role> {
   const lossWatch = new RedisLossWatch(fast, keys)
     .onLoss(() => {
       // Claims may be gone: MySQL must show the calls in flight before re-fanned copies
-      // ask it, and the records are written again so those copies find them taken.
+      // ask it, and the records are written again so those copies find them taken; runs
+      // finished here whose outcome MySQL lacks are written back as done, and stashed again.
       recorder.flushInFlight();
       leases
         .renewAll()
         .catch((err) => logger.warn({ err: (err as Error).message }, 'lease re-assert failed'));
+      claims
+        .reassertFinished(recorder.finishedUnwritten())
+        .then(() => recorder.restash())
+        .catch((err) => logger.warn({ err: (err as Error).message }, 'outcome re-assert failed'));
     })
     .start();
   const continuations: RunContinuations = {

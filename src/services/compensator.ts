@@ -227,7 +227,10 @@ export class Compensator {
         (decision === 'fire' ? fire : missed).push(r);
       }
     }
-    await this.d.tasks.markMissed(missed);
+    await this.d.tasks.markMissed(
+      missed,
+      'missed: never picked up before its misfire threshold (its slice was lost or walked late)',
+    );
     for (const r of missed) {
       const timer = timers.get(r.timerId);
       if (timer)
@@ -284,7 +287,12 @@ function settledOutcome(
 /** The outcome a claim record kept; a skipped or missed run made no call at the attempt it claimed. */
 function recoveredOutcome(r: PendingRun, v: { status: FinalStatus; attempt: number }): RunOutcome {
   const calls = v.status === 'skipped' || v.status === 'missed' ? v.attempt - 1 : v.attempt;
-  return settledOutcome(r, v.status, calls, null);
+  // What the executor wrote is lost (it died with the write buffered): its claim record says how it ended.
+  const reason =
+    v.status === 'succeeded'
+      ? null
+      : `${v.status}: as its claim record says (the executor that settled it died before writing why)`;
+  return settledOutcome(r, v.status, calls, reason);
 }
 
 function successorFn(timer: Timer): (runAt: number) => number | null {

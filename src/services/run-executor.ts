@@ -497,7 +497,6 @@ export class RunExecutor {
     handOff({ verdict: 'deferred' });
   }
 
-
   /**
    * Fencing before the call goes out: the lease must still be this execution's. It is
    * asked of Redis only when it may not be: near its end, lost at a renewal, or while

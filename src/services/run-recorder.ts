@@ -1,6 +1,7 @@
 import { taskKey } from '../domain/task-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { RunOutcome } from '../storage/db/task-repository.js';
+import type { FinalStatus } from '../storage/redis/claim-record.js';
 import type { OutcomeStash } from '../storage/redis/outcome-stash.js';
 
 export interface RunRecorderOptions {
@@ -92,6 +93,30 @@ export class RunRecorder {
    */
   flushInFlight(): void {
     this.promoteInFlight(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * The finished runs whose outcome is not written yet, as their claim records hold them:
+   * the attempt claimed (a run settled without a call claimed one past its calls).
+   */
+  finishedUnwritten(): Array<{ key: string; runAt: number; attempt: number; status: FinalStatus }> {
+    const out = [];
+    for (const [key, o] of this.buffer) {
+      if (o.status === 'pending' || o.status === 'running') continue;
+      const attempt = o.status === 'skipped' || o.status === 'missed' ? o.attempts + 1 : o.attempts;
+      out.push({ key, runAt: o.runAt, attempt, status: o.status });
+    }
+    return out;
+  }
+
+  /**
+   * Redis lost its data, the stash with it: what this recorder stashed is stashed again
+   * (the in-flight states first become outcomes to write, as flushInFlight does).
+   */
+  async restash(): Promise<void> {
+    this.promoteInFlight(Number.POSITIVE_INFINITY);
+    this.stashed.clear();
+    if (this.failures > 0) await this.toStash([...this.buffer.values()]);
   }
 
   get buffered(): number {

@@ -98,6 +98,29 @@ describe('a holder that has not called yet', () => {
   });
 });
 
+describe('after Redis lost its data', () => {
+  it('writes back the outcome of a run finished here that MySQL lacks, over a copy claimed but not calling', async () => {
+    const other = { key: taskKey(8, run.runAt), runAt: run.runAt };
+    const calling = { key: taskKey(9, run.runAt), runAt: run.runAt };
+    // A copy fanned out again was claimed (not yet calling); another is being called.
+    await claims.claim(run, 'copy', LEASE);
+    await claims.claim(calling, 'caller', LEASE);
+    await claims.markCalled(calling, 'caller', 1);
+    const written = await claims.reassertFinished([
+      { ...run, attempt: 1, status: 'succeeded' },
+      { ...other, attempt: 1, status: 'failed' },
+      { ...calling, attempt: 1, status: 'succeeded' },
+    ]);
+    expect(written).toBe(2);
+    expect(await claims.claim(run, 'later', LEASE)).toMatchObject({ outcome: 'done', status: 'succeeded' });
+    expect(await claims.claim(other, 'later', LEASE)).toMatchObject({ outcome: 'done', status: 'failed' });
+    expect(await claims.renew(run, 'copy', 1, LEASE)).toBe('lost');
+    expect(await claims.peek([calling])).toEqual([
+      expect.objectContaining({ state: 'running', holder: 'caller' }),
+    ]);
+  });
+});
+
 describe('fencing by owner + attempt', () => {
   it('refuses the renewal of an owner whose lease lapsed and was taken over', async () => {
     await claims.claim(run, 'a', LEASE);

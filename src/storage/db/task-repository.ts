@@ -504,15 +504,16 @@ export class TaskRepository {
   }
 
   /** Records runs as `missed`, only where they are still pending. */
-  async markMissed(runs: readonly PendingRun[]): Promise<void> {
+  async markMissed(runs: readonly PendingRun[], reason: string): Promise<void> {
     for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
       const where = runs
         .slice(i, i + UPDATE_BATCH)
         .map((r) => `(${r.timerId}, CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`)
         .join(',');
       await this.pool.query(
-        `UPDATE tasks SET status = 'missed', updated_at = CURRENT_TIMESTAMP(3)
+        `UPDATE tasks SET status = 'missed', error = ?, updated_at = CURRENT_TIMESTAMP(3)
           WHERE status = 'pending' AND (timer_id, run_at) IN (${where})`,
+        [reason],
       );
     }
   }

@@ -168,6 +168,25 @@ export class RunClaims {
   }
 
   /**
+   * After Redis lost its data: writes the outcomes of runs finished here whose outcome
+   * MySQL does not have yet, so their copies fanned out again find them done (a copy
+   * claimed meanwhile but not calling loses its claim). Returns how many were written.
+   */
+  async reassertFinished(
+    runs: ReadonlyArray<RunRef & { attempt: number; status: FinalStatus }>,
+  ): Promise<number> {
+    let written = 0;
+    await this.perDay([...runs], async (day, batch) => {
+      const keys = batch.map((r) => this.keys.claim(day, r.key));
+      const args: (string | number)[] = [this.options.keepMs];
+      for (const r of batch) args.push(r.attempt, r.status);
+      written += await this.redis.reassertFinished(keys.length, ...keys, ...args);
+      return batch.map(() => undefined);
+    });
+    return written;
+  }
+
+  /**
    * Reopens a finished run for a retry after `attempts` calls: the record becomes a
    * backoff ending now, which the retry claims as attempt attempts + 1. False if the run
    * is held or backing off.

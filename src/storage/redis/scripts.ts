@@ -52,6 +52,8 @@ export interface XtimerCommands {
     now: number,
   ): Promise<number>;
   releaseRun(key: string, owner: string, attempt: number, undo: 0 | 1): Promise<number>;
+  /** reassert-finished.lua: numKeys, keys…, args… (see the script's header). */
+  reassertFinished(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number>;
   /** mark-called.lua: numKeys, keys…, args… (see the script's header). */
   markCalled(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
   reopenRun(key: string, attempts: number, keepMs: number, now: number): Promise<number>;
