@@ -79,7 +79,7 @@ export function createCore(
     appCopies: new AppCopies(redis, keys),
     apps: new AppRepository(database.db),
     planner,
-    stopper: new RunStopper(database, new RunClaims(redis, keys)),
+    stopper: new RunStopper(database, new RunClaims(redis, keys), now),
     announce: (id) => events.announce(id),
     timers: new TimerRepository(database.db),
     tasks: new TaskRepository(database.db, database.pool),

@@ -222,7 +222,8 @@ export class RunExecutor {
     try {
       const cached = await this.timerOf(run);
       const timer = cached.timer;
-      const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0;
+      // A copy the compensator queued again is settled through its claim: its holder died.
+      const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0 && run.slice !== COMPENSATOR;
       if (fresh && (timer === null || timer.status === 'inactive')) return 'drop';
       return this.whyNotCall(cached, run, this.isDue(run)) === null ? 'call' : 'settle';
     } catch {
@@ -263,7 +264,12 @@ export class RunExecutor {
     const lease = await this.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
     const x: Execution = {
-      run,
+      // Claimed past attempt 1, calls were made before (its job came back after its holder
+      // died): it is a continuation, whatever its job says.
+      run:
+        lease.attempt > 1
+          ? { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, lease.attempt - 1) }
+          : run,
       ref,
       owner,
       lease,

@@ -3,6 +3,7 @@ import { taskKey } from '../domain/task-key.js';
 import type { Database } from '../storage/db/client.js';
 import { timers } from '../storage/db/schema.js';
 import { type PendingRun, TaskRepository } from '../storage/db/task-repository.js';
+import { isHeld } from '../storage/redis/claim-record.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 
 /** What a disabled timer's backlog is recorded as. */
@@ -21,6 +22,7 @@ export class RunStopper {
   constructor(
     private readonly database: Database,
     private readonly claims: Pick<RunClaims, 'peek'>,
+    private readonly now: () => number,
   ) {}
 
   /** Returns the runs cancelled (to take out of the slices); none if the timer changed since. */
@@ -38,8 +40,17 @@ export class RunStopper {
         const records = await this.claims.peek(
           backlog.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })),
         );
-        const unclaimed = backlog.filter((_, i) => records[i] === null).map((r) => r.runAt);
-        await tasks.skipRuns(timerId, unclaimed, DISABLED_REASON);
+        // Left to its holder only while the holder lives (renews its lease).
+        const now = this.now();
+        const unheld = backlog.filter((_, i) => {
+          const record = records[i];
+          return record === null || record === undefined || (isHeld(record.state) && record.untilMs < now);
+        });
+        await tasks.skipRuns(
+          timerId,
+          unheld.map((r) => r.runAt),
+          DISABLED_REASON,
+        );
       }
       const cancelled = await tasks.deletePending(timerId, disabledAt);
       // maxRuns counts planned runs: the cancelled ones no longer count.

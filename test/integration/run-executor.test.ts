@@ -569,3 +569,19 @@ describe('the claim of a run being called', () => {
     expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
   });
 });
+
+describe('a job that came back after its holder died mid-call', () => {
+  it('is a continuation, past its misfire threshold too: the claim says a call was made', async () => {
+    const timer = testTimer({ misfirePolicy: 'skip', misfireThresholdMs: 1000 });
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const ref = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    // Another process claimed it, called, and died: its lease lapsed long ago.
+    await h.claims.claim(ref, 'dead', 10_000);
+    await h.claims.markCalled(ref, 'dead', 1);
+    clock += 60_000;
+    // BullMQ hands the job back as it was queued, without afterAttempt.
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });
+    expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
+  });
+});

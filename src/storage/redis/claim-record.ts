@@ -42,6 +42,11 @@ export function isFinished(state: ClaimState): state is FinalStatus {
   return state !== 'claimed' && state !== 'running' && state !== 'backoff';
 }
 
+/** A holder has the run (its lease may have lapsed): it has claimed it, or is calling it. */
+export function isHeld(state: ClaimState): boolean {
+  return state === 'claimed' || state === 'running';
+}
+
 /** Calls made for the run: a holder that has not called has not made the attempt it holds. */
 export function callsMade(record: ClaimRecord): number {
   return record.state === 'claimed' ? record.attempt - 1 : record.attempt;
