@@ -51,6 +51,8 @@ const DEFAULTS: MigrationOptions = {
   maxCatchUpMs: 24 * 3600_000,
   restRatio: 0,
 };
+/** Timers planned between two yields of the event loop. */
+const YIELD_EVERY_TIMERS = 50;
 /** Timers whose planned_until one UPDATE moves at most. */
 const PLANNED_UNTIL_GROUP = 200;
 /** Batches with a run due sooner than this go at full speed. */
@@ -122,7 +124,10 @@ export class Migration {
       const page = await this.timers.pageToPlan(selectBeforeMs, afterId, this.options.pageSize);
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.timer.id;
-      for (const { timer, plannedUntil } of page) {
+      for (const [i, { timer, plannedUntil }] of page.entries()) {
+        // A page of dense timers is hundreds of thousands of instants: the process's
+        // runs due meanwhile get the event loop between timers, not after the page.
+        if (i % YIELD_EVERY_TIMERS === YIELD_EVERY_TIMERS - 1) await new Promise((r) => setImmediate(r));
         const from = Math.max(plannedUntil ?? nowMs, floor);
         let window: PlannedWindow;
         try {
