@@ -1,7 +1,7 @@
 /**
  * npm run capacity-guard [-- --timers=3000 --seconds=20]
  *
- * The capacity guard CI runs after the tests (issue 12): one xtimer process with N
+ * The capacity guard CI runs after the tests: one xtimer process with N
  * every-second timers for S seconds, against the benchmark's sink. It fails on any
  * missing or doubled run — correctness under load, which a regression like the one that
  * re-queued every late run would break. Lateness is printed, never judged: timing

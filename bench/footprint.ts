@@ -1,5 +1,5 @@
 /**
- * Footprint (issue 15): what 100,000 active timers of a realistic mix cost at rest, in
+ * Footprint: what 100,000 active timers of a realistic mix cost at rest, in
  * Redis and in MySQL, with the default planning window (MIGRATE_STEP_MINUTES 60): 70%
  * hourly at their own minute (`H * * * *`), 25% daily (`H H * * *`), 5% every minute.
  */

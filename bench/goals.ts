@@ -1,5 +1,5 @@
 /**
- * The timing targets of the delivery lines on the 2-core box (issue 12, README
+ * The timing targets of the delivery lines on the 2-core box (README
  * Benchmarks). A line that misses one says so; missing or doubled runs make it FAILED.
  */
 export const GOALS = {

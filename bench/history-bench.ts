@@ -1,5 +1,5 @@
 /**
- * Scenario 8: purging run history (issue 15). A day of runs is one partition of `tasks`:
+ * Scenario 8: purging run history. A day of runs is one partition of `tasks`:
  * dropping it costs one DROP PARTITION whatever it holds. Beside it, the row deletes the
  * old purge made (DELETE … LIMIT 1,000 by status and time) on the same number of runs:
  * the rate a row purge can sustain, against the fire rate it must keep up with.

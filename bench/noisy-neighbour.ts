@@ -1,5 +1,5 @@
 /**
- * Noisy neighbour (issue 12): app `noisy` has every-second timers whose receiver never
+ * Noisy neighbour: app `noisy` has every-second timers whose receiver never
  * answers (each call hangs until the callback timeout, then is retried), app `quiet` has
  * every-second timers on a receiver that answers at once. APP_MAX_IN_FLIGHT stays at its
  * default. The quiet app's runs must stay on time and all arrive; every owed run of the

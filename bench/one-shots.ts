@@ -1,5 +1,5 @@
 /**
- * One-shot timers at scale (issue 16): `count` timers, each firing once at a random
+ * One-shot timers at scale: `count` timers, each firing once at a random
  * millisecond of the next `minutes` minutes, created through the API (soonest first, so
  * creation stays ahead of firing) while `cronTimers` every-second timers fire beside
  * them at the same rate. Reports missing and doubled one-shots, and the lateness of both.

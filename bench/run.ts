@@ -8,12 +8,12 @@
  * run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
  * delivery lines slow, noisy, overload and spread while developing them)
  *
- * Open-loop benchmark (issue 5, SPEC §9): the timers generate the load. Every-second
+ * Open-loop benchmark: the timers generate the load. Every-second
  * timers put N runs on the same millisecond each second; a sink in its own process
  * records when each task id arrived. Lateness = arrival − X-Xtimer-Scheduled-At.
  * Each precision line runs xtimer and, beside it, BullMQ's own job schedulers, after
  * the harness floor: a bare client sending the same callbacks at each instant. The
- * delivery lines (issue 12) run xtimer alone against hard receivers and overload.
+ * delivery lines run xtimer alone against hard receivers and overload.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -255,7 +255,7 @@ async function main(): Promise<void> {
         `  4: max sustained: ${sustained} fires/s at p99 < 500 ms, none missed or doubled\n`,
       );
     }
-    // The delivery lines (issue 12): xtimer alone, against hard receivers and overload.
+    // The delivery lines: xtimer alone, against hard receivers and overload.
     const delivery = !quick && !tuningSizes && !soakTimers;
     const sinkRef = { port: sinkPort, pid: sink.pid };
     if (delivery && wants('slow')) {

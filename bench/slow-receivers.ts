@@ -1,5 +1,5 @@
 /**
- * Slow receivers (issue 12): every-second timers whose receiver takes 2 s to answer, so
+ * Slow receivers: every-second timers whose receiver takes 2 s to answer, so
  * two calls per timer are open at any moment. What counts is the call start: the
  * request's arrival at the sink − X-Xtimer-Scheduled-At, while earlier calls still hang
  * on. Every run once, none twice. A floor line first: the bare undici sender making the same

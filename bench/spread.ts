@@ -1,5 +1,5 @@
 /**
- * Spread (issue 21): the same load, aligned or spread over the minute. N timers written
+ * Spread: the same load, aligned or spread over the minute. N timers written
  * `0 * * * * *` all fire at second 0 of every minute; N written `H * * * * *` each fire at
  * their own hashed second; N `0 * * * * *` with `jitterMs: 59000` each at a stable shift
  * of their nominal second 0. The receiver takes 100 ms a call, so the peak of calls open

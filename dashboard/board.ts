@@ -14,7 +14,7 @@ import type {
 } from '../src/storage/redis/queues.js';
 import type { DashboardPaths } from './layout.js';
 
-/** The queues the board shows (SPEC §2): slice jobs on `trigger`, runs and run batches on `execute`. */
+/** The queues the board shows: slice jobs on `trigger`, runs and run batches on `execute`. */
 export interface BoardQueues {
   trigger: Queue<SliceJobData>;
   execute: Queue<ExecuteJobData>;

@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 
 /**
- * Lateness (callback sent − scheduled time, SPEC §9) of recent runs as inline SVG: a
+ * Lateness (callback sent − scheduled time) of recent runs as inline SVG: a
  * sparkline for the timers list and a histogram for a timer's page. No script, no
  * external assets: the page stays usable with JavaScript off.
  */
@@ -50,7 +50,7 @@ export function histogram(values: readonly number[]): number[] {
   return counts;
 }
 
-/** Green on time, amber noticeably late, red late (the SPEC §9 targets are 10–250 ms). */
+/** Green on time, amber noticeably late, red late (the design's lateness targets are 10–250 ms). */
 function tone(ms: number): string {
   if (ms <= 10) return 'var(--ok)';
   if (ms <= 250) return 'var(--warn)';

@@ -9,7 +9,7 @@ import type { Logger } from '../src/observability/logger.js';
 
 /**
  * The one place typed errors become HTTP: a status and the envelope
- * `{"error": {"code", "message", "details"?}}` (SPEC §7). Here, under both api/ and
+ * `{"error": {"code", "message", "details"?}}`. Here, under both api/ and
  * dashboard/, because both answer errors this way.
  */
 

@@ -10,7 +10,7 @@ import type { BackfillView } from '../src/services/backfill-service.js';
 import type { ServicePauseState } from '../src/services/service-pause.js';
 import type { QueuedRunView } from '../src/services/timer-use-cases.js';
 
-/** Timer and task JSON exactly as SPEC §7 shows them. */
+/** Timer and task JSON exactly as the API documents them. */
 export function presentTimer(t: Timer) {
   return {
     id: t.id,

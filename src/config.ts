@@ -6,7 +6,7 @@ import { clusterTarget } from './storage/redis/connection.js';
 
 /**
  * The only reader of process.env. Every setting is validated at start; a bad value
- * stops the process with a message naming the setting (SPEC §8).
+ * stops the process with a message naming the setting.
  */
 
 export const ROLES = ['api', 'scheduler', 'migrator', 'trigger', 'executor'] as const;

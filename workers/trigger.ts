@@ -17,7 +17,7 @@ import {
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './role.js';
 
-/** Lock time of a completed slice (SPEC §4): past the scheduler's previous-minute pass. */
+/** Lock time of a completed slice: past the scheduler's previous-minute pass. */
 export const SLICE_ACK_TTL_MS = 130_000;
 /** Execute jobs per addBulk (each a run or a batch of runs). */
 const FAN_OUT_CHUNK = 200;

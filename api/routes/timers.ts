@@ -407,7 +407,7 @@ const routes = {
 };
 
 /**
- * The native timer API (SPEC §7). Thin: validate, call the service as the caller's
+ * The native timer API. Thin: validate, call the service as the caller's
  * actor (an app key reaches only its app's timers), shape the answer.
  */
 export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesDeps) {

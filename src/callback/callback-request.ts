@@ -19,7 +19,7 @@ export interface PreparedCall {
 export const USER_AGENT = 'xtimer/0.1';
 
 /**
- * Builds the request of one attempt. Headers (SPEC §6): the task key is the
+ * Builds the request of one attempt. Headers: the task key is the
  * receiver's idempotency key; the attempt number says whether this is a retry; with a
  * signer, the Standard Webhooks headers (webhook-id = the task key).
  */

@@ -1,7 +1,7 @@
 import type { RetryPolicy } from '../domain/timer.js';
 import type { CallResult } from './http-caller.js';
 
-/** Success = 2xx (SPEC §6). */
+/** Success = a 2xx answer; anything else (or no answer) is a failure. */
 export function isSuccess(r: CallResult): boolean {
   return r.kind === 'response' && r.status >= 200 && r.status < 300;
 }

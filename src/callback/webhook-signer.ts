@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com, SPEC §6): `webhook-id`
+ * Standard Webhooks signing (https://www.standardwebhooks.com): `webhook-id`
  * (the task key, the same on every attempt), `webhook-timestamp` (seconds, per attempt)
  * and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the
  * secret's decoded bytes. While a rotated-out secret is in its grace period both

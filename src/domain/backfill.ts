@@ -10,7 +10,7 @@ export type BackfillStage = 'sending' | 'sent' | 'ended';
 export const BACKFILL_STATES = ['sending', 'sent', 'completed', 'cancelled'] as const;
 export type BackfillState = (typeof BACKFILL_STATES)[number];
 
-/** A timer's schedule run over a past range `[from, to)` (issue 21). */
+/** A timer's schedule run over a past range `[from, to)`. */
 export interface Backfill {
   id: number;
   timerId: number;

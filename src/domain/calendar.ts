@@ -1,7 +1,7 @@
 import { offsetAt } from './time-zone.js';
 
 /**
- * Calendars (issue 21): named lists of dates an app's timers skip. A timer names them in
+ * Calendars: named lists of dates an app's timers skip. A timer names them in
  * `skipCalendars`; no run is planned on a listed date, read in the timer's zone.
  */
 

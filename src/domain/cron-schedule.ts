@@ -11,7 +11,7 @@ import { MAX_OFFSET, OffsetTimeline } from './time-zone.js';
  * cron-parser's own iterator costs ~60 µs per run; the migrator must place 50k+ runs
  * per second, so expansion walks the parsed field sets directly: a day at a time, with
  * one zone offset for every day the offset does not change, and wall times resolved one
- * by one under the DST rule (SPEC §6) on the days it does.
+ * by one under the DST rule on the days it does.
  *
  * Every expansion is bounded (evaluation-budget.ts): days are found a field at a time
  * (a year or month the cron does not name is skipped whole, never walked), instants are
@@ -52,7 +52,7 @@ export interface CronSchedule {
   readonly years: ReadonlySet<number> | null;
   /**
    * The minute or the hour field starts with `*` (or `?`, the same): the schedule
-   * follows real time across DST changes; otherwise it names fixed wall times (SPEC §6).
+   * follows real time across DST changes; otherwise it names fixed wall times.
    */
   readonly frequent: boolean;
 }
@@ -402,7 +402,7 @@ function expandDay(
 /**
  * Fire instants of one local day (its midnight written as if UTC: `dayWall`) on which
  * the offset changes: each matching wall time resolved under the DST rule — a frequent
- * schedule at every instant showing it, a fixed one once (SPEC §6). Unordered.
+ * schedule at every instant showing it, a fixed one once. Unordered.
  * A wall time every reading of which lies past `found.cut` is not built. Returns how many
  * wall times it resolved.
  */

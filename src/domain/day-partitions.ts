@@ -1,5 +1,5 @@
 /**
- * Run history by day (issue 15): `tasks` is RANGE-partitioned on `run_at`, one partition
+ * Run history by day: `tasks` is RANGE-partitioned on `run_at`, one partition
  * per UTC day (`p20261124` holds the runs before 2026-11-25T00:00Z not in an earlier
  * partition) and `p_future` for everything after the last day. Which partitions to add
  * ahead and which to drop is decided here; the SQL lives in storage.

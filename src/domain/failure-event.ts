@@ -1,6 +1,6 @@
 import type { NotifyOutcome } from './timer.js';
 
-/** What a failure notification says (SPEC run controls: notify). */
+/** What a failure notification (a timer's `notify`) says. */
 export interface FailureEvent {
   /** `timer.paused`: the run's failure made the timer's autoPause disable it. */
   type: `run.${NotifyOutcome}` | 'timer.paused';

@@ -1,6 +1,6 @@
 import { stablePick } from './stable-hash.js';
 
-/** The most a run may be shifted: an hour (issue 21). */
+/** The most a run may be shifted: an hour. */
 export const MAX_JITTER_MS = 3_600_000;
 
 /**

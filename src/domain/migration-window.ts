@@ -1,10 +1,10 @@
 import { MINUTE, minuteStart } from './slice.js';
 
 /**
- * Migration windows (SPEC §5.2): clock-aligned, half-open [start, start + step).
+ * Migration windows: clock-aligned, half-open [start, start + step).
  * While window k runs, window k+1 is materialised. A created, enabled or changed timer
  * gets only its near-term runs at once; the migrator's top-up, every minute, plans the
- * rest up to the end of the next window (issue 15: creates at scale).
+ * rest up to the end of the next window (so creating many or dense timers stays fast).
  */
 export interface MigrationWindow {
   start: number;

@@ -3,7 +3,7 @@ import type { MisfirePolicy } from './timer.js';
 export type MisfireDecision = 'fire' | 'missed';
 
 /**
- * What to do with a run picked up at `now` (SPEC §6). A run late by no more than the
+ * What to do with a run picked up at `now`. A run late by no more than the
  * threshold always fires. A run later than that is "missed" and follows the policy:
  * `fire_all` fires it, `skip` records it missed, and `fire_once` fires only the latest
  * missed run — the one whose successor is not missed itself (due within the threshold,

@@ -36,7 +36,7 @@ export interface PlannedWindow {
 }
 
 /**
- * The runs of one plan of `timer` (SPEC §5.2): its schedule's instants in [fromMs,
+ * The runs of one plan of `timer`: its schedule's instants in [fromMs,
  * horizonMs), at most as many as `maxRuns` leaves. A schedule that cannot fire before a
  * later instant (a one-shot's `at`, a window's `startAt`) records that instant as where
  * its runs reach, so the migrator leaves it alone until then; one that has ended (a

@@ -1,15 +1,15 @@
 /**
- * Time-and-bucket slicing (SPEC §4, seed 002): a run lives in the slice of its UTC
- * minute and of bucket `timerId % count`, where a minute's bucket count grows with
- * the number of runs in it: `BUCKETS + floor(runs / 64)`, capped at `MAX_BUCKETS`.
+ * Time-and-bucket slicing: a run lives in the slice of its UTC minute and of bucket
+ * `timerId % count`, where a minute's bucket count grows with the number of runs in it:
+ * `BUCKETS + floor(runs / 64)`, capped at `MAX_BUCKETS`.
  */
 export const MINUTE = 60_000;
 /**
- * Runs per extra bucket. The SPEC's 200 made slices of ~150-200 runs, past Redis's
- * compact ZSET encoding (`zset-max-listpack-entries`, 128): each run then cost ~140 bytes
- * of skiplist and hash table instead of ~35 (issue 15's footprint). At 64, with room for
- * timers hashing unevenly, a minute's slices stay compact up to ~MAX_BUCKETS × 128 runs
- * (25,600 a minute at 200 buckets).
+ * Runs per extra bucket. The original design's 200 made slices of ~150-200 runs, past
+ * Redis's compact ZSET encoding (`zset-max-listpack-entries`, 128): each run then cost
+ * ~140 bytes of skiplist and hash table instead of ~35. At 64, with room for timers
+ * hashing unevenly, a minute's slices stay compact up to ~MAX_BUCKETS × 128 runs (25,600
+ * a minute at 200 buckets).
  */
 export const RUNS_PER_EXTRA_BUCKET = 64;
 

@@ -1,4 +1,4 @@
-/** The run's identity everywhere (SPEC §3): `${timerId}_${runAtMs}`. */
+/** The run's identity everywhere: `${timerId}_${runAtMs}`. */
 export function taskKey(timerId: number, runAtMs: number): string {
   return `${timerId}_${runAtMs}`;
 }

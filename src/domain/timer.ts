@@ -1,4 +1,4 @@
-/** Timers and their runs as the rest of the code sees them (SPEC §3). */
+/** Timers and their runs as the rest of the code sees them. */
 
 import type { SkipDates } from './calendar.js';
 
@@ -67,7 +67,7 @@ export interface AutoPause {
   afterConsecutiveFailures: number;
 }
 
-/** The note an auto-pause leaves (issue 21). */
+/** The note an auto-pause leaves. */
 export const autoPauseNote = (n: number) => `auto-paused after ${n} consecutive failures`;
 
 /** Labels a timer carries for people to find it by (`label=key:value` filters). */

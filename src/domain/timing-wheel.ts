@@ -1,6 +1,6 @@
 /**
  * The in-process hierarchical timing wheel that releases prepared callbacks at their
- * due millisecond (SPEC §5.4, Kafka's TimingWheel as described in seed 004).
+ * due millisecond (after Kafka's TimingWheel).
  *
  * Why a wheel: the executor holds up to ~10,000 prepared calls at once, often
  * thousands due at the same millisecond, and cancels some of them (a timer disabled).

@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * Prometheus metrics of one process (SPEC §7 /metrics). Names are `xtimer_*`; labels
+ * Prometheus metrics of one process, served at /metrics. Names are `xtimer_*`; labels
  * take a few fixed values only (outcome, stage, queue, state), never ids or apps.
  */
 export class Metrics {

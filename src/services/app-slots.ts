@@ -1,5 +1,5 @@
 /**
- * The per-app in-flight limit (SPEC §6 fairness): at most `perApp` callbacks of one app
+ * The per-app in-flight limit (fairness between apps): at most `perApp` callbacks of one app
  * in flight in this process. A run over the limit waits for its app's next free slot, in
  * due order, without holding an executor slot, so one app's hanging receivers delay
  * only that app's runs.

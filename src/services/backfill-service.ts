@@ -37,7 +37,7 @@ export interface BackfillServiceDeps {
 }
 
 /**
- * Backfills (issue 21): a timer's schedule run over a past range. Starting one writes
+ * Backfills: a timer's schedule run over a past range. Starting one writes
  * its runs (trigger `backfill`) beside the timer's history, leaving alone the instants
  * the history has already; BackfillPacer then sends them at BACKFILL_RATE. The timer
  * given has been read, and its access checked, by the caller (ScopedTimers).

@@ -23,7 +23,7 @@ export interface CatchUpThrottleDeps {
 
 /**
  * Works the catch-up lane (`execute-late`) only with the time this executor has spare
- * (issue 12: overload, then recovery). The runs due now, from `execute`, come first: while
+ * (so an overloaded executor recovers). The runs due now, from `execute`, come first: while
  * the event loop falls behind (a backlog, a migration, GC) the catch-up lane is paused,
  * but for one look in CATCH_UP_FLOOR_EVERY, and it is worked in full again as soon as the
  * loop keeps up. Past capacity, the backlog waits in Redis and drains at that floor; once

@@ -88,12 +88,12 @@ function verdictOf(record: ClaimRecord | null, now: number): Verdict {
 }
 
 /**
- * The sweeper of seed 002's "定时脚本" (SPEC §5.6), run every 30 s by one migrator. It
- * never re-queues a run that is only late: a run whose holder is alive is the holder's
- * (leases are renewed by a heartbeat), however late it is. It settles runs never fired
- * (Redis lost, cluster down) by their timer's misfire policy; queues again, as their next
- * attempt, runs whose holder died (lease lapsed); recovers outcomes MySQL lost from the
- * claim records. (Old runs are dropped by day: HistoryRetention.)
+ * The sweeper of the original xTimer design's "定时脚本" (timed script), run every 30 s by
+ * one migrator. It never re-queues a run that is only late: a run whose holder is alive
+ * is the holder's (leases are renewed by a heartbeat), however late it is. It settles
+ * runs never fired (Redis lost, cluster down) by their timer's misfire policy; queues
+ * again, as their next attempt, runs whose holder died (lease lapsed); recovers outcomes
+ * MySQL lost from the claim records. (Old runs are dropped by day: HistoryRetention.)
  */
 export class Compensator {
   constructor(private readonly d: CompensatorDeps) {}
@@ -132,7 +132,7 @@ export class Compensator {
    * A run never claimed is lost only if the execute queue is not behind it (`queuedFrom`:
    * when the earliest run still queued was due). Past capacity, runs wait in the queue
    * unclaimed for minutes: a run waiting its turn is late, not lost, and queued again it
-   * was queued twice, which made everything later still (issue 12's spiral).
+   * was queued twice, which made everything later still (an overload spiral).
    */
   private async settleOverdue(
     overdue: PendingRun[],

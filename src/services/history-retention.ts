@@ -19,12 +19,12 @@ export interface RetentionReport {
 }
 
 /**
- * Keeps the run history's day partitions (issue 15): today's and the next
- * days' exist before their runs are planned, and a day whose runs are all older than
- * TASK_RETENTION_DAYS is dropped whole — one DROP PARTITION a day instead of deleting
- * its rows, whatever the fire rate. Its failed and missed runs are first copied to
- * `task_failures`, kept TASK_RETENTION_FAILED_DAYS. Idempotent: a pass interrupted
- * anywhere is finished by the next one.
+ * Keeps the run history's day partitions: today's and the next days' exist before their
+ * runs are planned, and a day whose runs are all older than TASK_RETENTION_DAYS is
+ * dropped whole — one DROP PARTITION a day instead of deleting its rows, whatever the
+ * fire rate. Its failed and missed runs are first copied to `task_failures`, kept
+ * TASK_RETENTION_FAILED_DAYS. Idempotent: a pass interrupted anywhere is finished by the
+ * next one.
  */
 export class HistoryRetention {
   constructor(

@@ -13,7 +13,7 @@ const LARGEST_JOB_DECAY = 0.95;
  * holds no more runs than it can carry (EXECUTOR_MAX_RUNS). A BullMQ worker fetches jobs
  * in one burst up to its concurrency before it starts any of them, so a fixed concurrency
  * of thousands of jobs let one burst bring a backlog of 100,000+ runs into the process
- * (issue 12: 2 GB of heap, a second of event-loop lag, every run late, job locks lapsing).
+ * (without it: 2 GB of heap, a second of event-loop lag, every run late, job locks lapsing).
  * Here each job is counted as it is fetched (BullMQ's `active` event comes before the
  * worker's next fetch), and a worker may hold the jobs it holds plus as many as the runs
  * still free fill at the size of the largest recent job: past capacity the backlog stays

@@ -10,7 +10,7 @@ import type { HistoryRetention } from './history-retention.js';
 import type { Migration } from './migration.js';
 
 /**
- * Migration lock times (SPEC §4): 20 min while working, 120 min once the window is done,
+ * Migration lock times: 20 min while working, 120 min once the window is done,
  * for hour windows. Shorter windows scale them down (a third and twice the window), so a
  * migrator that died mid-way is replaced well before the next window starts.
  */
@@ -27,7 +27,7 @@ export function migrationLockTimes(stepMinutes: number): {
   };
 }
 
-/** How often the compensator runs (SPEC §5.6); its lock lapses a little sooner. */
+/** How often the compensator runs; its lock lapses a little sooner. */
 export const COMPENSATE_EVERY_MS = 30_000;
 /** How often the run history's partitions are checked (a day is added or dropped once a day). */
 export const RETAIN_HISTORY_EVERY_MS = 10 * 60_000;
@@ -50,7 +50,7 @@ export interface MigrationRunnerDeps {
 
 /**
  * The migrator role's duties, each under its cluster-wide lock so any number of
- * migrators may run them: materialise the next window once (SPEC §5.2), top up the
+ * migrators may run them: materialise the next window once, top up the
  * timers planned only for the near term once a minute, rebuild the slices after Redis
  * lost them, run the compensator, and keep the run history's day partitions.
  */

@@ -75,7 +75,7 @@ function isPlain(p: Planned, horizonMs: number): boolean {
 }
 
 /**
- * Bulk materialisation (SPEC §5.2): every active timer whose runs stop short of the
+ * Bulk materialisation: every active timer whose runs stop short of the
  * horizon gets them from where they stop (so a window missed while the cluster was down
  * is caught up) to the horizon. A first pass counts each minute's runs (bucket counts
  * need the total); the second writes them in batches, MySQL first (multi-row,

@@ -15,7 +15,7 @@ interface Waiter {
 const LEAD_MS = 2;
 
 /**
- * Holds prepared runs until their due millisecond on a timing wheel (SPEC §5.4) and
+ * Holds prepared runs until their due millisecond on a timing wheel and
  * lets them go, all runs of one instant in one synchronous burst. On shutdown the
  * runs still waiting are withdrawn (not sent) so another process can take them.
  */

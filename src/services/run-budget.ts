@@ -6,7 +6,7 @@ import { FifoQueue } from '../domain/fifo-queue.js';
  * are due than the process can call, the rest wait for a permit in arrival (due) order,
  * before they are claimed, holding no lease: the backlog stays in the queue, not in this
  * process's memory and event loop, so the process keeps its pace and leases, job locks
- * and call deadlines hold (issue 12: an executor that took every due run spiralled into
+ * and call deadlines hold (an executor that took every due run spiralled into
  * lapsed locks and exhausted memory). A run that lets go of its job (waiting for its
  * app's slot or its overlap turn) lets go of its permit too.
  */

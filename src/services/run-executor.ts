@@ -137,7 +137,7 @@ interface NoCall {
 }
 
 /**
- * Executes one run (SPEC §5.5): claim (the claim record also says whether it ran
+ * Executes one run: claim (the claim record also says whether it ran
  * already), history check, timer lookup and request building — all before the due
  * instant — then the wait for the due millisecond and for a slot of the run's app,
  * the fenced send, and the outcome: recorded, or handed to a retry job after a failure.

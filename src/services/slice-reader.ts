@@ -19,7 +19,7 @@ export interface WindowRead {
 }
 
 /**
- * Reads one slice window (SPEC §5.4). While the migrator's "slices intact" marker is
+ * Reads one slice window. While the migrator's "slices intact" marker is
  * there, the slice ZSET is the truth (no key = no runs). When Redis has lost its data
  * (the marker is gone until the migrator has rebuilt the slices) the window is read
  * from MySQL instead, taking the bucket's timers by `timer_id % count`.

@@ -8,7 +8,7 @@ import type { SliceStore } from '../storage/redis/slice-store.js';
 import { SlotBatch } from '../storage/redis/slot-batch.js';
 
 /**
- * How long a claimed slice stays locked (SPEC §4): more than its minute, less than two,
+ * How long a claimed slice stays locked: more than its minute, less than two,
  * so a slice whose trigger died is claimed again by the previous-minute pass.
  */
 export const SLICE_CLAIM_TTL_MS = 70_000;
@@ -50,7 +50,7 @@ export interface SliceSchedulerDeps {
 }
 
 /**
- * One scheduler tick (SPEC §5.3): for each bucket of the previous, current and (within
+ * One scheduler tick: for each bucket of the previous, current and (within
  * PREFETCH_MS) next minute, try the slice lock (SET NX with a unique token, for
  * SLICE_PENDING_MS) and, on success, enqueue the slice job into `trigger` and only then
  * extend the lock to SLICE_CLAIM_TTL_MS.

@@ -36,7 +36,7 @@ export type WalkResult =
   | { kind: 'stopped' };
 
 /**
- * Walks one slice (SPEC §5.4): its minute in wall-clock 1 s windows, each read PREREAD_MS
+ * Walks one slice: its minute in wall-clock 1 s windows, each read PREREAD_MS
  * before it starts and fanned into `execute`, where the executor holds each run until its
  * due ms. Runs already overdue (takeover, late start) go out in the first read, at once.
  * The slice is acked only when the whole minute was walked.

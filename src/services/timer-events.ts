@@ -3,7 +3,7 @@ import type { Keys } from '../storage/redis/keys.js';
 
 /**
  * Timer change announcements over Redis pub/sub: every process drops its cached copy
- * of a changed timer at once, so a disable or update is visible within 1 s (SPEC §5.5).
+ * of a changed timer at once, so a disable or update is visible within 1 s.
  * App changes (a rotated signing secret) travel the same way on their own channel.
  */
 export class TimerEvents {

@@ -57,7 +57,7 @@ import type {
   UpsertOutcome,
 } from './timer-use-cases.js';
 
-/** The per-app mutex (SPEC §4): 3 s, waited for up to as long. */
+/** The per-app mutex: 3 s, waited for up to as long. */
 const APP_LOCK_TTL_MS = 3000;
 /** How long a change waits for the app's mutex before answering APP_BUSY (a busy app queues its changes). */
 const APP_LOCK_WAIT_MS = 10_000;
@@ -745,7 +745,7 @@ export class TimerService implements TimerUseCases {
     return completed;
   }
 
-  /** Activates the timer and materialises its runs at once (SPEC §5.1). Idempotent. */
+  /** Activates the timer and materialises its runs at once. Idempotent. */
   async enable(id: number, by?: ChangeAuthor): Promise<Timer> {
     return this.setStatus(id, 'active', by);
   }

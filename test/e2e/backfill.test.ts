@@ -4,7 +4,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 21 item 4, end to end: a backfill of 200 past runs is called at its pace
+ * Backfills end to end: a backfill of 200 past runs is called at its pace
  * (BACKFILL_RATE, 50 a second by default), each run once, with X-Xtimer-Trigger:
  * backfill, while another app's every-second timer keeps its instants.
  */

@@ -6,7 +6,7 @@ import { createTestCore, createTestStores, eventually, type TestStores } from '.
 import { testDraft } from '../helpers/timers.js';
 
 /**
- * The SSRF guard at call time, end to end (issues 7 and 14): with nothing configured (the
+ * The SSRF guard at call time, end to end: with nothing configured (the
  * guard is on by default), a timer whose host name resolves to a loopback address (stored
  * past the create-time check) fails at its run with a clear, final TARGET_BLOCKED error,
  * and no connection ever reaches the receiver.

@@ -4,9 +4,9 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Cluster down and back (issue 4): every process stopped for 3 minutes, then started.
+ * Cluster down and back: every process stopped for 3 minutes, then started.
  * One-minute migration windows, so the outage also leaves windows unplanned that the
- * migrator must catch up. Each misfire policy then behaves as SPEC §6 says.
+ * migrator must catch up. Each misfire policy then behaves as documented.
  */
 const DOWN_MS = 180_000;
 const THRESHOLD_MS = 60_000;

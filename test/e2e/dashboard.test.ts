@@ -8,7 +8,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * The dashboard in a real browser (issues 6 and 17): Debian's chromium driven by
+ * The dashboard in a real browser: Debian's chromium driven by
  * playwright-core against a real xtimer process with every role and a real callback
  * sink. A timer is created, edited (the cron's preview follows the typing), run now,
  * its failed run retried, disabled, found by its label, its changes read, and deleted,

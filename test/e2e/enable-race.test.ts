@@ -4,7 +4,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * 120 timers of one app enabled at once, 3 s before their instant (issue 12). The app's
+ * 120 timers of one app enabled at once, 3 s before their instant. The app's
  * lock serialises the enables: the last ones complete close to the instant. Every
  * enable that returned before the instant must have its run fire, once.
  */

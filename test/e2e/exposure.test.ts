@@ -3,7 +3,7 @@ import { freePort, XtimerProcess } from '../helpers/processes.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7: an api without XTIMER_ADMIN_TOKEN (open mode) refuses to listen on a
+ * An api without XTIMER_ADMIN_TOKEN (open mode) refuses to listen on a
  * non-loopback address unless XTIMER_INSECURE=1, and then warns; with a token it
  * listens anywhere and answers 401 to requests without one.
  */

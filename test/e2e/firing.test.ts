@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 describe('firing', () => {
-  it('fires an every-second timer every second with the headers and body of SPEC §6', async () => {
+  it('fires an every-second timer every second with the documented headers and body', async () => {
     const timer = await createTimer({
       callback: {
         url: sink.url('/run?x=1'),

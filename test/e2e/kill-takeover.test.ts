@@ -6,7 +6,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Crash takeover (issues 4 and 12): 50 every-second timers on 3 processes with every
+ * Crash takeover: 50 every-second timers on 3 processes with every
  * role; a random process is killed with SIGKILL six times, 5-10 s apart, and restarted.
  * Every run of the window must arrive; a run may arrive twice only if its callback was in
  * flight at a kill, the repeat carrying a higher attempt number; and history records

@@ -4,7 +4,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 15: a create plans a dense timer's runs only for the near term (to the end of
+ * A create plans a dense timer's runs only for the near term (to the end of
  * the minute after next); the migrator's top-up plans the rest. An every-second timer
  * must fire every second across that boundary, from runs the create planned into runs
  * the migrator planned: none missing, none doubled. Real process, real clock, real sink

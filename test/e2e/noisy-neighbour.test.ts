@@ -4,7 +4,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * One app's dead receiver must not delay another app (issue 12). App `noisy` has 200
+ * One app's dead receiver must not delay another app. App `noisy` has 200
  * every-second timers whose receiver never answers (each call hangs to its timeout and
  * is retried); app `quiet` has 20 every-second timers with a healthy receiver. With a
  * small per-app in-flight limit, noisy's runs pile up in its own queue; quiet loses nothing.

@@ -5,7 +5,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * More runs due than the service can call (issue 12): 100 every-second timers of one app
+ * More runs due than the service can call: 100 every-second timers of one app
  * whose receiver takes 1 s, with APP_MAX_IN_FLIGHT 20 — 20 calls a second for 100 due.
  * Runs get late, and those later than the misfire threshold are recorded missed; none is
  * lost or doubled; once the receiver is fast again the service catches up by itself.

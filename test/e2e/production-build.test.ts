@@ -18,7 +18,7 @@ import {
 } from '../helpers/stores.js';
 
 /**
- * The production build (issue 15): what `npm start` runs — the prestart build, then
+ * The production build: what `npm start` runs — the prestart build, then
  * `node dist/workers/main.js` with no TypeScript loader — creates and migrates a fresh
  * database from the SQL copied into dist, loads the Lua copied there, answers /healthz
  * and fires a timer into a real sink.

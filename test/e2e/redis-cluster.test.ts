@@ -5,7 +5,7 @@ import { Sink } from '../helpers/sink.js';
 import { dropDatabase, MYSQL_SERVER, TEST_ENV, uniqueName } from '../helpers/stores.js';
 
 /**
- * xtimer on a Redis Cluster (issue 15 item 4): 3 masters, each with a replica, started
+ * xtimer on a Redis Cluster: 3 masters, each with a replica, started
  * for this test on free ports and torn down after it. Timers fire on time and once, and
  * keep doing so when the master that holds the execute queue is killed and its replica
  * takes over.

@@ -5,7 +5,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, REDIS_URL, type TestStores } from '../helpers/stores.js';
 
 /**
- * Redis data loss (issue 4): FLUSHDB of xtimer's Redis database while timers fire.
+ * Redis data loss: FLUSHDB of xtimer's Redis database while timers fire.
  * Runs keep firing from MySQL (the trigger's fallback), the migrator rebuilds the
  * slices, and no run is delivered twice. The test owns Redis database 7.
  */

@@ -5,7 +5,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, REDIS_URL, type TestStores } from '../helpers/stores.js';
 
 /**
- * FLUSHDB while callbacks are in flight (issue 12): the claims are gone, and the trigger
+ * FLUSHDB while callbacks are in flight: the claims are gone, and the trigger
  * fans the runs out again from MySQL. A run whose call is under way is its holder's:
  * it is not sent again. The test owns Redis database 8.
  */

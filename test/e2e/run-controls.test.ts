@@ -5,7 +5,7 @@ import { type Delivery, Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 16 end to end, on two real processes with every role (so two executors) and a
+ * Run controls end to end, on two real processes with every role (so two executors) and a
  * real sink: run now, one-shots, retry of one run, overlap policies, failure
  * notifications, the validity window, and the default runs listing.
  */

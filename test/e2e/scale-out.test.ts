@@ -5,7 +5,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Scale-out (issue 6): 1 api, 2 scheduler (scheduler + migrator) and 3 worker (trigger +
+ * Scale-out: 1 api, 2 scheduler (scheduler + migrator) and 3 worker (trigger +
  * executor) processes on the same stores. 100 every-second timers for 30 s: nothing
  * missed or doubled, and the workers' own /metrics show more than one of them executed runs.
  */

@@ -4,7 +4,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 21 end to end: schedules cron cannot say (intervals, spread, pause), fired by a
+ * Schedules cron cannot say (intervals, spread, pause), end to end: fired by a
  * real process into a real sink.
  */
 let stores: TestStores;

@@ -5,7 +5,7 @@ import { type Delivery, Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7 end to end: a real process with XTIMER_ADMIN_TOKEN set; an app created with
+ * Signed callbacks end to end: a real process with XTIMER_ADMIN_TOKEN set; an app created with
  * the admin token; a timer created with the app's key; its deliveries verified with
  * the `standardwebhooks` package exactly as a receiver would, before, during and after
  * a signing-secret rotation.

@@ -4,9 +4,9 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Receivers slow in their body, slow in their head, and slower than a claim's lease
- * (issue 12): each call is cut off at its one deadline, each run is called once per
- * attempt, and a run whose call outlasts the lease is never called a second time.
+ * Receivers slow in their body, slow in their head, and slower than a claim's lease:
+ * each call is cut off at its one deadline, each run is called once per attempt, and a
+ * run whose call outlasts the lease is never called a second time.
  */
 let stores: TestStores;
 let sink: Sink;

@@ -5,7 +5,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, REDIS_URL, type TestStores } from '../helpers/stores.js';
 
 /**
- * Spread (issue 21 item 2) on two nodes: both resolve `H` and jitter to the same
+ * Spread on two nodes: both resolve `H` and jitter to the same
  * instants (the preview of each, and what fires), and after FLUSHDB the re-plan keeps
  * them: every predicted run arrives once, at its predicted instant. The test owns Redis
  * database 12.

@@ -7,7 +7,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * A PATCH racing a migration (issue 12): the migrator read the timer before the PATCH
+ * A PATCH racing a migration: the migrator read the timer before the PATCH
  * and writes the old cron's runs after it, into MySQL and the slices. Each run carries
  * the timer version it was planned for: the old plan's runs are recorded skipped, never
  * called. The test plays the late migrator, writing what it would have written.

@@ -12,7 +12,7 @@ import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 22, timers as code, end to end against a real service: the `xtimer` CLI run as a
+ * Timers as code, end to end against a real service: the `xtimer` CLI run as a
  * child process (plan, apply --yes, runs --follow, --json, exit codes), the typed client
  * and its committed types checked against the live /openapi.json, and verifyCallback on
  * a real signed callback.

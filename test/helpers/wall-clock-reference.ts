@@ -1,5 +1,5 @@
 /**
- * A brute-force reference for the DST rule (SPEC §6, README "Time zones and daylight
+ * A brute-force reference for the DST rule (README "Time zones and daylight
  * saving"), sharing no code with the scheduler: it reads the zone's wall clock with Intl
  * at every UTC minute, reads crons itself, and applies the rule to what it saw.
  *

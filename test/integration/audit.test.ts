@@ -6,7 +6,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 17's audit log: every change — create, update, enable, disable, delete, trigger,
+ * The audit log: every change — create, update, enable, disable, delete, trigger,
  * retry, app creation and key and secret rotation — is recorded with its actor (admin,
  * open, or the app key's id), its time, and the changed fields before and after,
  * credentials masked; GET /api/v1/audit reads it, an app key only its own app's; a

@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7: who may call what. The admin token administers everything; an app key sees
+ * Who may call what. The admin token administers everything; an app key sees
  * and changes only its app's timers, tasks and app record (403 otherwise); a missing or
  * unknown token is 401 — on the native and the compatible routes alike.
  */

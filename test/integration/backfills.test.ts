@@ -10,7 +10,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 21 item 4: a backfill runs a timer's schedule over a past range, leaves alone the
+ * Backfills: a backfill runs a timer's schedule over a past range, leaves alone the
  * runs the history has, is paced at BACKFILL_RATE across ticks, can be cancelled, and
  * queues again the runs it sent that never ended. The pacer's jobs are caught at its
  * dispatch seam; the executor's side is test/e2e/backfill.test.ts.

@@ -5,7 +5,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 14: open mode (no admin token) is safe against the browser. A web page cannot
+ * Open mode (no admin token) is safe against the browser. A web page cannot
  * drive the API (state-changing requests must be JSON and are refused when Origin or
  * Sec-Fetch-Site says cross-site), nor reach it through a rebound DNS name (Host must be
  * loopback or PUBLIC_HOSTS); tools without an Origin keep working. Every page carries

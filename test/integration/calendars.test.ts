@@ -3,7 +3,7 @@ import type { App } from '../../api/app.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
-/** Issue 21 item 4: calendars of dates timers skip. */
+/** Calendars of dates timers skip. */
 
 let stores: TestStores;
 let app: App;

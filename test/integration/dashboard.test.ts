@@ -6,7 +6,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
 /**
- * The dashboard in the api app (issues 6 and 17): bull-board at /dashboard, the timers
+ * The dashboard in the api app: bull-board at /dashboard, the timers
  * pages at /dashboard/timers (list, one timer, create, edit, delete, run now, retry,
  * enable, disable), the failed runs and the changes, the emergency brake in every page's
  * header, all behind basic auth when DASHBOARD_USER/PASSWORD are set; every form

@@ -12,7 +12,7 @@ import { testDraft } from '../helpers/timers.js';
 import { offsetChangesOf, referenceRuns, scanWallClock } from '../helpers/wall-clock-reference.js';
 
 /**
- * Issue 13: the migrator, driven window by window by an injected clock across the 2027
+ * The migrator, driven window by window by an injected clock across the 2027
  * fall-back and spring-forward of New York and of Lord Howe (half-hour DST), writes
  * exactly the wall-clock reference's instants into MySQL and the slices.
  */

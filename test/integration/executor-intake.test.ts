@@ -14,7 +14,7 @@ import { withScripts } from '../../src/storage/redis/scripts.js';
 import { deleteKeys, eventually, REDIS_URL, uniqueName } from '../helpers/stores.js';
 
 /**
- * An executor's intake against a real BullMQ worker (issue 12): a worker fetches jobs in a
+ * An executor's intake against a real BullMQ worker: a worker fetches jobs in a
  * burst up to its concurrency before it starts any, so with a backlog queued it must not
  * be allowed to bring in more runs than the process can carry. Here each job is held
  * until released, as jobs whose runs wait for their due time are.

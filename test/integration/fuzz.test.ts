@@ -5,7 +5,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 14's fuzz test: property-based hostile requests (fast-check) to every route in
+ * A fuzz test: property-based hostile requests (fast-check) to every route in
  * /openapi.json, the xtimer-compatible routes and the timers page — wrong types, huge
  * numbers, bad unicode, NULs, path tricks, 10k-character strings, broken JSON. The
  * properties: no answer is a 5xx, and an answer of 4xx changes nothing (timers, apps

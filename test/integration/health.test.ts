@@ -5,7 +5,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
-/** SPEC §7: liveness, and readiness over Redis and MySQL. */
+/** Liveness, and readiness over Redis and MySQL. */
 
 let stores: TestStores;
 let core: Core;

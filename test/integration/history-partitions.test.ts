@@ -21,7 +21,7 @@ import {
 } from '../helpers/stores.js';
 
 /**
- * Run history by day (issue 15): `tasks` is RANGE-partitioned on run_at. Days are added
+ * Run history by day: `tasks` is RANGE-partitioned on run_at. Days are added
  * ahead and dropped whole once past TASK_RETENTION_DAYS, their failed and missed runs
  * kept in task_failures until TASK_RETENTION_FAILED_DAYS, and still listed with the
  * timer's runs. Migration 0009 moves an existing table's history onto the partitions.

@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issues 7 and 14's bad-input sweep: hostile inputs of every kind — SQL and header injection,
+ * A bad-input sweep: hostile inputs of every kind — SQL and header injection,
  * CRLF, enormous and deeply nested JSON, unicode edge cases, numbers out of every
  * range, wrong types, path traversal — each answered with a 4xx and an error code,
  * nothing stored, and the process healthy afterwards.

@@ -7,7 +7,7 @@ import { createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 14, HTTP hygiene on a real socket (@hono/node-server): an answer given before the
+ * HTTP hygiene on a real socket (@hono/node-server): an answer given before the
  * request body was read (a 413, a 415, any early error) says `Connection: close` and
  * closes, so a keep-alive client's next request goes out on a fresh connection instead of
  * into one the server drops. Requests read to their end keep the connection alive.

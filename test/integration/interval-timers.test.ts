@@ -3,7 +3,7 @@ import type { App } from '../../api/app.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
-/** Issue 21 item 1: interval timers through the native API (`every`, `offset`). */
+/** Interval timers through the native API (`every`, `offset`). */
 
 let stores: TestStores;
 let app: App;

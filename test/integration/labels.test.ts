@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 17, finding timers: labels (at most 20 key/value pairs) and a description (at
+ * Finding timers: labels (at most 20 key/value pairs) and a description (at
  * most 1 KiB) on every timer; the list filters by app, status, label=key:value
  * (repeatable) and q= (a name substring); a run's lateness is its first call's.
  */

@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 7 limits: the per-app rate limit on changes (429 + Retry-After, shared by every
+ * Limits: the per-app rate limit on changes (429 + Retry-After, shared by every
  * api process through Redis), MAX_TIMERS_PER_APP, and MIN_RUN_INTERVAL_MS.
  */
 

@@ -10,7 +10,7 @@ import { createTestCore, createTestStores, deleteKeys, type TestStores } from '.
 import { testDraft } from '../helpers/timers.js';
 
 /**
- * Creates at scale (issue 15): a create of a dense schedule plans only the near term
+ * Creates at scale: a create of a dense schedule plans only the near term
  * (to the end of the minute after next) and the migrator's top-up plans the rest; a
  * sparse one is planned to the full horizon at once. Across the boundary
  * between the two every run exists once in MySQL and once in the slices: none missing,

@@ -3,7 +3,7 @@ import type { App } from '../../api/app.js';
 import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
-/** SPEC §7: /openapi.json is generated from the validation schemas; /docs renders it. */
+/** /openapi.json is generated from the validation schemas; /docs renders it. */
 
 let stores: TestStores;
 let app: App;

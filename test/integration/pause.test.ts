@@ -6,7 +6,7 @@ import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../helpers/stores.js';
 
-/** Issue 21 item 3: pause with a note and an until, the sweep that resumes once, auto-pause. */
+/** Pause with a note and an until, the sweep that resumes once, auto-pause. */
 
 let stores: TestStores;
 let core: Core;

@@ -4,7 +4,7 @@ import type { App } from '../../api/app.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
-/** Issue 13: previews from a given instant, of saved timers and of schedules not saved yet; zone names. */
+/** Previews from a given instant, of saved timers and of schedules not saved yet; zone names. */
 
 let stores: TestStores;
 let app: App;

@@ -15,7 +15,7 @@ import { createTestCore, createTestStores, type TestStores } from '../helpers/st
 import { testTimer } from '../helpers/timers.js';
 
 /**
- * The SSRF guard (issues 7 and 14), on by default: private targets are refused when a
+ * The SSRF guard, on by default: private targets are refused when a
  * timer is stored, and again on every connection on the address actually resolved;
  * CALLBACK_ALLOW_HOSTS exempts host names and addresses; redirects are never followed.
  */

@@ -8,7 +8,7 @@ import { createMigrationRunner } from '../../workers/migrator.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
-/** The native timer routes of SPEC §7, over real MariaDB and Redis. */
+/** The native timer routes, over real MariaDB and Redis. */
 
 let stores: TestStores;
 /** Real clock. */

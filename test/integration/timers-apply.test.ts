@@ -4,7 +4,7 @@ import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 22, declarative apply: POST /api/v1/apps/{app}/apply compares a set of timers
+ * Declarative apply: POST /api/v1/apps/{app}/apply compares a set of timers
  * with the app's by name and returns the plan; a dry run changes nothing, a real one
  * carries it out all or nothing, audited under one batch id. The same set applied twice
  * is all unchanged and plans no run twice; prune deletes exactly the timers left out.

@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * POST /api/v1/timers/batch (issue 15): up to 1,000 timers in one request, all or
+ * POST /api/v1/timers/batch: up to 1,000 timers in one request, all or
  * nothing — one that may not be created fails the request naming its index, and no
  * timer of it is stored.
  */

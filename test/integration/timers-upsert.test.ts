@@ -4,7 +4,7 @@ import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * Issue 22, timers as code: PUT /api/v1/apps/{app}/timers/{name} creates (201) or
+ * Timers as code: PUT /api/v1/apps/{app}/timers/{name} creates (201) or
  * replaces (200) a timer by name; an equal definition changes nothing — no version bump
  * (ETag), no re-plan (the runs in MySQL), no audit entry. PATCH, PUT and DELETE honour
  * If-Match: a stale ETag is 412 VERSION_CONFLICT and nothing changes.
@@ -218,7 +218,7 @@ describe('ETag and If-Match', () => {
   });
 });
 
-describe("PUT and apply with issue 21's fields (every, offset, jitterMs, autoPause, skipCalendars, pause)", () => {
+describe('PUT and apply with the schedule fields (every, offset, jitterMs, autoPause, skipCalendars, pause)', () => {
   const spread = definition({
     cron: undefined,
     every: '1m',

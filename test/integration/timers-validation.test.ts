@@ -4,7 +4,7 @@ import { call, createTestApp, timerBody } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
- * SPEC §7: bad input is rejected with 400 (413 oversize, 404 unknown id, 409 duplicate
+ * Bad input is rejected with 400 (413 oversize, 404 unknown id, 409 duplicate
  * name), in the error envelope, and changes nothing.
  */
 
@@ -187,7 +187,7 @@ const badCreates: BadCreate[] = [
     code: 'INVALID_HEADERS',
   },
   {
-    what: 'headers over 8 KiB in total (issue 14: 64 KiB of them once made a 500)',
+    what: 'headers over 8 KiB in total (64 KiB of them once made a 500)',
     body: timerBody({
       callback: callback({ headers: { 'x-a': 'a'.repeat(5000), 'x-b': 'b'.repeat(5000) } }),
     }),

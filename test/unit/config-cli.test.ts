@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, SETTINGS } from '../../src/config.js';
 
-/** The settings issue 6 adds: --roles on the command line, dashboard credentials, the list of names. */
+/** The deployment settings: --roles on the command line, dashboard credentials, the list of names. */
 
 function problemsOf(fn: () => unknown): string[] {
   try {

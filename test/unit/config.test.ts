@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, ROLES } from '../../src/config.js';
 import { clusterTarget } from '../../src/storage/redis/connection.js';
 
-/** SPEC §8: settings come from the environment, validated at start, failing with the setting's name. */
+/** Settings come from the environment, validated at start, failing with the setting's name. */
 
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {

@@ -228,7 +228,7 @@ describe('expandRuns', () => {
     }
   });
 
-  describe('daylight saving time (SPEC §6: a fixed time shifts out of a gap and fires an overlap once; a frequent schedule follows real time)', () => {
+  describe('daylight saving time (a fixed time shifts out of a gap and fires an overlap once; a frequent schedule follows real time)', () => {
     it('America/New_York spring-forward: 02:30 fires once, at 03:30 EDT', () => {
       const runs = expandRuns(
         parseCron('30 2 * * *'),

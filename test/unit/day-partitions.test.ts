@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY, type DayPartition, partitionName, planPartitions } from '../../src/domain/day-partitions.js';
 
-/** Which day partitions of the run history to add ahead and to drop (issue 15). */
+/** Which day partitions of the run history to add ahead and to drop. */
 
 const at = (iso: string) => Date.parse(iso);
 const day = (iso: string): DayPartition => ({ name: partitionName(at(iso)), lessThan: at(iso) + DAY });

@@ -6,8 +6,9 @@ import { healthzUrl } from '../../workers/healthcheck.js';
 
 /**
  * docker-compose.yml and the Dockerfile cannot run here (no Docker engine), so they are
- * read: the services of issue 6 exist with their replicas, healthchecks and start order,
- * and every xtimer container's environment is one the config accepts.
+ * read: the services (MySQL, Redis and xtimer's api, scheduler and worker) exist with
+ * their replicas, healthchecks and start order, and every xtimer container's environment
+ * is one the config accepts.
  */
 
 const root = new URL('../../', import.meta.url);

@@ -14,7 +14,7 @@ import {
 } from '../helpers/wall-clock-reference.js';
 
 /**
- * Issue 13: the DST rule (SPEC §6) holds wherever a fire time is computed, proven against
+ * The DST rule holds wherever a fire time is computed, proven against
  * a brute-force reading of the wall clock (test/helpers/wall-clock-reference.ts) over
  * every transition of the zones below.
  */
@@ -24,7 +24,7 @@ const HOUR = 60 * MINUTE;
 const at = (iso: string) => Date.parse(iso);
 const iso = (runs: number[]) => runs.map((t) => new Date(t).toISOString());
 
-/** The issue's eight zones: half-hour DST, a 45-minute offset, changes at midnight, the south, a suspension. */
+/** Eight zones: half-hour DST, a 45-minute offset, changes at midnight, the south, a suspension. */
 const EIGHT_ZONES = [
   'America/New_York',
   'Europe/Berlin',
@@ -108,7 +108,7 @@ describe('the New York examples of the README', () => {
   });
 });
 
-/** The issue's ten crons: fixed times, frequent ones, restricted hours, seconds, midnight. */
+/** Ten crons: fixed times, frequent ones, restricted hours, seconds, midnight. */
 const TEN_CRONS = [
   '30 2 * * *',
   '30 1 * * *',

@@ -4,7 +4,7 @@ import { misfireDecision } from '../../src/domain/misfire.js';
 import { NEVER, planWindow } from '../../src/domain/plan-window.js';
 import { type ScheduleFields, scheduleOf } from '../../src/domain/timer-schedule.js';
 
-/** Issue 21: interval timers run at epoch + offset + k·every, in real time, whatever the zone. */
+/** Interval timers run at epoch + offset + k·every, in real time, whatever the zone. */
 
 const S = 1000;
 const MIN = 60 * S;

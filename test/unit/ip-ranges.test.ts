@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { blockedAddress, canonicalAddress } from '../../src/domain/ip-ranges.js';
 
-/** The SSRF guard's address ranges (issues 7 and 14), from ipaddr.js's special-purpose registry. */
+/** The SSRF guard's address ranges, from ipaddr.js's special-purpose registry. */
 
 describe('blockedAddress', () => {
   it.each([

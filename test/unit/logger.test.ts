@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, MAX_LOG_LINE_BYTES } from '../../src/observability/logger.js';
 
 /**
- * Issue 14: logs never carry SQL parameters, header values, bodies or credentials, and no
+ * Logs never carry SQL parameters, header values, bodies or credentials, and no
  * line is longer than MAX_LOG_LINE_BYTES (a 500 once logged a 525 KB line with a timer's
  * headers in its SQL parameters).
  */

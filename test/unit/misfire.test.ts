@@ -5,7 +5,7 @@ import { misfireDecision } from '../../src/domain/misfire.js';
 const successor = (t: number) => t + 10_000;
 const NOW = 1_000_000_000;
 
-describe('misfire policy (SPEC §6)', () => {
+describe('misfire policy', () => {
   it('always fires a run late by no more than the threshold', () => {
     for (const policy of ['fire_once', 'fire_all', 'skip'] as const) {
       expect(misfireDecision(policy, 60_000, NOW - 60_000, NOW, successor)).toBe('fire');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expandRuns, findCronProblem, parseCron } from '../../src/domain/cron-schedule.js';
 
-/** Issue 21: `W` in the day of month (Quartz's nearest weekday), which cron-parser lacks. */
+/** `W` in the day of month (Quartz's nearest weekday), which cron-parser lacks. */
 
 const day = (iso: string) => Date.parse(`${iso}T09:00:00Z`);
 const runsIn = (cron: string, from: string, to: string) =>

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { Metrics } from '../../src/observability/metrics.js';
 
 /**
- * ops/prometheus-alerts.yml (issue 15) watches what the service really exports: every
+ * ops/prometheus-alerts.yml watches what the service really exports: every
  * xtimer_* series its rules name is a metric of src/observability/metrics.ts (or one of
  * a histogram's series), every label they select on is one that metric has, and
  * promtool accepts the file.

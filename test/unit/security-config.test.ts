@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, exposureProblem, isLoopbackHost, loadConfig } from '../../src/config.js';
 
 /**
- * The security settings (issues 7 and 14): validated at start, secrets never echoed, open
+ * The security settings: validated at start, secrets never echoed, open
  * mode kept to loopback, the SSRF guard on in every mode.
  */
 

@@ -5,7 +5,7 @@ import { SLICE_HOLD_EVERY_MS, SliceWalker } from '../../src/services/slice-walke
 import type { SliceJobData } from '../../src/storage/redis/queues.js';
 
 /**
- * The trigger's walk of one slice (SPEC §5.4), on an injected clock: each 1 s window is
+ * The trigger's walk of one slice, on an injected clock: each 1 s window is
  * read PREREAD_MS before it starts and fanned out; overdue runs go out in one read; the
  * slice is acked only once its whole minute was walked.
  */

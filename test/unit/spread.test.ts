@@ -6,7 +6,7 @@ import { jitterOffset, MAX_JITTER_MS } from '../../src/domain/jitter.js';
 import { NEVER, planWindow } from '../../src/domain/plan-window.js';
 import { type ScheduleFields, scheduleOf } from '../../src/domain/timer-schedule.js';
 
-/** Issue 21 item 2: stable H in cron fields and a stable jitter per run. */
+/** Spread: a stable H in cron fields and a stable jitter per run. */
 
 const S = 1000;
 const MIN = 60 * S;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
 /**
- * The npm start scripts (issue 6): every one runs the same compiled entrypoint (issue 15),
+ * The npm start scripts: every one runs the same compiled entrypoint (dist/workers/main.js),
  * built first when the sources changed, and the start:* ones pick their roles with
  * --roles, which the config reads like XTIMER_ROLES.
  */

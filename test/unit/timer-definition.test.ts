@@ -5,7 +5,7 @@ import { diffDefinition } from '../../src/domain/timer-definition.js';
 import { matchesVersion } from '../../src/domain/version-match.js';
 import { testDraft, testTimer } from '../helpers/timers.js';
 
-/** Issue 22's pure rules: when a definition differs from a stored timer, and how; the plan of an apply; If-Match. */
+/** Timers-as-code rules: when a definition differs from a stored timer, and how; the plan of an apply; If-Match. */
 
 describe('diffDefinition', () => {
   it('finds nothing between a timer and its own definition, header order aside', () => {

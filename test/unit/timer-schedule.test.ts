@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NEVER, planWindow } from '../../src/domain/plan-window.js';
 import { type ScheduleFields, scheduleOf } from '../../src/domain/timer-schedule.js';
 
-/** A timer's schedule and one plan of it: cron or one-shot, inside [startAt, endAt), capped by maxRuns (issue 16). */
+/** A timer's schedule and one plan of it: cron or one-shot, inside [startAt, endAt), capped by maxRuns. */
 
 const T0 = Date.UTC(2030, 0, 1, 10, 0, 0);
 const MIN = 60_000;

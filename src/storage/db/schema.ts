@@ -16,7 +16,7 @@ import {
 } from 'drizzle-orm/mysql-core';
 
 /**
- * MySQL is the source of truth (SPEC §3). Times are DATETIME(3) in UTC: the pool pins
+ * MySQL is the source of truth. Times are DATETIME(3) in UTC: the pool pins
  * the session time zone to +00:00 and drizzle reads/writes them as UTC.
  */
 
@@ -104,7 +104,7 @@ export const timers = mysqlTable(
     version: int('version').notNull().default(1),
     /**
      * Runs exist up to here (exclusive). The migrator plans each active timer from this
-     * point, so windows missed while the cluster was down are caught up (SPEC §5.2).
+     * point, so windows missed while the cluster was down are caught up.
      */
     plannedUntil: datetime('planned_until', { mode: 'date', fsp: 3 }),
     /**
@@ -167,7 +167,7 @@ export const tasks = mysqlTable(
   },
   (t) => [
     primaryKey({ columns: [t.id, t.runAt] }),
-    // The run's identity (SPEC §3): generating it twice is a no-op.
+    // The run's identity (timer and instant): generating it twice is a no-op.
     uniqueIndex('tasks_timer_run_uq').on(t.timerId, t.runAt),
     // Trigger fallback and compensator range-scan by status and time.
     index('tasks_status_run_idx').on(t.status, t.runAt),
@@ -218,7 +218,7 @@ export const apps = mysqlTable(
   ],
 );
 
-/** Calendars (issue 21): named lists of dates an app's timers skip (`skipCalendars`). */
+/** Calendars: named lists of dates an app's timers skip (`skipCalendars`). */
 export const calendars = mysqlTable(
   'calendars',
   {
@@ -234,7 +234,7 @@ export const calendars = mysqlTable(
 );
 
 /**
- * Backfills (issue 21): a timer's schedule run over a past range `[from, to)`. Its runs
+ * Backfills: a timer's schedule run over a past range `[from, to)`. Its runs
  * are rows of `tasks` with trigger `backfill`, written when it starts; the pacer sends
  * them in run order, `BACKFILL_RATE` a second, from `cursor_at` on.
  */

@@ -1,5 +1,5 @@
 /**
- * The layout of the per-day bloom filter of executed task keys (SPEC §4, seed 000): a
+ * The layout of the per-day bloom filter of executed task keys: a
  * fast "certainly never ran" before a run is called. The scripts that claim and finish
  * runs read and set its bits (claim-runs.lua, finish-runs.lua); this says where.
  */

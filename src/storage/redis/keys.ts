@@ -1,5 +1,5 @@
 /**
- * Every Redis key xtimer uses, built in one place (SPEC §4). Times in keys are UTC.
+ * Every Redis key xtimer uses, built in one place. Times in keys are UTC.
  * Redis Cluster safe: a script touches keys of one hash tag only (a day's claims and
  * bloom filter; one timer's overlap slots), and commands on many keys are sent per slot
  * (SlotBatch). Untagged keys (slices, locks, bucket counts) spread over the masters.

@@ -2,7 +2,7 @@ import type { Keys } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 
 /**
- * The overlap policy's cluster-wide slots (SPEC: overlapPolicy): one per timer for the run
+ * The cluster-wide slots of a timer's `overlapPolicy`: one per timer for the run
  * in flight (retries included) and, for `buffer_one`, one for the run waiting behind it.
  * Each is held by a run's task key with a time to live, so a holder that died frees it.
  */

@@ -6,7 +6,7 @@ import type { OverlapPolicy, RunTrigger } from '../../domain/timer.js';
 import type { RedisClient } from './connection.js';
 import type { Keys } from './keys.js';
 
-/** BullMQ queues (SPEC §2): slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
+/** BullMQ queues: slice jobs go to `trigger`, runs (alone or batched) to `execute`. */
 export const TRIGGER_QUEUE = 'trigger';
 export const EXECUTE_QUEUE = 'execute';
 /**

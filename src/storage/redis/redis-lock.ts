@@ -7,7 +7,7 @@ import { SlotBatch } from './slot-batch.js';
 
 const HOLDER = `${hostname()}:${process.pid}`;
 
-/** A holder token unique to this process and acquisition: `host:pid:random` (SPEC §4). */
+/** A holder token unique to this process and acquisition: `host:pid:random`. */
 export function newLockToken(): string {
   return `${HOLDER}:${randomBytes(6).toString('hex')}`;
 }

@@ -11,7 +11,7 @@ type ScriptedPipeline = ChainableCommander & {
   raiseBucketCount(key: string, wanted: number, expireAtMs: number): ChainableCommander;
 };
 
-/** Slices live 24 h past their minute (SPEC §4). */
+/** Slices live 24 h past their minute. */
 export const SLICE_TTL_MS = 24 * 3600_000;
 const ZADD_CHUNK = 1000;
 

@@ -1,6 +1,6 @@
 --[[
   Claims the next attempt of each of several runs of one day, so no two executors call
-  a run at once (SPEC §5.5), and asks the day's bloom filter about each run claimed at
+  a run at once, and asks the day's bloom filter about each run claimed at
   its first attempt. The keys share the day's hash tag: one script serves a batch.
 
   A run can be claimed when it has no record, when its holder's lease lapsed (the holder

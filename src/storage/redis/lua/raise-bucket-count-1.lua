@@ -1,6 +1,6 @@
 --[[
   Raises a minute's bucket count to at least the wanted value; never lowers it, so
-  every bucket a run was ever placed in stays scanned (SPEC §4 adaptive bucketing).
+  every bucket a run was ever placed in stays scanned (adaptive bucketing).
 
   Input:
     KEYS[1] bucket_cnt:{minute}
