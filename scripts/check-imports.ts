@@ -38,7 +38,7 @@ export interface LayerRule {
 }
 
 /**
- * Arrows point down (../shared/STYLE.md): the entrypoints (api/, workers/, dashboard/, cli/)
+ * Arrows point down: the entrypoints (api/, workers/, dashboard/, cli/)
  * over http/ (the wire format api/ and dashboard/ share), over src/; inside src/,
  * src/services over src/storage and src/callback, over src/domain. src/config, errors,
  * observability, security and core are not layered here.
