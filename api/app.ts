@@ -5,6 +5,7 @@ import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
 import type { AppService } from '../src/services/app-service.js';
 import type { AuditService } from '../src/services/audit-service.js';
+import type { Foreground } from '../src/services/foreground.js';
 import type { ServicePause } from '../src/services/service-pause.js';
 import type { TimerService } from '../src/services/timer-service.js';
 import { type ApiEnv, authenticate, BEARER_SCHEME } from './auth.js';
@@ -48,6 +49,8 @@ export interface AppDeps {
   metrics?: Metrics | undefined;
   /** PUBLIC_HOSTS: Host names an open-mode API answers to besides loopback (default none). */
   publicHosts?: readonly string[] | undefined;
+  /** Counts the requests being answered, for an executor in the same process to yield to. */
+  foreground?: Foreground | undefined;
 }
 
 /**
@@ -98,6 +101,8 @@ const refuseLineBreaksInQuery: MiddlewareHandler = async (c, next) => {
 /** The HTTP application, pure: tests drive it with app.request(), no socket needed. */
 export function createApp(deps: AppDeps) {
   const app = newRouter<ApiEnv>();
+  const { foreground } = deps;
+  if (foreground) app.use('*', (_c, next) => foreground.serve(next));
   app.use('*', browserHeaders, refuseLineBreaksInQuery);
   app.use('*', openModeGuard({ open: deps.apps.open, publicHosts: deps.publicHosts ?? [] }));
   // Who is calling, before anything else is read (README "Security").

@@ -7,6 +7,7 @@ import { SecretBox } from './security/secret-box.js';
 import { AppService } from './services/app-service.js';
 import { AuditService } from './services/audit-service.js';
 import { FailureNotifier } from './services/failure-notifier.js';
+import { Foreground } from './services/foreground.js';
 import { PlanPublisher } from './services/plan-publisher.js';
 import { RunPlanner } from './services/run-planner.js';
 import { RunStopper } from './services/run-stopper.js';
@@ -56,6 +57,8 @@ export interface Core {
   /** Reports runs that ended failed or missed to the timer's (or app's) notify target. */
   notifier: FailureNotifier;
   metrics: Metrics;
+  /** The requests the API of this process is answering; an executor here yields to them. */
+  foreground: Foreground;
   now(): number;
 }
 
@@ -154,6 +157,7 @@ export function createCore(
     queues,
     notifier,
     metrics: new Metrics(),
+    foreground: new Foreground(),
     now,
   };
 }

@@ -3,9 +3,14 @@ import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
 import { ConcurrencyLimit } from '../src/domain/concurrency-limit.js';
+import { ApiFirst } from '../src/services/api-first.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { AppSlots } from '../src/services/app-slots.js';
-import { CATCH_UP_LOOK_EVERY_MS, CatchUpThrottle } from '../src/services/catch-up-throttle.js';
+import {
+  CATCH_UP_LOOK_EVERY_MS,
+  CATCH_UP_MAX_LAG_MS,
+  CatchUpThrottle,
+} from '../src/services/catch-up-throttle.js';
 import { type BatchReport, ExecuteJobProcessor } from '../src/services/execute-job-processor.js';
 import { belongsInCatchUpLane } from '../src/services/execute-lanes.js';
 import { IntakeLimit } from '../src/services/intake-limit.js';
@@ -263,29 +268,44 @@ export async function startExecutor(core: Core): Promise<Role> {
     ...laneWorkers(EXECUTE_QUEUE, config.executorWorkers, config.executorMaxRuns),
     ...lateWorkers,
   ];
-  // ...and only with the time the runs due now leave.
+  // ...and only with the time the runs due now leave. Which lanes fetch follows three
+  // looks: the outage brake stops both, the API's requests stop both while the loop is
+  // behind, the catch-up throttle stops the late one.
+  const onTimeWorkers = workers.slice(0, workers.length - lateWorkers.length);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  let lagMs = 0;
+  const apiFirst = new ApiFirst(CATCH_UP_MAX_LAG_MS);
+  const fetching = { onTime: true, late: true };
+  const applyFetching = () => {
+    const onTime = !brake.engaged && !apiFirst.yielding;
+    const late = onTime && !catchUp.isPaused;
+    const fetch = (lane: Worker[], on: boolean) => {
+      for (const w of lane) on ? w.resume() : void w.pause(true);
+    };
+    if (onTime !== fetching.onTime) fetch(onTimeWorkers, onTime);
+    if (late !== fetching.late) fetch(lateWorkers, late);
+    fetching.onTime = onTime;
+    fetching.late = late;
+  };
   const brake = new OutageBrake({
     failingFor: () => recorder.failingFor(),
-    pause: () => workers.forEach((w) => void w.pause(true)),
-    resume: () => workers.forEach((w) => void w.resume()),
+    pause: applyFetching,
+    resume: applyFetching,
     logger,
   });
   const catchUp = new CatchUpThrottle({
-    lagSinceLastLook() {
-      const ms = loopDelay.max / 1e6;
-      loopDelay.reset();
-      return ms;
-    },
-    pause: () => lateWorkers.forEach((w) => void w.pause(true)),
-    resume: () => {
-      if (!brake.engaged) lateWorkers.forEach((w) => void w.resume());
-    },
+    lagSinceLastLook: () => lagMs,
+    pause: applyFetching,
+    resume: applyFetching,
   });
   const catchUpLooks = setInterval(() => {
+    lagMs = loopDelay.max / 1e6;
+    loopDelay.reset();
+    apiFirst.look(lagMs, core.foreground.busySinceLastLook());
     catchUp.look();
     brake.look();
+    applyFetching();
   }, CATCH_UP_LOOK_EVERY_MS);
   for (const worker of workers) {
     worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));

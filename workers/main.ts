@@ -108,6 +108,7 @@ export async function main(config: Config): Promise<Shutdown> {
       },
       metrics: core.metrics,
       publicHosts: config.publicHosts,
+      foreground: core.foreground,
     });
     const api = await listen(app, config.host, config.port, logger);
     shutdown.add('api', () => api.close());
