@@ -34,10 +34,15 @@ export class OutcomeStash {
   }
 
   /**
-   * Writes every stashed outcome with `write`, a page at a time, removing each page once
-   * written; returns how many. A page whose write fails stays for the next drain.
+   * Writes stashed outcomes with `write`, a page at a time, removing each page once
+   * written; returns how many. A page whose write fails stays for the next drain. It stops
+   * past `max`: while executors stash faster than MySQL takes (an overload), a drain that
+   * went on to the end would never end.
    */
-  async drain(write: (outcomes: RunOutcome[]) => Promise<void>): Promise<number> {
+  async drain(
+    write: (outcomes: RunOutcome[]) => Promise<void>,
+    max = Number.POSITIVE_INFINITY,
+  ): Promise<number> {
     let written = 0;
     let cursor = '0';
     do {
@@ -53,7 +58,7 @@ export class OutcomeStash {
       await write(outcomes);
       await this.remove(keys);
       written += outcomes.length;
-    } while (cursor !== '0');
+    } while (cursor !== '0' && written < max);
     return written;
   }
 }
