@@ -1,16 +1,18 @@
+import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, SQL_MODE } from '../../src/storage/db/client.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
-import { createTestStores, type TestStores } from '../helpers/stores.js';
+import { createTestStores, MYSQL_SERVER, type TestStores } from '../helpers/stores.js';
 
 /**
  * The raw hot paths escape values on the client, with backslashes: under a server whose
  * sql_mode includes NO_BACKSLASH_ESCAPES a quote so escaped ends the string instead. Every
  * connection pins its mode, so what the server's default says does not matter.
  *
- * The server's own default is left alone (other test files share the server): each new
- * session here is put into NO_BACKSLASH_ESCAPES by a listener that runs before the pool's
- * own, which is what a server whose global mode includes it does to every session.
+ * Most cases leave the server's own default alone (other test files share the server): each
+ * new session is put into NO_BACKSLASH_ESCAPES by a listener that runs before the pool's own,
+ * which is what a server whose global mode includes it does to every session. One sets the
+ * global mode for as long as it takes a pool to open its connection, and restores it.
  */
 
 let stores: TestStores;
@@ -83,5 +85,33 @@ describe('sql_mode, pinned per connection', () => {
     );
     const [timers] = await database.pool.query('SELECT COUNT(*) AS n FROM timers');
     expect((timers as Array<{ n: number }>)[0]!.n).toBe(0);
+  });
+
+  it('holds on a server whose global mode includes NO_BACKSLASH_ESCAPES', async () => {
+    const admin = await mysql.createConnection(MYSQL_SERVER);
+    const [[before]] = (await admin.query('SELECT @@GLOBAL.sql_mode AS mode')) as unknown as [
+      [{ mode: string }],
+    ];
+    let opened: Database;
+    try {
+      await admin.query("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')");
+      opened = openDatabase(stores.config.mysqlUrl, { connectionLimit: 1 });
+      // The session starts from the global mode as it is now.
+      await opened.pool.query('SELECT 1');
+    } finally {
+      await admin.query('SET GLOBAL sql_mode = ?', [before.mode]);
+      await admin.end();
+    }
+    try {
+      expect(await sessionMode((sql) => opened.pool.query(sql))).toBe(SQL_MODE);
+      const runAt = Date.UTC(2030, 0, 2, 12);
+      await new TaskRepository(opened.db, opened.pool).insertRuns([
+        { timerId: 3, app: AWKWARD, runAt, version: 1 },
+      ]);
+      const [rows] = await opened.pool.query('SELECT app FROM tasks WHERE timer_id = 3');
+      expect(rows).toEqual([{ app: AWKWARD }]);
+    } finally {
+      await opened.close();
+    }
   });
 });
