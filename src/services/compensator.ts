@@ -33,12 +33,6 @@ const BATCH = 2000;
  * run whose outcome MySQL lost is recoverable only while its claim record lasts).
  */
 const MAX_OVERDUE_PAGES = 10;
-/**
- * Stashed outcomes one pass writes at most before it judges runs: under an overload the
- * stash fills as fast as it drains. A run whose outcome still waits there is finished by
- * its claim record, which the judging reads, so it is not taken for lost meanwhile.
- */
-const DRAIN_MAX = 20_000;
 /** A lease counts as lapsed only this long after its end: the holder's clock may run a little behind Redis's. */
 const LEASE_GRACE_MS = 2000;
 /** A retry job may queue behind others: its backoff counts as abandoned only this long after it ended. */
@@ -56,11 +50,6 @@ export interface CompensationReport {
   completed: number;
   /** Outcomes a process left in the stash (MySQL was away) written to MySQL. */
   unstashed: number;
-  /**
-   * Runs waiting in a lane past their misfire threshold, recorded `missed` or `skipped`
-   * ahead of the lane (counted among the runs when the lane reaches their copies).
-   */
-  settledInQueue: number;
 }
 
 export interface CompensatorDeps {
@@ -118,10 +107,9 @@ export class Compensator {
       requeued: 0,
       completed: 0,
       unstashed: 0,
-      settledInQueue: 0,
     };
     // A run whose outcome waits in the stash would pass for pending (and lost) in MySQL.
-    if (this.d.stash) report.unstashed = await this.d.stash.drain((o) => this.d.record(o), DRAIN_MAX);
+    if (this.d.stash) report.unstashed = await this.d.stash.drain((o) => this.d.record(o));
     await this.settlePending(now, report);
     await this.settleStuck(now, report);
     if (this.d.completeEnded) report.completed = await this.d.completeEnded(now);
@@ -155,83 +143,18 @@ export class Compensator {
     if (overdue.length === 0) return;
     const verdicts = await this.verdicts(overdue, now);
     const lost: PendingRun[] = [];
-    const waiting: PendingRun[] = [];
     const abandoned: QueuedRun[] = [];
     const recovered: RunOutcome[] = [];
     overdue.forEach((r, i) => {
       const v = verdicts[i]!;
       if (v.kind === 'unclaimed') {
-        (queuedFrom === null || r.runAt < queuedFrom ? lost : waiting).push(r);
+        if (queuedFrom === null || r.runAt < queuedFrom) lost.push(r);
       } else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
       else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.calls });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);
     await this.settleLost(lost, now, report);
-    await this.settleWaiting(waiting, now, report);
-  }
-
-  /**
-   * Runs waiting their turn in a lane past their misfire threshold (more runs due than
-   * the executors call) are recorded by their policy now, not when the lane reaches
-   * them, minutes later: `missed` where the policy says so, `skipped` if their timer is
-   * not active. Whoever picks one up later decides the same (a run only gets later), so
-   * its queued copy is settled the same way; those the policy fires are left to the lane.
-   */
-  private async settleWaiting(waiting: PendingRun[], now: number, report: CompensationReport): Promise<void> {
-    if (waiting.length === 0) return;
-    const { missed, skipped } = await this.judge(waiting, now);
-    await this.d.tasks.markMissed(
-      missed,
-      'missed: waited in the queue past its misfire threshold (overload)',
-    );
-    if (skipped.length > 0) await this.d.record(skipped);
-    report.settledInQueue += missed.length + skipped.length;
-    if (missed.length + skipped.length > 0) {
-      this.d.logger.warn(
-        { missed: missed.length, skipped: skipped.length },
-        'runs waiting in the queue past their misfire threshold settled by their policy',
-      );
-    }
-  }
-
-  /** Never-claimed runs as their timers' misfire policy has them at `now` (inactive timers: skipped). */
-  private async judge(
-    runs: PendingRun[],
-    now: number,
-  ): Promise<{
-    timers: Map<number, Timer>;
-    fire: PendingRun[];
-    missed: PendingRun[];
-    skipped: RunOutcome[];
-  }> {
-    const timers = new Map(
-      (await this.d.timers.findByIds([...new Set(runs.map((r) => r.timerId))])).map((t) => [t.id, t]),
-    );
-    const fire: PendingRun[] = [];
-    const missed: PendingRun[] = [];
-    const skipped: RunOutcome[] = [];
-    for (const [timerId, ofTimer] of groupBy(runs, (r) => r.timerId)) {
-      const timer = timers.get(timerId);
-      // A completed timer's planned runs are still owed (see RunExecutor.whyNotCall).
-      if (timer === undefined || timer.status === 'inactive') {
-        for (const r of ofTimer)
-          skipped.push(settledOutcome(r, 'skipped', 0, 'skipped: timer not active when the run was settled'));
-        continue;
-      }
-      const successor = successorFn(timer);
-      for (const r of ofTimer) {
-        const decision = misfireDecision(
-          timer.misfirePolicy,
-          timer.misfireThresholdMs,
-          r.runAt,
-          now,
-          successor,
-        );
-        (decision === 'fire' ? fire : missed).push(r);
-      }
-    }
-    return { timers, fire, missed, skipped };
   }
 
   /** Runs MySQL shows running past their lease: the call's deadline, or the backoff's end. */
@@ -278,7 +201,32 @@ export class Compensator {
   /** Never-claimed runs: their timer's misfire policy decides (inactive timers: skipped). */
   private async settleLost(lost: PendingRun[], now: number, report: CompensationReport): Promise<void> {
     if (lost.length === 0) return;
-    const { timers, fire, missed, skipped } = await this.judge(lost, now);
+    const timers = new Map(
+      (await this.d.timers.findByIds([...new Set(lost.map((r) => r.timerId))])).map((t) => [t.id, t]),
+    );
+    const fire: PendingRun[] = [];
+    const missed: PendingRun[] = [];
+    const skipped: RunOutcome[] = [];
+    for (const [timerId, runs] of groupBy(lost, (r) => r.timerId)) {
+      const timer = timers.get(timerId);
+      // A completed timer's planned runs are still owed (see RunExecutor.whyNotCall).
+      if (timer === undefined || timer.status === 'inactive') {
+        for (const r of runs)
+          skipped.push(settledOutcome(r, 'skipped', 0, 'skipped: timer not active when the run was settled'));
+        continue;
+      }
+      const successor = successorFn(timer);
+      for (const r of runs) {
+        const decision = misfireDecision(
+          timer.misfirePolicy,
+          timer.misfireThresholdMs,
+          r.runAt,
+          now,
+          successor,
+        );
+        (decision === 'fire' ? fire : missed).push(r);
+      }
+    }
     await this.d.tasks.markMissed(
       missed,
       'missed: never picked up before its misfire threshold (its slice was lost or walked late)',

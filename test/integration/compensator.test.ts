@@ -180,60 +180,6 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     },
   );
 
-  describe('waiting its turn past its misfire threshold (more runs due than the executors call)', () => {
-    /** An earlier run's job at the catch-up lane's head: the lane is behind `runAt`. */
-    async function laneBehind(runAt: number) {
-      const [waiting] = executeJobs([{ timerId, runAt: runAt - 1000 }], 'slice');
-      await queues.executeLate.add(waiting!.name, waiting!.data, waiting!.opts);
-    }
-    async function setTimer(fields: string) {
-      await stores.database.pool.query(`UPDATE timers SET ${fields} WHERE id = ?`, [timerId]);
-    }
-
-    it('is recorded missed now, by a policy that says so, not when the lane reaches it', async () => {
-      await setTimer("misfire_policy = 'skip', misfire_threshold_ms = 60000");
-      const run = await runRow(5 * 60_000);
-      await laneBehind(run.runAt);
-      expect(await compensator.run(T0)).toMatchObject({ settledInQueue: 1, missed: 0, refired: 0 });
-      expect(await statusOf(run)).toMatchObject({ status: 'missed' });
-      const [row] = await stores.database.pool.query('SELECT error FROM tasks WHERE timer_id = ?', [timerId]);
-      expect((row as Array<{ error: string }>)[0]!.error).toMatch(
-        /waited in the queue past its misfire threshold/,
-      );
-      // Its queued copy is the lane's: nothing is queued twice.
-      expect((await queued()).filter((r) => r.runAt === run.runAt)).toEqual([]);
-    });
-
-    it('is left to the lane while within its threshold, or when its policy fires it late', async () => {
-      await setTimer("misfire_policy = 'skip', misfire_threshold_ms = 600000");
-      const within = await runRow(5 * 60_000);
-      await laneBehind(within.runAt);
-      expect(await compensator.run(T0)).toMatchObject({ settledInQueue: 0, refired: 0 });
-      await setTimer("misfire_policy = 'fire_all', misfire_threshold_ms = 60000");
-      expect(await compensator.run(T0)).toMatchObject({ settledInQueue: 0, refired: 0 });
-      expect(await statusOf(within)).toMatchObject({ status: 'pending' });
-    });
-
-    it('fire_once: a run whose successor is missed too is recorded missed, the latest is left to fire', async () => {
-      await setTimer("misfire_policy = 'fire_once', misfire_threshold_ms = 60000, cron = '0 * * * * *'");
-      const older = await runRow(5 * 60_000);
-      // Its successor is due T0 - 1 min, within the threshold: this one fires when reached.
-      const latest = await runRow(2 * 60_000);
-      await laneBehind(older.runAt);
-      expect(await compensator.run(T0)).toMatchObject({ settledInQueue: 1, missed: 0, refired: 0 });
-      expect(await statusOf(older)).toMatchObject({ status: 'missed' });
-      expect(await statusOf(latest)).toMatchObject({ status: 'pending' });
-    });
-
-    it('is recorded skipped when its timer is no longer active (its queued copy is dropped)', async () => {
-      await setTimer("status = 'inactive'");
-      const run = await runRow(5 * 60_000);
-      await laneBehind(run.runAt);
-      expect(await compensator.run(T0)).toMatchObject({ settledInQueue: 1, skipped: 0, refired: 0 });
-      expect(await statusOf(run)).toMatchObject({ status: 'skipped' });
-    });
-  });
-
   it('takes its outcome from the claim record even while the queue is behind it', async () => {
     const run = await runRow(5 * 60_000);
     const [waiting] = executeJobs([{ timerId, runAt: run.runAt - 1000 }], 'slice');

@@ -34,15 +34,10 @@ export class OutcomeStash {
   }
 
   /**
-   * Writes stashed outcomes with `write`, a page at a time, removing each page once
-   * written; returns how many. A page whose write fails stays for the next drain. It stops
-   * past `max`: while executors stash faster than MySQL takes (an overload), a drain that
-   * went on to the end would never end.
+   * Writes every stashed outcome with `write`, a page at a time, removing each page once
+   * written; returns how many. A page whose write fails stays for the next drain.
    */
-  async drain(
-    write: (outcomes: RunOutcome[]) => Promise<void>,
-    max = Number.POSITIVE_INFINITY,
-  ): Promise<number> {
+  async drain(write: (outcomes: RunOutcome[]) => Promise<void>): Promise<number> {
     let written = 0;
     let cursor = '0';
     do {
@@ -58,7 +53,7 @@ export class OutcomeStash {
       await write(outcomes);
       await this.remove(keys);
       written += outcomes.length;
-    } while (cursor !== '0' && written < max);
+    } while (cursor !== '0');
     return written;
   }
 }
