@@ -101,12 +101,18 @@ const refuseLineBreaksInQuery: MiddlewareHandler = async (c, next) => {
 /** The HTTP application, pure: tests drive it with app.request(), no socket needed. */
 export function createApp(deps: AppDeps) {
   const app = newRouter<ApiEnv>();
-  const { foreground } = deps;
-  if (foreground) app.use('*', (_c, next) => foreground.serve(next));
   app.use('*', browserHeaders, refuseLineBreaksInQuery);
   app.use('*', openModeGuard({ open: deps.apps.open, publicHosts: deps.publicHosts ?? [] }));
   // Who is calling, before anything else is read (README "Security").
   app.use('/api/*', authenticate(deps.apps));
+  // What an executor in this process yields to: an operator's API calls, once
+  // authenticated, and the console; not probes and scrapes, nor callers turned away.
+  const { foreground } = deps;
+  if (foreground) {
+    const counted: MiddlewareHandler = (_c, next) => foreground.serve(next);
+    app.use('/api/*', counted);
+    if (deps.dashboard) app.use(deps.dashboard.path, counted).use(`${deps.dashboard.path}/*`, counted);
+  }
   const limitOf = (maxSize: number, what: string) =>
     bodyLimit({
       maxSize,

@@ -9,7 +9,8 @@ export const API_FIRST_MAX_LOOKS = 10;
  * answered first. It starts only while the event loop is behind (a saturated executor:
  * disables would wait seconds behind thousands of runs), and lasts while requests keep
  * coming, whatever the loop does meanwhile (it keeps up because the executor stopped).
- * At idle or under a load the process carries, requests never delay a run.
+ * Requests hold the runs back only while the loop is behind: at idle, or under a load the
+ * process carries, they cost the firing nothing.
  */
 export class ApiFirst {
   private looks = 0;

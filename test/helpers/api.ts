@@ -31,6 +31,7 @@ export function createTestApp(
     logger,
     dashboard: { path: DASHBOARD_PATH, app: dashboard },
     publicHosts: core.config.publicHosts,
+    foreground: core.foreground,
     readiness: {
       redis: async () => {
         await core.redis.ping();
