@@ -6,6 +6,9 @@ import { type PendingRun, TaskRepository } from '../storage/db/task-repository.j
 import { isHeld } from '../storage/redis/claim-record.js';
 import type { RunClaims } from '../storage/redis/run-claims.js';
 
+/** How far ahead of its time a run may already be claimed (the trigger's preread, with room). */
+const CLAIMED_AHEAD_MS = 60_000;
+
 /** What a disabled timer's backlog is recorded as. */
 export const DISABLED_REASON = 'skipped: the timer was disabled';
 
@@ -52,7 +55,15 @@ export class RunStopper {
           DISABLED_REASON,
         );
       }
-      const cancelled = await tasks.deletePending(timerId, disabledAt);
+      // A run due from the disable on may already be claimed (runs are claimed ahead of
+      // their time) or even called and answered: its row stays, for its holder to record.
+      const soon = await tasks.pendingOfTimer(timerId, disabledAt, this.now() + CLAIMED_AHEAD_MS);
+      const taken =
+        soon.length === 0
+          ? []
+          : await this.claims.peek(soon.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })));
+      const spared = soon.filter((_, i) => taken[i] !== null && taken[i] !== undefined).map((r) => r.runAt);
+      const cancelled = await tasks.deletePending(timerId, disabledAt, spared);
       // maxRuns counts planned runs: the cancelled ones no longer count.
       if (row.maxRuns !== null && cancelled.length > 0) {
         await tx.db

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/task-key.js';
@@ -251,12 +251,22 @@ export class TaskRepository {
   }
 
   /** Deletes a timer's scheduled runs still `pending` at or after `fromMs`; returns them. */
-  async deletePending(timerId: number, fromMs: number): Promise<PendingRun[]> {
+  async deletePending(
+    timerId: number,
+    fromMs: number,
+    except: readonly number[] = [],
+  ): Promise<PendingRun[]> {
     const cond = and(
       eq(tasks.timerId, timerId),
       eq(tasks.status, 'pending'),
       eq(tasks.trigger, 'schedule'),
       gte(tasks.runAt, new Date(fromMs)),
+      except.length > 0
+        ? notInArray(
+            tasks.runAt,
+            except.map((ms) => new Date(ms)),
+          )
+        : undefined,
     );
     const rows = await this.db
       .select({ runAt: tasks.runAt, version: tasks.timerVersion })
