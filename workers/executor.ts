@@ -113,7 +113,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     {},
     new OutcomeStash(fast, keys.outcomeStash()),
   );
-  const caller = new HttpCaller(config.callbackConnections, { guard: core.guard });
+  const caller = new HttpCaller(config.callbackConnections, { guard: core.guard, now: core.now });
   const gate = new ReleaseGate(core.now);
   const slots = new AppSlots(config.appMaxInFlight);
   const budget = new RunBudget(config.executorMaxRuns);

@@ -26,6 +26,8 @@ export type CallResult =
 export interface HttpCallerOptions {
   /** The SSRF guard: every connection's resolved address is checked (CALLBACK_BLOCK_PRIVATE). */
   guard?: TargetGuard | undefined;
+  /** The clock that decides a run is due, so a call's lateness is measured on it. */
+  now?: () => number;
 }
 
 /**
@@ -38,11 +40,13 @@ export interface HttpCallerOptions {
 export class HttpCaller {
   private readonly pools: OriginPools;
   private readonly guard: TargetGuard | undefined;
+  private readonly now: () => number;
   /** The guard's verdict on each origin's IP literal, so a URL is parsed once, not per call. */
   private readonly literalVerdicts = new Map<string, string | null>();
 
   constructor(connectionsPerOrigin: number, options: HttpCallerOptions = {}) {
     this.guard = options.guard?.active ? options.guard : undefined;
+    this.now = options.now ?? Date.now;
     this.pools = new OriginPools(connectionsPerOrigin, {
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -56,7 +60,7 @@ export class HttpCaller {
    * one that never answers (undici's own timeouts only bound each wait between bytes).
    */
   async send(call: PreparedCall): Promise<CallResult> {
-    const sentAt = Date.now();
+    const sentAt = this.now();
     const refusal = call.refusal ?? this.literalProblem(call.origin);
     if (refusal)
       return { kind: 'error', error: refusal, timedOut: false, sentAt, durationMs: 0, final: true };
@@ -77,7 +81,7 @@ export class HttpCaller {
           { maxOutput: LIMITS.outputMaxChars, timeoutMs: call.timeoutMs },
         ),
       );
-      return { kind: 'response', ...answer, sentAt, durationMs: Date.now() - sentAt };
+      return { kind: 'response', ...answer, sentAt, durationMs: this.now() - sentAt };
     } catch (err) {
       const e = err as Error & { code?: string };
       const timedOut =
@@ -90,7 +94,7 @@ export class HttpCaller {
         error: timedOut ? `timeout after ${call.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`,
         timedOut,
         sentAt,
-        durationMs: Date.now() - sentAt,
+        durationMs: this.now() - sentAt,
         ...(e.code === TARGET_BLOCKED ? { final: true } : {}),
       };
     }

@@ -60,7 +60,9 @@ export class ReleaseGate {
       while (this.now() < w.dueMs && performance.now() < giveUpAt) {
         // busy wait: at most LEAD_MS (bounded by real time, whatever clock `now` reads)
       }
-      w.resolve('due');
+      // The clock stepped back under us (a new offset from Redis): wait again, never go early.
+      if (this.now() < w.dueMs) this.wheel.schedule(w.dueMs, w);
+      else w.resolve('due');
     }
   }
 }

@@ -106,3 +106,18 @@ describe('one deadline per call', () => {
     }
   });
 });
+
+describe('the clock a call is stamped with', () => {
+  it('is the one it is given, so lateness is measured on the clock that made the run due', async () => {
+    const origin = await receiver((res) => res.end('ok'));
+    const ahead = new HttpCaller(1, { now: () => Date.now() + 60_000 });
+    try {
+      const before = Date.now();
+      const result = await ahead.send(call(origin, 2_000));
+      expect(result.kind).toBe('response');
+      expect(result.sentAt).toBeGreaterThanOrEqual(before + 60_000);
+    } finally {
+      await ahead.close();
+    }
+  });
+});
