@@ -463,6 +463,9 @@ export class RunExecutor {
       x.holdsOverlap = true;
       return 'go';
     }
+    // A continuation was let through once and keeps its retries: a slot another run took
+    // meanwhile (its own lapsed while its holder was taken over, or Redis lost it) cannot skip it.
+    if ((x.run.afterAttempt ?? 0) > 0) return 'go';
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
     this.detach(x, handOff);

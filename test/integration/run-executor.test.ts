@@ -281,6 +281,23 @@ describe('a failed call', () => {
     });
   });
 
+  it('keeps its retries under overlapPolicy skip when another run took the slot meanwhile', async () => {
+    const timer = testTimer({ overlapPolicy: 'skip', retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(500);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    // Its slot lapsed while its holder was taken over (or Redis lost it), and the next run took it.
+    const slot = createKeys(stores.config.prefix).overlap(timer.id, 'running');
+    await stores.redis.set(slot, taskKey(timer.id, run.runAt + 1000), 'PX', 60_000);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+  });
+
   it('ends its retries skipped once the timer is disabled', async () => {
     const timer = testTimer({ status: 'inactive' });
     const h = harness(timer);
