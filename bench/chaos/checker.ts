@@ -341,8 +341,19 @@ class Checker {
   private checkAttempts(runAt: number, calls: SinkCall[], flag: (k: ViolationKind, d: string) => void): void {
     const attempts = calls.map((c) => c.attempt).sort((a, b) => a - b);
     if (!attempts.some((a, i) => a !== i + 1)) return;
-    // A first call numbered past 1: say which holder took an attempt and made no call.
     const first = calls[0]!;
+    // A holder notes its call just before sending it: one killed in between leaves a gap
+    // (the README's delivery chapter says so), one per death, never a repeat.
+    const gap = attempts[0]! - 1;
+    const consecutive = attempts.every((a, i) => a === gap + i + 1);
+    const deaths = this.input.journal.filter(
+      (e) =>
+        e.at >= runAt - 1000 &&
+        e.at <= first.arrivedAt &&
+        ((e.kind === 'proc.signal' && e.signal === 'SIGKILL') || (e.kind === 'proc.exit' && !e.expected)),
+    ).length;
+    if (consecutive && deaths >= gap) return;
+    // A first call numbered past 1: say which holder took an attempt and made no call.
     const lost =
       first.attempt > 1
         ? this.input.journal.find(

@@ -437,6 +437,13 @@ export class RunExecutor {
       // one that ended lets it go, each within a look rather than a preread later.
       const paused = this.pauseOf(x.run);
       if (paused) return this.settle(x, paused.status, null, paused.reason);
+      // Noted before the call goes out, so a takeover never repeats an attempt number; a
+      // holder that dies between the two leaves a gap in them, not a second attempt 1.
+      // Its answer is a fence too. Unreachable Redis does not stop the call: the lease does.
+      if (!(await d.claims.markCalled(x.ref, x.owner, x.lease.attempt).catch(() => true))) {
+        await this.releaseOverlap(x);
+        return this.duplicate('fenced');
+      }
       this.unsent.delete(x.lease);
       x.sent = true;
       return await this.send(x, x.cached.timer as Timer, call);
@@ -527,9 +534,6 @@ export class RunExecutor {
   private async send(x: Execution, timer: Timer, call: PreparedCall): Promise<RunReport> {
     const d = this.d;
     const attempt = x.lease.attempt;
-    // From here on a takeover is the next attempt: the call may go out. Not awaited: the
-    // request goes out first, everything else waits until it has.
-    void d.claims.markCalled(x.ref, x.owner, attempt).catch(() => undefined);
     const sending = d.caller.send(call);
     // Written only if the call is still in flight a second later (the result usually
     // replaces it first); its lease bounds the call, whose timeout is a hard deadline.

@@ -96,6 +96,11 @@ describe('a holder that has not called yet', () => {
     clock = T0 + LEASE + 1;
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
+
+  it('lets the holder call when Redis lost the record: its lease stands, and no record is made up', async () => {
+    expect(await claims.markCalled(run, 'a', 1)).toBe(true);
+    expect(await claims.peek([run])).toEqual([null]);
+  });
 });
 
 describe('after Redis lost its data', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PreparedCall } from '../../src/callback/callback-request.js';
 import type { CallResult } from '../../src/callback/http-caller.js';
+import { dayKey } from '../../src/domain/slice.js';
 import { taskKey } from '../../src/domain/task-key.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -584,6 +585,39 @@ describe('the claim of a run being called', () => {
     await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
     answer(ok());
     expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+
+  it('is marked called before the call goes out, so a holder killed mid-call is never repeated as the same attempt', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    let seenAtSend: string | undefined;
+    h.answer = async () => {
+      seenAtSend = (await h.claims.peek([key]))[0]?.state;
+      return ok();
+    };
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+    expect(seenAtSend).toBe('running');
+  });
+
+  it('is not sent when marking it finds another holder: the mark is a fence', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    // Between the executor's last look at its lease and its call, the run was taken over.
+    const claims = h.claims;
+    const mark = claims.markCalled.bind(claims);
+    claims.markCalled = async (ref, owner, attempt) => {
+      await stores.redis.set(
+        createKeys(stores.config.prefix).claim(dayKey(key.runAt), key.key),
+        `claimed|2|${clock + 10_000}|other`,
+      );
+      return mark(ref, owner, attempt);
+    };
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
   });
 });
 

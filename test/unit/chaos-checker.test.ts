@@ -329,6 +329,18 @@ describe('chaos checker', () => {
     ]);
   });
 
+  it('accepts a first call numbered 2 only after a holder was killed at the run’s time', () => {
+    const calls = OWED.map((t) => call(t));
+    // Killed between noting its call and sending it: the next holder made attempt 2.
+    calls[2] = call(at(2), { attempt: 2, arrivedAt: at(2) + 12_000, pid: P2 });
+    const journal = [signal(P1, 'SIGKILL', at(2) + 1)];
+    expect(kinds(run({ journal, calls }))).toEqual([]);
+    // No death around it: the gap is a bug.
+    expect(kinds(run({ journal: [signal(P1, 'SIGKILL', at(2) - 5000)], calls }))).toEqual([
+      `attempts ${taskIdOf(ID, at(2))}`,
+    ]);
+  });
+
   it('accepts retries after a 500 and a timeout, with attempts counting up', () => {
     const calls = without(
       OWED.map((t) => call(t)),

@@ -160,8 +160,9 @@ export class RunClaims {
 
   /**
    * Marks the claim as called: `owner` is sending `attempt`. From then on a takeover is
-   * the next attempt; before, the same one (no call was made). False if `owner` no longer
-   * holds `attempt`. Requests made in the same tick go to Redis together.
+   * the next attempt; before, the same one (no call was made). False if another holder
+   * took the run over; a record Redis lost counts as held (the holder's lease stands).
+   * Requests made in the same tick go to Redis together.
    */
   markCalled(run: RunRef, owner: string, attempt: number): Promise<boolean> {
     return this.calls.load({ ...run, owner, attempt });
@@ -287,7 +288,7 @@ export class RunClaims {
     const args: (string | number)[] = [];
     for (const r of batch) args.push(r.owner, r.attempt);
     const out = await this.redis.markCalled(keys.length, ...keys, ...args);
-    return out.map((n) => n === 1);
+    return out.map((n) => n !== 0);
   }
 
   private async finishBatch(day: string, batch: FinishRequest[]): Promise<boolean[]> {

@@ -9,7 +9,8 @@
     KEYS[1..n] claim:{day}:<taskKey>, one per run
     then per run in ARGV: owner, attempt
 
-  Output, per run: 1 marked, 0 not this owner's attempt
+  Output, per run: 1 marked, 0 another holder's (taken over), 2 no record (Redis lost it:
+  the holder goes by its lease, which its next renewal writes again)
 ]]
 --- @include "claim-record"
 
@@ -17,7 +18,9 @@ local out = {}
 local a = 1
 for i = 1, #KEYS do
   local record = readClaim(KEYS[i])
-  if record and holds(record, ARGV[a], tonumber(ARGV[a + 1])) then
+  if not record then
+    out[#out + 1] = 2
+  elseif holds(record, ARGV[a], tonumber(ARGV[a + 1])) then
     redis.call("SET", KEYS[i], "running|" .. record.attempt .. "|" .. record.untilMs .. "|" .. record.holder, "KEEPTTL")
     out[#out + 1] = 1
   else
