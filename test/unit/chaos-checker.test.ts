@@ -163,6 +163,29 @@ describe('chaos checker', () => {
     expect(kinds(run({ calls, journal: shortStop }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
   });
 
+  it('accepts a repeat, or a missed record, once the outcome was lost with MySQL cut off, Redis lost and the caller killed', () => {
+    const repeat = call(at(3), { attempt: 2, arrivedAt: at(3) + 12_000, pid: P2 });
+    const calls = [...OWED.map((t) => call(t)), repeat];
+    const cut = { kind: 'mysql.cut', at: at(3) - 2000, slots: [0] } as JournalEvent;
+    const loss = { kind: 'redis.loss', at: at(3) + 5000, keys: 120, ms: 300 } as JournalEvent;
+    const killed = signal(P1, 'SIGKILL', at(3) + 6000);
+    const restore = { kind: 'mysql.restore', at: at(3) + 9000, slots: [0] } as JournalEvent;
+    expect(kinds(run({ calls, journal: [cut, loss, killed, restore] }))).toEqual([]);
+    const missed = OWED.map((t) =>
+      t === at(3) ? row(t, { status: 'missed', error: 'missed: late' }) : row(t),
+    );
+    expect(kinds(run({ rows: missed, journal: [cut, loss, killed, restore] }))).toEqual([]);
+    // Any one of the three alone leaves the outcome somewhere: the repeat is a duplicate.
+    for (const journal of [
+      [cut, loss, restore],
+      [cut, killed, restore],
+      [loss, killed],
+      [cut, { ...restore, at: at(3) + 1000 }, loss, killed],
+    ]) {
+      expect(kinds(run({ calls, journal }))).toEqual([`duplicate ${taskIdOf(ID, at(3))}`]);
+    }
+  });
+
   it('catches a second holder calling while the first call is still open', () => {
     const hanging = call(at(3), { endedAt: null, status: null, written: false });
     const second = call(at(3), { attempt: 2, arrivedAt: at(3) + 3000, pid: P2 });
