@@ -76,13 +76,15 @@ export function createCore(
     queues.execute.addBulk(jobs),
   );
   const events = new TimerEvents(redis, keys);
+  const claims = new RunClaims(redis, keys);
+  const stopper = new RunStopper(database, claims, now);
   const publisher = new PlanPublisher({
     outbox: new PlanOutboxRepository(database.pool),
     copies: new TimerCopies(redis, keys),
     appCopies: new AppCopies(redis, keys),
     apps: new AppRepository(database.db),
     planner,
-    stopper: new RunStopper(database, new RunClaims(redis, keys), now),
+    stopper,
     announce: (id) => events.announce(id),
     timers: new TimerRepository(database.db),
     tasks: new TaskRepository(database.db, database.pool),
@@ -101,7 +103,8 @@ export function createCore(
     keys,
     planner,
     publisher,
-    claims: new RunClaims(redis, keys),
+    stopper,
+    claims,
     announce: (id) => events.announce(id),
     audit,
     now,

@@ -16,6 +16,8 @@ import type { RunStopper } from './run-stopper.js';
 export const REPAIR_AFTER_MS = 10_000;
 /** Marks one repair pass publishes at most. */
 const REPAIR_BATCH = 200;
+/** Disabled timers whose runs are stopped at once, each in its own transaction. */
+const STOPS_AT_ONCE = 4;
 
 export interface PlanPublisherDeps {
   outbox: PlanOutboxRepository;
@@ -57,6 +59,10 @@ export interface Publication {
  */
 export class PlanPublisher {
   private readonly ttlMs: number;
+  /** Disabled timers whose runs are still to stop, by id (the latest disable of each). */
+  private readonly stopsDue = new Map<number, { version: number; disabledAt: number; marks: OutboxMark[] }>();
+  private stopping: Promise<void> | null = null;
+  private readonly inStop = new Set<number>();
 
   constructor(private readonly d: PlanPublisherDeps) {
     this.ttlMs = copyTtlMs(d.stepMinutes);
@@ -81,17 +87,74 @@ export class PlanPublisher {
       );
       if (p.deleted && p.deleted.length > 0) await this.d.copies.forget(p.deleted, this.ttlMs);
       for (const id of p.announce) await this.d.announce(id);
-      // A disabled timer's runs go once every executor skips them (its copy says so).
-      const stopped: PlanChange['cancelled'] = [];
-      for (const t of p.timers.filter((t) => t.status === 'inactive'))
-        stopped.push(...(await this.d.stopper.stop(t.id, t.version, t.pausedAt ?? this.d.now())));
-      const change = { planned: p.change.planned, cancelled: [...p.change.cancelled, ...stopped] };
-      await this.d.planner.publish(change, this.d.now());
-      await this.d.outbox.clear(p.marks);
+      await this.d.planner.publish(p.change, this.d.now());
+      // A disabled timer's runs are stopped behind the answer (every executor already skips
+      // them: its copy says so); its mark stays until they are, for the repair.
+      const disabled = new Set(p.timers.filter((t) => t.status === 'inactive').map((t) => t.id));
+      for (const t of p.timers.filter((t) => disabled.has(t.id)))
+        this.queueStop(
+          t,
+          p.marks.filter((m) => m.timerId === t.id),
+        );
+      await this.d.outbox.clear(p.marks.filter((m) => !disabled.has(m.timerId)));
     } catch (err) {
       this.d.logger.warn(
         { timers: p.marks.map((m) => m.timerId), err: (err as Error).message },
         'a committed timer change did not reach Redis yet; it is published again within seconds',
+      );
+    }
+  }
+
+  /** Waits until every stop queued so far is done (tests, shutdown). */
+  async stopped(): Promise<void> {
+    while (this.stopping) await this.stopping;
+  }
+
+  private queueStop(t: Timer, marks: readonly OutboxMark[]): void {
+    const queued = this.stopsDue.get(t.id);
+    this.stopsDue.set(t.id, {
+      version: t.version,
+      disabledAt: t.pausedAt ?? this.d.now(),
+      marks: [...(queued?.marks ?? []), ...marks],
+    });
+    this.kickStops();
+  }
+
+  private kickStops(): void {
+    if (this.stopping) return;
+    this.stopping = this.drainStops().finally(() => {
+      this.stopping = null;
+      if (this.stopsDue.size > 0) this.kickStops();
+    });
+  }
+
+  /**
+   * Stops the queued timers' runs, a few at a time: an incident's thousands of disables are
+   * answered at once, and their run history (an every-second timer has thousands of planned
+   * rows) is dealt with after. A stop that fails leaves its mark to the repair.
+   */
+  private async drainStops(): Promise<void> {
+    while (this.stopsDue.size > 0) {
+      const batch = [...this.stopsDue].slice(0, STOPS_AT_ONCE);
+      for (const [id] of batch) {
+        this.stopsDue.delete(id);
+        this.inStop.add(id);
+      }
+      await Promise.all(
+        batch.map(async ([id, stop]) => {
+          try {
+            const cancelled = await this.d.stopper.stop(id, stop.version, stop.disabledAt);
+            await this.d.planner.publish({ planned: [], cancelled }, this.d.now());
+            await this.d.outbox.clear(stop.marks);
+          } catch (err) {
+            this.d.logger.warn(
+              { timer: id, err: (err as Error).message },
+              "a disabled timer's runs are not stopped yet; the repair tries again within seconds",
+            );
+          } finally {
+            this.inStop.delete(id);
+          }
+        }),
       );
     }
   }
@@ -104,7 +167,10 @@ export class PlanPublisher {
    */
   async repair(): Promise<number> {
     const now = this.d.now();
-    const marks = await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH);
+    // A stop queued here is late, not lost: its mark waits for it.
+    const marks = (await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH)).filter(
+      (m) => !this.stopsDue.has(m.timerId) && !this.inStop.has(m.timerId),
+    );
     if (marks.length === 0) return 0;
     const found = new Map((await this.d.timers.findByIds(marks.map((m) => m.timerId))).map((t) => [t.id, t]));
     const horizon = planHorizon(now, this.d.stepMinutes);

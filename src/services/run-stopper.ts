@@ -1,10 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { taskKey } from '../domain/task-key.js';
-import type { Database } from '../storage/db/client.js';
+import type { Timer } from '../domain/timer.js';
+import type { Database, Transaction } from '../storage/db/client.js';
 import { timers } from '../storage/db/schema.js';
 import { type PendingRun, TaskRepository } from '../storage/db/task-repository.js';
 import { isHeld } from '../storage/redis/claim-record.js';
-import type { RunClaims } from '../storage/redis/run-claims.js';
+import type { RunClaims, RunRef } from '../storage/redis/run-claims.js';
 
 /** How far ahead of its time a run may already be claimed (the trigger's preread, with room). */
 const CLAIMED_AHEAD_MS = 60_000;
@@ -37,44 +38,57 @@ export class RunStopper {
         .where(eq(timers.id, timerId))
         .for('update');
       if (!row || row.version !== version || row.status !== 'inactive') return [];
-      const tasks = new TaskRepository(tx.db, tx.conn);
-      const backlog = await tasks.pendingOfTimer(timerId, 0, disabledAt);
-      if (backlog.length > 0) {
-        const records = await this.claims.peek(
-          backlog.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })),
-        );
-        // Left to its holder only while the holder lives (renews its lease).
-        const now = this.now();
-        const unheld = backlog.filter((_, i) => {
-          const record = records[i];
-          return record === null || record === undefined || (isHeld(record.state) && record.untilMs < now);
-        });
-        await tasks.skipRuns(
-          timerId,
-          unheld.map((r) => r.runAt),
-          DISABLED_REASON,
-        );
-      }
-      // A run due from the disable on may already be claimed (runs are claimed ahead of
-      // their time) or even called and answered: its row stays, for its holder to record.
-      const soon = await tasks.pendingOfTimer(timerId, disabledAt, this.now() + CLAIMED_AHEAD_MS);
-      const taken =
-        soon.length === 0
-          ? []
-          : await this.claims.peek(soon.map((r) => ({ key: taskKey(r.timerId, r.runAt), runAt: r.runAt })));
-      const spared = soon.filter((_, i) => taken[i] !== null && taken[i] !== undefined).map((r) => r.runAt);
-      const cancelled = await tasks.deletePending(timerId, disabledAt, spared);
-      // maxRuns counts planned runs: the cancelled ones no longer count.
-      if (row.maxRuns !== null && cancelled.length > 0) {
-        await tx.db
-          .update(timers)
-          .set({
-            runsPlanned: sql`GREATEST(0, ${timers.runsPlanned} - ${cancelled.length})`,
-            updatedAt: sql`${timers.updatedAt}`,
-          })
-          .where(eq(timers.id, timerId));
-      }
-      return cancelled;
+      return this.stopIn(tx, { id: timerId, maxRuns: row.maxRuns }, disabledAt);
     });
   }
+
+  /**
+   * The stop itself, in a transaction that holds the timer's row lock with the timer still
+   * disabled: an enable runs it first, so a stop still queued can never leave the disabled
+   * stretch's runs for the compensator to fire.
+   */
+  async stopIn(
+    tx: Transaction,
+    timer: Pick<Timer, 'id' | 'maxRuns'>,
+    disabledAt: number,
+  ): Promise<PendingRun[]> {
+    const timerId = timer.id;
+    const tasks = new TaskRepository(tx.db, tx.conn);
+    const backlog = await tasks.pendingOfTimer(timerId, 0, disabledAt);
+    if (backlog.length > 0) {
+      const records = await this.claims.peek(backlog.map(refOf));
+      // Left to its holder only while the holder lives (renews its lease).
+      const now = this.now();
+      const unheld = backlog.filter((_, i) => {
+        const record = records[i];
+        return record === null || record === undefined || (isHeld(record.state) && record.untilMs < now);
+      });
+      await tasks.skipRuns(
+        timerId,
+        unheld.map((r) => r.runAt),
+        DISABLED_REASON,
+      );
+    }
+    // A run due from the disable on may already be claimed (runs are claimed ahead of
+    // their time) or even called and answered: its row stays, for its holder to record.
+    const soon = await tasks.pendingOfTimer(timerId, disabledAt, this.now() + CLAIMED_AHEAD_MS);
+    const taken = soon.length === 0 ? [] : await this.claims.peek(soon.map(refOf));
+    const spared = soon.filter((_, i) => taken[i] !== null && taken[i] !== undefined).map((r) => r.runAt);
+    const cancelled = await tasks.deletePending(timerId, disabledAt, spared);
+    // maxRuns counts planned runs: the cancelled ones no longer count.
+    if (timer.maxRuns !== null && cancelled.length > 0) {
+      await tx.db
+        .update(timers)
+        .set({
+          runsPlanned: sql`GREATEST(0, ${timers.runsPlanned} - ${cancelled.length})`,
+          updatedAt: sql`${timers.updatedAt}`,
+        })
+        .where(eq(timers.id, timerId));
+    }
+    return cancelled;
+  }
+}
+
+function refOf(r: PendingRun): RunRef {
+  return { key: taskKey(r.timerId, r.runAt), runAt: r.runAt };
 }

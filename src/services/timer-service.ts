@@ -43,6 +43,7 @@ import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
 import type { PlanPublisher } from './plan-publisher.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';
+import type { RunStopper } from './run-stopper.js';
 import { ScopedTimers } from './scoped-timers.js';
 import type {
   ApplyOptions,
@@ -69,6 +70,8 @@ export interface TimerServiceDeps {
   planner: RunPlanner;
   /** Takes each committed change to Redis (copies, announcements, slices), or leaves it to the repair. */
   publisher: PlanPublisher;
+  /** Stops a disabled timer's runs in an enable's transaction, before it plans again. */
+  stopper: Pick<RunStopper, 'stopIn'>;
   /** The runs' claim records: a retried run's is reopened. */
   claims: Pick<RunClaims, 'reopen'>;
   /** Tells every process a timer changed (their caches drop it). */
@@ -559,8 +562,16 @@ export class TimerService implements TimerUseCases {
           `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
         );
       }
-      const planned = await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx));
-      return { planned, cancelled: [] };
+      // As in an enable: the disable's stop first.
+      const stopped = await this.deps.stopper.stopIn(tx, current, current.pausedAt ?? now);
+      const planned = await this.deps.planner.plan(
+        updated,
+        now,
+        this.tasksIn(tx),
+        this.timersIn(tx),
+        updated.maxRuns === null ? 0 : stopped.length,
+      );
+      return { planned, cancelled: stopped };
     }
     if (status !== 'active' || !changesSchedule(diff.patch)) return NO_CHANGE;
     const cancelled = await this.deps.planner.cancel(id, now, this.tasksIn(tx));
@@ -1172,13 +1183,19 @@ export class TimerService implements TimerUseCases {
         `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
       );
     }
+    // The disable's stop may still be queued: done here first, under the row lock, so the
+    // runs of the disabled stretch are never left pending for an active timer.
+    const stopped =
+      current.status === 'inactive'
+        ? await this.deps.stopper.stopIn(tx, current, current.pausedAt ?? now)
+        : [];
     await this.timersIn(tx).setStatus(id, status);
     await this.timersIn(tx).setPause(id, null);
     const updated = await this.lockedTimer(tx, id);
     await this.audit(tx, by, 'enable', current, current, updated);
     return {
       planned: await this.deps.planner.plan(updated, now, this.tasksIn(tx), this.timersIn(tx)),
-      cancelled: [],
+      cancelled: stopped,
     };
   }
 

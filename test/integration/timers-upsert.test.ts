@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
+import type { Core } from '../../src/core.js';
 import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
@@ -15,10 +16,12 @@ const NOW = Date.UTC(2030, 0, 1, 10, 17, 30);
 
 let stores: TestStores;
 let app: App;
+let core: Core;
 
 beforeAll(async () => {
   stores = await createTestStores('upsert');
-  app = createTestApp(createTestCore(stores, () => NOW));
+  core = createTestCore(stores, () => NOW);
+  app = createTestApp(core);
 });
 afterAll(async () => {
   await stores.cleanup();
@@ -124,6 +127,7 @@ describe('PUT /api/v1/apps/{app}/timers/{name}', () => {
       retry: { maxAttempts: 3, backoffMs: 1000 },
       status: 'inactive',
     });
+    await core.publisher.stopped();
     expect(await runsOf(first.body.id)).toEqual([]);
   });
 
@@ -285,6 +289,7 @@ describe('PUT and apply with the schedule fields (every, offset, jitterMs, autoP
     expect(paused.status).toBe(200);
     expect(paused.body.status).toBe('inactive');
     expect(paused.body.pausedAt).not.toBeNull();
+    await core.publisher.stopped();
     expect(await runsOf(paused.body.id)).toEqual([]);
     const resumed = await put('spread', spread);
     expect(resumed.body).toMatchObject({ status: 'active', pausedAt: null, pausedNote: null });
