@@ -40,7 +40,7 @@ export interface LayerRule {
 /**
  * Arrows point down: the entrypoints (api/, workers/, dashboard/, cli/)
  * over http/ (the wire format api/ and dashboard/ share), over src/; inside src/,
- * src/services over src/storage and src/callback, over src/domain. src/config, errors,
+ * src/services over src/storage and src/callback, over src/domain, over src/lib. src/config, errors,
  * observability, security and core are not layered here.
  */
 export const LAYER_RULES: readonly LayerRule[] = [
@@ -78,6 +78,22 @@ export const LAYER_RULES: readonly LayerRule[] = [
     from: 'src/callback/',
     forbidden: ['src/services/'],
     why: 'the callback sits under the services that use it',
+  },
+  {
+    from: 'src/lib/',
+    forbidden: [
+      'src/domain/',
+      'src/services/',
+      'src/storage/',
+      'src/callback/',
+      'src/observability/',
+      'src/security/',
+      'src/config',
+      'src/core',
+      'src/errors',
+      'src/shutdown',
+    ],
+    why: 'src/lib holds generic helpers that know nothing of xtimer, under every other layer',
   },
 ];
 

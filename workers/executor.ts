@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
-import { ConcurrencyLimit } from '../src/domain/concurrency-limit.js';
+import { ConcurrencyLimit } from '../src/lib/concurrency-limit.js';
 import { ApiFirst } from '../src/services/api-first.js';
 import { AppSigningCache } from '../src/services/app-signing-cache.js';
 import { AppSlots } from '../src/services/app-slots.js';

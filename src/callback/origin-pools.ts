@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { FifoQueue } from '../domain/fifo-queue.js';
+import { FifoQueue } from '../lib/fifo-queue.js';
 
 /**
  * undici's Pool finds a free connection by walking all of its connections, on every

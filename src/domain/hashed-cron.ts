@@ -1,3 +1,4 @@
+import { stablePick } from '../lib/stable-hash.js';
 import {
   CRON_FIELDS_5,
   CRON_FIELDS_6,
@@ -6,7 +7,6 @@ import {
   CronSyntaxError,
   findCronProblem,
 } from './cron-schedule.js';
-import { stablePick } from './stable-hash.js';
 
 /**
  * `H` in a cron field (as Jenkins writes it): a value chosen by a stable hash of the

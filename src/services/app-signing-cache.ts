@@ -4,8 +4,8 @@ import {
   signingKeyOf,
   WebhookSigner,
 } from '../callback/webhook-signer.js';
+import { MicroBatcher } from '../lib/micro-batcher.js';
 import type { SecretBox } from '../security/secret-box.js';
-import { MicroBatcher } from '../storage/micro-batcher.js';
 import type { AppCopies, AppSigningRow } from '../storage/redis/app-copies.js';
 
 interface Entry {

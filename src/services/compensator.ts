@@ -1,9 +1,9 @@
-import { groupBy } from '../domain/group-by.js';
 import { misfireDecision } from '../domain/misfire.js';
 import { MINUTE, minuteStart } from '../domain/slice.js';
 import { taskKey } from '../domain/task-key.js';
 import type { Timer } from '../domain/timer.js';
 import { scheduleOf } from '../domain/timer-schedule.js';
+import { groupBy } from '../lib/group-by.js';
 import type { Logger } from '../observability/logger.js';
 import type {
   OverdueCursor,

@@ -1,7 +1,7 @@
-import { groupBy } from '../domain/group-by.js';
 import { type PlannedWindow, planWindow } from '../domain/plan-window.js';
 import { minuteStart } from '../domain/slice.js';
 import type { Timer } from '../domain/timer.js';
+import { groupBy } from '../lib/group-by.js';
 import type { Logger } from '../observability/logger.js';
 import type { PlannedRun, TaskRepository } from '../storage/db/task-repository.js';
 import type { TimerRepository } from '../storage/db/timer-repository.js';

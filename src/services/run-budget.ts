@@ -1,4 +1,4 @@
-import { FifoQueue } from '../domain/fifo-queue.js';
+import { FifoQueue } from '../lib/fifo-queue.js';
 
 /**
  * How many runs one executor process carries at once (EXECUTOR_MAX_RUNS): from the claim,

@@ -1,5 +1,5 @@
-import { forEachConcurrently } from '../domain/for-each-concurrently.js';
 import { minuteKey, minutesToScan, sliceId } from '../domain/slice.js';
+import { forEachConcurrently } from '../lib/for-each-concurrently.js';
 import type { Logger } from '../observability/logger.js';
 import type { Keys } from '../storage/redis/keys.js';
 import { type Queues, type SliceJobData, sliceJobId } from '../storage/redis/queues.js';

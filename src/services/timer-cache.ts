@@ -1,5 +1,5 @@
 import type { Timer } from '../domain/timer.js';
-import { MicroBatcher } from '../storage/micro-batcher.js';
+import { MicroBatcher } from '../lib/micro-batcher.js';
 
 /** A cached timer; `stale` flips when a change is announced, so holders re-read it. */
 export interface CachedTimer {

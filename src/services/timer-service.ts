@@ -10,7 +10,6 @@ import {
 import { type Calendar, skipDatesOf } from '../domain/calendar.js';
 import { CronSyntaxError } from '../domain/cron-schedule.js';
 import { ScheduleTooCostlyError } from '../domain/evaluation-budget.js';
-import { groupBy } from '../domain/group-by.js';
 import { parseTaskKey, taskKey } from '../domain/task-key.js';
 import {
   autoPauseNote,
@@ -27,6 +26,8 @@ import { type DefinitionDiff, diffDefinition } from '../domain/timer-definition.
 import { scheduleOf } from '../domain/timer-schedule.js';
 import { matchesVersion, type VersionMatch } from '../domain/version-match.js';
 import { ErrorCode, timerNotFound, versionConflict, XtimerError } from '../errors.js';
+import { groupBy } from '../lib/group-by.js';
+import { GroupCommit } from '../lib/group-commit.js';
 import { CalendarRepository } from '../storage/db/calendar-repository.js';
 import type { Database, Transaction } from '../storage/db/client.js';
 import type { OutboxMark } from '../storage/db/plan-outbox-repository.js';
@@ -39,7 +40,6 @@ import type { RunClaims } from '../storage/redis/run-claims.js';
 import { type Actor, actorName } from './access.js';
 import type { AuditService } from './audit-service.js';
 import { BackfillService } from './backfill-service.js';
-import { GroupCommit } from './group-commit.js';
 import { decodeCursor, type Page, pageOf } from './page.js';
 import type { PlanPublisher } from './plan-publisher.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from './run-planner.js';

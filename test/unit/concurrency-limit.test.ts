@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimit } from '../../src/domain/concurrency-limit.js';
+import { ConcurrencyLimit } from '../../src/lib/concurrency-limit.js';
 import { deferred } from '../helpers/deferred.js';
 
 describe('a concurrency limit', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/services/group-commit.js';
+import { GroupCommit } from '../../src/lib/group-commit.js';
 import { deferred } from '../helpers/deferred.js';
 
 /** Concurrent creates stored together (src/services/group-commit.ts). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalKeyQueue } from '../../src/storage/redis/local-key-queue.js';
+import { LocalKeyQueue } from '../../src/lib/local-key-queue.js';
 
 const far = () => Date.now() + 60_000;
 

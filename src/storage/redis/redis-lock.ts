@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ChainableCommander } from 'ioredis';
-import { LocalKeyQueue } from './local-key-queue.js';
+import { LocalKeyQueue } from '../../lib/local-key-queue.js';
 import type { ScriptedRedis } from './scripts.js';
 import { SlotBatch } from './slot-batch.js';
 

@@ -1,6 +1,6 @@
-import { groupBy } from '../../domain/group-by.js';
 import { dayKey } from '../../domain/slice.js';
-import { MicroBatcher } from '../micro-batcher.js';
+import { groupBy } from '../../lib/group-by.js';
+import { MicroBatcher } from '../../lib/micro-batcher.js';
 import { type BloomAnswer, type BloomSettings, bloomOffsets, DEFAULT_BLOOM } from './bloom.js';
 import { type ClaimRecord, type FinalStatus, parseClaimRecord } from './claim-record.js';
 import type { Keys } from './keys.js';

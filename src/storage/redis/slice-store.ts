@@ -1,7 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
-import { groupBy } from '../../domain/group-by.js';
 import { bucketCountFor, bucketOf, MINUTE, minuteKey, minuteStart } from '../../domain/slice.js';
 import { sliceMember } from '../../domain/task-key.js';
+import { groupBy } from '../../lib/group-by.js';
 import type { Keys } from './keys.js';
 import type { ScriptedRedis } from './scripts.js';
 import { SlotBatch } from './slot-batch.js';
