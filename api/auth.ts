@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ErrorCode, XtimerError } from '../src/errors.js';
-import type { Actor } from '../src/services/access.js';
-import type { AppService } from '../src/services/app-service.js';
+import type { AppService } from '../src/services/apps/app-service.js';
+import type { Actor } from '../src/services/timers/access.js';
 import { respondErrorByPath } from './routes/compat-xtimer-envelope.js';
 
 /** What the API routes find on the context: who is calling. */
@@ -16,7 +16,7 @@ export const secured = { security: [{ [BEARER_SCHEME]: [] }] };
  * with `Authorization: Bearer <admin token | app API key>`; without a valid one it is
  * answered 401 (in the compat envelope on compat paths). In open mode (no
  * XTIMER_ADMIN_TOKEN) a request without the header acts as the admin. What an actor
- * may then do is decided by the services (src/services/access.ts).
+ * may then do is decided by the services (src/services/timers/access.ts).
  */
 export function authenticate(apps: AppService): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {

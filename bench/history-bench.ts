@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { DAY, partitionName } from '../src/domain/day-partitions.js';
 import { createLogger } from '../src/observability/logger.js';
-import { HistoryRetention } from '../src/services/history-retention.js';
+import { HistoryRetention } from '../src/services/planning/history-retention.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { sqlDateTime } from '../src/storage/db/multi-row-insert.js';

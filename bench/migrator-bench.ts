@@ -1,7 +1,7 @@
 /** Scenario 5: the migrator materialising runs into MySQL and Redis (in-process, on fresh stores). */
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '../src/observability/logger.js';
-import { Migration } from '../src/services/migration.js';
+import { Migration } from '../src/services/planning/migration.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { fromZodError } from '../http/errors.js';
 import { AuditQuerySchema } from '../http/schemas/audit-schemas.js';
-import type { AuditService } from '../src/services/audit-service.js';
+import type { AuditService } from '../src/services/apps/audit-service.js';
 import { auditPage } from './audit-views.js';
 import type { DashboardEnv, DashboardPaths } from './layout.js';
 

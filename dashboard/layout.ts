@@ -1,8 +1,8 @@
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { formatInZone } from '../src/domain/time-zone.js';
-import type { Actor } from '../src/services/access.js';
-import type { ServicePauseState } from '../src/services/service-pause.js';
+import type { ServicePauseState } from '../src/services/apps/service-pause.js';
+import type { Actor } from '../src/services/timers/access.js';
 import { CSRF_FIELD } from './csrf-token.js';
 import { ASSETS_PATH, type PageScript } from './page-scripts.js';
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { AppSchema } from '../http/schemas/timer-schemas.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
-import type { TimerService } from '../src/services/timer-service.js';
+import type { TimerService } from '../src/services/timers/timer-service.js';
 import type { DashboardEnv, DashboardPaths } from './layout.js';
 import { LISTED_STATUSES, type ListedStatus, runsPage } from './runs-views.js';
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { fromZodError } from '../http/errors.js';
 import { PauseAllSchema } from '../http/schemas/pause-schemas.js';
-import type { ServicePause } from '../src/services/service-pause.js';
+import type { ServicePause } from '../src/services/apps/service-pause.js';
 import type { DashboardEnv, DashboardPaths } from './layout.js';
 import { backTo, formOf, withDone } from './timer-actions.js';
 

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { draftFrom } from '../http/timer-draft.js';
 import type { Timer } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
-import type { TimerService } from '../src/services/timer-service.js';
+import type { TimerService } from '../src/services/timers/timer-service.js';
 import type { DashboardEnv, DashboardPaths, PageContext } from './layout.js';
 import {
   blankValues,

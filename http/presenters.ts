@@ -6,9 +6,9 @@ import { taskKey } from '../src/domain/task-key.js';
 import { formatInZone } from '../src/domain/time-zone.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import { scheduleOf } from '../src/domain/timer-schedule.js';
-import type { BackfillView } from '../src/services/backfill-service.js';
-import type { ServicePauseState } from '../src/services/service-pause.js';
-import type { QueuedRunView } from '../src/services/timer-use-cases.js';
+import type { ServicePauseState } from '../src/services/apps/service-pause.js';
+import type { BackfillView } from '../src/services/timers/backfill-service.js';
+import type { QueuedRunView } from '../src/services/timers/timer-use-cases.js';
 
 /** Timer and task JSON exactly as the API documents them. */
 export function presentTimer(t: Timer) {

@@ -3,27 +3,27 @@ import { type Job, WaitingError, Worker } from 'bullmq';
 import { HttpCaller } from '../src/callback/http-caller.js';
 import type { Core } from '../src/core.js';
 import { ConcurrencyLimit } from '../src/lib/concurrency-limit.js';
-import { ApiFirst } from '../src/services/api-first.js';
-import { AppSigningCache } from '../src/services/app-signing-cache.js';
-import { AppSlots } from '../src/services/app-slots.js';
+import { AppSigningCache } from '../src/services/apps/app-signing-cache.js';
+import { PauseWatch } from '../src/services/apps/service-pause.js';
+import { ApiFirst } from '../src/services/firing/admission/api-first.js';
+import { AppSlots } from '../src/services/firing/admission/app-slots.js';
 import {
   CATCH_UP_LOOK_EVERY_MS,
   CATCH_UP_MAX_LAG_MS,
   CatchUpThrottle,
-} from '../src/services/catch-up-throttle.js';
-import { type BatchReport, ExecuteJobProcessor } from '../src/services/execute-job-processor.js';
-import { belongsInCatchUpLane } from '../src/services/execute-lanes.js';
-import { IntakeLimit } from '../src/services/intake-limit.js';
-import { LeaseKeeper } from '../src/services/lease-keeper.js';
-import { NotificationSender } from '../src/services/notification-sender.js';
-import { OutageBrake } from '../src/services/outage-brake.js';
-import { ReleaseGate } from '../src/services/release-gate.js';
-import { RunAftermath } from '../src/services/run-aftermath.js';
-import { RunBudget } from '../src/services/run-budget.js';
-import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/run-executor.js';
-import { RunRecorder } from '../src/services/run-recorder.js';
-import { PauseWatch } from '../src/services/service-pause.js';
-import { TimerCache } from '../src/services/timer-cache.js';
+} from '../src/services/firing/admission/catch-up-throttle.js';
+import { belongsInCatchUpLane } from '../src/services/firing/admission/execute-lanes.js';
+import { IntakeLimit } from '../src/services/firing/admission/intake-limit.js';
+import { OutageBrake } from '../src/services/firing/admission/outage-brake.js';
+import { RunBudget } from '../src/services/firing/admission/run-budget.js';
+import { type BatchReport, ExecuteJobProcessor } from '../src/services/firing/execute-job-processor.js';
+import { LeaseKeeper } from '../src/services/firing/lease-keeper.js';
+import { ReleaseGate } from '../src/services/firing/release/release-gate.js';
+import { type RunContinuations, RunExecutor, type RunReport } from '../src/services/firing/run-executor.js';
+import { RunAftermath } from '../src/services/firing/settle/run-aftermath.js';
+import { RunRecorder } from '../src/services/firing/settle/run-recorder.js';
+import { TimerCache } from '../src/services/firing/timer-cache.js';
+import { NotificationSender } from '../src/services/notify/notification-sender.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';

@@ -2,15 +2,15 @@ import type { Core } from '../src/core.js';
 import { copyTtlMs, stepMs } from '../src/domain/migration-window.js';
 import { MINUTE } from '../src/domain/slice.js';
 import type { Logger } from '../src/observability/logger.js';
-import { BackfillPacer } from '../src/services/backfill-pacer.js';
-import { Compensator } from '../src/services/compensator.js';
-import { HistoryRetention } from '../src/services/history-retention.js';
-import { Migration } from '../src/services/migration.js';
+import { HistoryRetention } from '../src/services/planning/history-retention.js';
+import { Migration } from '../src/services/planning/migration.js';
 import {
   COMPENSATE_EVERY_MS,
   MigrationRunner,
   RETAIN_HISTORY_EVERY_MS,
-} from '../src/services/migration-runner.js';
+} from '../src/services/planning/migration-runner.js';
+import { Compensator } from '../src/services/recovery/compensator.js';
+import { BackfillPacer } from '../src/services/timers/backfill-pacer.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';

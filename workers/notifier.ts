@@ -1,7 +1,7 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
 import type { NotifyJobData } from '../src/domain/failure-event.js';
-import { NotificationFailed, type NotificationSender } from '../src/services/notification-sender.js';
+import { NotificationFailed, type NotificationSender } from '../src/services/notify/notification-sender.js';
 import type { RedisClient } from '../src/storage/redis/connection.js';
 import { KEEP_COMPLETED, KEEP_FAILED, NOTIFY_QUEUE } from '../src/storage/redis/queues.js';
 import type { Role } from './role.js';

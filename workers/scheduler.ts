@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Core } from '../src/core.js';
-import { SliceScheduler, untilNextTick } from '../src/services/slice-scheduler.js';
+import { SliceScheduler, untilNextTick } from '../src/services/slices/slice-scheduler.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './role.js';
 

@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { Job, WaitingError, Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
-import { SliceReader } from '../src/services/slice-reader.js';
-import { SLICE_CLAIM_TTL_MS } from '../src/services/slice-scheduler.js';
-import { abortableSleep, SliceWalker, type WalkResult } from '../src/services/slice-walker.js';
+import { SliceReader } from '../src/services/slices/slice-reader.js';
+import { SLICE_CLAIM_TTL_MS } from '../src/services/slices/slice-scheduler.js';
+import { abortableSleep, SliceWalker, type WalkResult } from '../src/services/slices/slice-walker.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import {

@@ -5,8 +5,8 @@ import { draftFrom } from '../../http/timer-draft.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
-import type { ScopedTimers } from '../../src/services/scoped-timers.js';
-import type { TimerService } from '../../src/services/timer-service.js';
+import type { ScopedTimers } from '../../src/services/timers/scoped-timers.js';
+import type { TimerService } from '../../src/services/timers/timer-service.js';
 import type { ApiEnv } from '../auth.js';
 import {
   CompatCreateSchema,

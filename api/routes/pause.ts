@@ -7,7 +7,7 @@ import {
   ServiceResumedSchema,
 } from '../../http/schemas/pause-schemas.js';
 import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
-import type { ServicePause } from '../../src/services/service-pause.js';
+import type { ServicePause } from '../../src/services/apps/service-pause.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { newRouter } from '../router.js';
 

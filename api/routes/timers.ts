@@ -39,7 +39,7 @@ import {
 } from '../../http/schemas/timer-schemas.js';
 import { draftFrom, patchFrom } from '../../http/timer-draft.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
-import type { TimerService } from '../../src/services/timer-service.js';
+import type { TimerService } from '../../src/services/timers/timer-service.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { ifMatchOf, timerHeaders } from '../etag.js';
 import { newRouter } from '../router.js';

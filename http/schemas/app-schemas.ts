@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ROTATABLE } from '../../src/services/app-service.js';
+import { ROTATABLE } from '../../src/services/apps/app-service.js';
 import { AppSchema, NotifySchema } from './timer-schemas.js';
 
 /** Request and response schemas of the apps API (README "Security"). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { taskKey } from '../../src/domain/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { Compensator } from '../../src/services/compensator.js';
+import { Compensator } from '../../src/services/recovery/compensator.js';
 import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planHorizon, windowAt } from '../../src/domain/migration-window.js';
 import { parseSliceMember } from '../../src/domain/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { Migration } from '../../src/services/migration.js';
+import { Migration } from '../../src/services/planning/migration.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { IntakeLimit } from '../../src/services/intake-limit.js';
+import { IntakeLimit } from '../../src/services/firing/admission/intake-limit.js';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 import {

@@ -7,7 +7,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY } from '../../src/domain/day-partitions.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { HistoryRetention, type RetentionReport } from '../../src/services/history-retention.js';
+import { HistoryRetention, type RetentionReport } from '../../src/services/planning/history-retention.js';
 import { MIGRATIONS_FOLDER, prepareDatabase } from '../../src/storage/db/migrate.js';
 import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
 import { TaskPartitions } from '../../src/storage/db/task-partitions.js';

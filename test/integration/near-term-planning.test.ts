@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { Migration } from '../../src/services/migration.js';
-import type { MigrationRunner } from '../../src/services/migration-runner.js';
+import { Migration } from '../../src/services/planning/migration.js';
+import type { MigrationRunner } from '../../src/services/planning/migration-runner.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createMigrationRunner } from '../../workers/migrator.js';

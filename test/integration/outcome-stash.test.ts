@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskKey } from '../../src/domain/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { RunRecorder } from '../../src/services/run-recorder.js';
+import { RunRecorder } from '../../src/services/firing/settle/run-recorder.js';
 import { type Database, openDatabase } from '../../src/storage/db/client.js';
 import { type RunOutcome, TaskRepository } from '../../src/storage/db/task-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { taskKey } from '../../src/domain/task-key.js';
-import { RunStopper } from '../../src/services/run-stopper.js';
+import { RunStopper } from '../../src/services/planning/run-stopper.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';

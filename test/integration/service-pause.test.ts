@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import type { Core } from '../../src/core.js';
-import { PauseWatch } from '../../src/services/service-pause.js';
+import { PauseWatch } from '../../src/services/apps/service-pause.js';
 import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 

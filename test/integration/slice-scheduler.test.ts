@@ -1,7 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { minuteKey } from '../../src/domain/slice.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { SLICE_CLAIM_TTL_MS, SLICE_PENDING_MS, SliceScheduler } from '../../src/services/slice-scheduler.js';
+import {
+  SLICE_CLAIM_TTL_MS,
+  SLICE_PENDING_MS,
+  SliceScheduler,
+} from '../../src/services/slices/slice-scheduler.js';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 import { createQueues, type Queues } from '../../src/storage/redis/queues.js';

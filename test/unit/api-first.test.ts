@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API_FIRST_MAX_LOOKS, ApiFirst } from '../../src/services/api-first.js';
-import { Foreground } from '../../src/services/foreground.js';
+import { API_FIRST_MAX_LOOKS, ApiFirst } from '../../src/services/firing/admission/api-first.js';
+import { Foreground } from '../../src/services/firing/admission/foreground.js';
 
 const MAX_LAG = 50;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppSlots } from '../../src/services/app-slots.js';
+import { AppSlots } from '../../src/services/firing/admission/app-slots.js';
 
 describe('AppSlots', () => {
   it("limits one app's calls in flight without limiting another app", () => {

@@ -3,7 +3,7 @@ import {
   CATCH_UP_FLOOR_EVERY,
   CATCH_UP_MAX_LAG_MS,
   CatchUpThrottle,
-} from '../../src/services/catch-up-throttle.js';
+} from '../../src/services/firing/admission/catch-up-throttle.js';
 
 /** A throttle over a lag the test sets, recording what it told the lane. */
 function throttle() {

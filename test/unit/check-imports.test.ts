@@ -114,12 +114,12 @@ describe('import cycles', () => {
 describe('upward arrows', () => {
   it('lets arrows point down the layers', () => {
     const down = edges(
-      ['api/routes/timers.ts', 'src/services/timer-service.ts'],
+      ['api/routes/timers.ts', 'src/services/timers/timer-service.ts'],
       ['dashboard/timers-page.ts', 'http/errors.ts'],
       ['api/routes/timers.ts', 'http/presenters.ts'],
-      ['http/presenters.ts', 'src/services/backfill-service.ts'],
+      ['http/presenters.ts', 'src/services/timers/backfill-service.ts'],
       ['http/schemas/timer-schemas.ts', 'src/domain/timer.ts'],
-      ['src/services/run-executor.ts', 'src/storage/redis/run-claims.ts'],
+      ['src/services/firing/run-executor.ts', 'src/storage/redis/run-claims.ts'],
       ['src/storage/db/task-repository.ts', 'src/domain/timer.ts'],
       ['workers/main.ts', 'api/app.ts'],
     );
@@ -127,15 +127,20 @@ describe('upward arrows', () => {
   });
 
   it.each([
-    ['src/services/timer-service.ts', 'api/errors.ts', 'src/', 'api/'],
+    ['src/services/timers/timer-service.ts', 'api/errors.ts', 'src/', 'api/'],
     ['src/core.ts', 'workers/executor.ts', 'src/', 'workers/'],
     ['dashboard/timers-page.ts', 'api/errors.ts', 'dashboard/', 'api/'],
     ['api/app.ts', 'dashboard/dashboard.ts', 'api/', 'dashboard/'],
     ['api/app.ts', 'workers/main.ts', 'api/', 'workers/'],
     ['src/domain/timer.ts', 'src/storage/db/schema.ts', 'src/domain/', 'src/storage/'],
-    ['src/storage/redis/slice-store.ts', 'src/services/migration.ts', 'src/storage/', 'src/services/'],
-    ['src/callback/http-caller.ts', 'src/services/run-executor.ts', 'src/callback/', 'src/services/'],
-    ['src/services/timer-service.ts', 'http/presenters.ts', 'src/', 'http/'],
+    [
+      'src/storage/redis/slice-store.ts',
+      'src/services/planning/migration.ts',
+      'src/storage/',
+      'src/services/',
+    ],
+    ['src/callback/http-caller.ts', 'src/services/firing/run-executor.ts', 'src/callback/', 'src/services/'],
+    ['src/services/timers/timer-service.ts', 'http/presenters.ts', 'src/', 'http/'],
     ['src/domain/timer.ts', 'http/schemas/timer-schemas.ts', 'src/', 'http/'],
     ['http/errors.ts', 'api/router.ts', 'http/', 'api/'],
     ['http/presenters.ts', 'dashboard/timer-views.ts', 'http/', 'dashboard/'],

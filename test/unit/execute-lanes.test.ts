@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { belongsInCatchUpLane, LANE_BEHIND_MS } from '../../src/services/execute-lanes.js';
+import { belongsInCatchUpLane, LANE_BEHIND_MS } from '../../src/services/firing/admission/execute-lanes.js';
 import { continuationJob, executeJobs } from '../../src/storage/redis/queues.js';
 
 const NOW = Date.parse('2030-05-01T08:00:00Z');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/lib/group-commit.js';
 import { deferred } from '../helpers/deferred.js';
 
-/** Concurrent creates stored together (src/services/group-commit.ts). */
+/** Concurrent creates stored together (src/lib/group-commit.ts). */
 
 describe('GroupCommit', () => {
   it('sends an item at once when idle, and what arrives meanwhile together in the next batch', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IntakeLimit } from '../../src/services/intake-limit.js';
+import { IntakeLimit } from '../../src/services/firing/admission/intake-limit.js';
 import { RUN_BATCH_MAX } from '../../src/storage/redis/queues.js';
 
 /** Two workers' concurrency dials, as BullMQ workers expose them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
-import { FIRE_WITHOUT_MYSQL_MS, OutageBrake } from '../../src/services/outage-brake.js';
+import { FIRE_WITHOUT_MYSQL_MS, OutageBrake } from '../../src/services/firing/admission/outage-brake.js';
 
 describe('OutageBrake', () => {
   it('stops taking runs past the outage it tolerates, and starts again once MySQL takes outcomes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReleaseGate } from '../../src/services/release-gate.js';
+import { ReleaseGate } from '../../src/services/firing/release/release-gate.js';
 
 /** The gate against a clock that can be stepped, as a new offset from Redis steps it. */
 describe('ReleaseGate', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunBudget } from '../../src/services/run-budget.js';
+import { RunBudget } from '../../src/services/firing/admission/run-budget.js';
 
 describe('RunBudget: how many runs one executor process carries at once', () => {
   it('grants permits up to its size, then makes runs wait', async () => {

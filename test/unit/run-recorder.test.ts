@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
-import { RunRecorder } from '../../src/services/run-recorder.js';
+import { RunRecorder } from '../../src/services/firing/settle/run-recorder.js';
 import type { RunOutcome } from '../../src/storage/db/task-repository.js';
 
 function outcome(timerId: number, status: RunOutcome['status']): RunOutcome {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
-import type { SliceRunRef, WindowRead } from '../../src/services/slice-reader.js';
-import { SLICE_HOLD_EVERY_MS, SliceWalker } from '../../src/services/slice-walker.js';
+import type { SliceRunRef, WindowRead } from '../../src/services/slices/slice-reader.js';
+import { SLICE_HOLD_EVERY_MS, SliceWalker } from '../../src/services/slices/slice-walker.js';
 import type { SliceJobData } from '../../src/storage/redis/queues.js';
 
 /**

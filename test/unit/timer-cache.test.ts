@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Timer } from '../../src/domain/timer.js';
-import { TimerCache } from '../../src/services/timer-cache.js';
+import { TimerCache } from '../../src/services/firing/timer-cache.js';
 import { testTimer } from '../helpers/timers.js';
 
 describe('TimerCache', () => {

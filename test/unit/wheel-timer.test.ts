@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WheelTimer } from '../../src/services/wheel-timer.js';
+import { WheelTimer } from '../../src/services/firing/release/wheel-timer.js';
 
 const T0 = Date.UTC(2025, 2, 14, 10, 17, 4, 321);
 const SECOND = 1000;

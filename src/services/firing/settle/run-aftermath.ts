@@ -1,0 +1,45 @@
+import type { Logger } from '../../../observability/logger.js';
+import type { FailureNotifier } from '../../notify/failure-notifier.js';
+import type { SettledRun } from '../run-executor.js';
+
+export interface RunAftermathDeps {
+  /** Marks the timer completed (if still active) and announces the change; false if it was not active. */
+  completeTimer(timerId: number): Promise<boolean>;
+  /** Counts a scheduled run that ended failed (or resets the count on success); returns the streak. */
+  countFailure(timerId: number, failed: boolean): Promise<number>;
+  /** Disables the timer for its autoPause; its note if this call paused it, null otherwise. */
+  autoPause(timerId: number): Promise<string | null>;
+  notifier: Pick<FailureNotifier, 'report' | 'reportPaused'>;
+  logger: Logger;
+}
+
+/**
+ * What a settled run means beyond itself: the last run a timer's schedule will make
+ * (a one-shot, maxRuns reached, endAt) completes the timer; a run that ended failed or
+ * missed is reported to whoever asked (notify).
+ */
+export class RunAftermath {
+  constructor(private readonly d: RunAftermathDeps) {}
+
+  async settled(e: SettledRun): Promise<void> {
+    const { timer, run } = e;
+    if (run.trigger === undefined && timer.finalRunAt !== null && run.runAt >= timer.finalRunAt) {
+      if (await this.d.completeTimer(timer.id)) this.d.logger.info({ timerId: timer.id }, 'timer completed');
+    }
+    const outcome = { runAt: run.runAt, attempts: e.attempts, httpStatus: e.httpStatus, error: e.error };
+    if (e.status === 'failed' || e.status === 'missed') {
+      await this.d.notifier.report(timer, e.status, outcome);
+    }
+    // autoPause: N scheduled runs in a row that end failed disable the timer.
+    if (timer.autoPause && run.trigger === undefined && (e.status === 'failed' || e.status === 'succeeded')) {
+      const streak = await this.d.countFailure(timer.id, e.status === 'failed');
+      if (streak >= timer.autoPause.afterConsecutiveFailures) {
+        const note = await this.d.autoPause(timer.id);
+        if (note !== null) {
+          this.d.logger.info({ timerId: timer.id, streak }, 'timer auto-paused');
+          await this.d.notifier.reportPaused(timer, note, outcome);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import { planHorizon, stepMs, TOP_UP_LEAD_MS, windowAt, windowKey } from '../../domain/migration-window.js';
+import { MINUTE, minuteKey } from '../../domain/slice.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { Keys } from '../../storage/redis/keys.js';
+import type { RedisLock } from '../../storage/redis/redis-lock.js';
+import type { ScriptedRedis } from '../../storage/redis/scripts.js';
+import type { CompensationReport, Compensator } from '../recovery/compensator.js';
+import type { HistoryRetention } from './history-retention.js';
+import type { Migration } from './migration.js';
+
+/**
+ * Migration lock times: 20 min while working, 120 min once the window is done,
+ * for hour windows. Shorter windows scale them down (a third and twice the window), so a
+ * migrator that died mid-way is replaced well before the next window starts.
+ */
+export function migrationLockTimes(stepMinutes: number): {
+  workingMs: number;
+  doneMs: number;
+  checkEveryMs: number;
+} {
+  const step = stepMs(stepMinutes);
+  return {
+    workingMs: Math.min(20 * 60_000, Math.floor(step / 3)),
+    doneMs: Math.min(120 * 60_000, 2 * step),
+    checkEveryMs: Math.min(MINUTE, Math.floor(step / 4)),
+  };
+}
+
+/** How often the compensator runs; its lock lapses a little sooner. */
+export const COMPENSATE_EVERY_MS = 30_000;
+/** How often the run history's partitions are checked (a day is added or dropped once a day). */
+export const RETAIN_HISTORY_EVERY_MS = 10 * 60_000;
+/** How long a rebuild of the slices may take before another migrator may try. */
+const REBUILD_LOCK_MS = 5 * 60_000;
+const PROGRESS_EVERY_MS = 2000;
+
+export interface MigrationRunnerDeps {
+  migration: Migration;
+  compensator: Compensator;
+  history: HistoryRetention;
+  lock: RedisLock;
+  redis: ScriptedRedis;
+  keys: Keys;
+  metrics: Metrics;
+  stepMinutes: number;
+  logger: Logger;
+  now(): number;
+}
+
+/**
+ * The migrator role's duties, each under its cluster-wide lock so any number of
+ * migrators may run them: materialise the next window once, top up the
+ * timers planned only for the near term once a minute, rebuild the slices after Redis
+ * lost them, run the compensator, and keep the run history's day partitions.
+ */
+export class MigrationRunner {
+  private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
+  /** Aborted at shutdown: a migration or rebuild under way stops after the batch it is writing. */
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly d: MigrationRunnerDeps) {
+    this.lockTimes = migrationLockTimes(d.stepMinutes);
+  }
+
+  get checkEveryMs(): number {
+    return this.lockTimes.checkEveryMs;
+  }
+
+  /**
+   * Shutdown: the planning under way stops between batches instead of running to its end
+   * (a top-up of every-second timers writes ~100,000 runs); what it did not reach is
+   * planned by the next migrator's pass.
+   */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /** Materialises the window after the current one, unless another migrator has (or is). */
+  async migrate(): Promise<void> {
+    const { d, lockTimes } = this;
+    const now = d.now();
+    const window = windowAt(now, d.stepMinutes);
+    const lockKey = d.keys.migratorLock(windowKey(window.start, d.stepMinutes));
+    const token = await d.lock.acquire(lockKey, lockTimes.workingMs);
+    if (!token) return;
+    const horizon = planHorizon(now, d.stepMinutes);
+    const log = d.logger.child({ window: windowKey(window.start, d.stepMinutes) });
+    log.info({ horizon: new Date(horizon).toISOString() }, 'migration started');
+    let lastLog = d.now();
+    try {
+      const result = await d.migration.run(horizon, now, {
+        signal: this.stopping.signal,
+        onProgress: (p) => {
+          d.metrics.migrationProgress.set({ phase: p.phase }, p.runs);
+          if (d.now() - lastLog >= PROGRESS_EVERY_MS) {
+            lastLog = d.now();
+            log.info(p, 'migration progress');
+            // A long migration keeps its window: the working lock only lapses if we die.
+            d.lock.extend(lockKey, token, lockTimes.workingMs).catch(() => undefined);
+          }
+        },
+      });
+      if (result.stopped) {
+        // Not done: the window goes to the next migrator at once, not when the lock lapses.
+        await d.lock.release(lockKey, token);
+        log.info(result, 'migration stopped part-way for shutdown');
+        return;
+      }
+      await d.lock.extend(lockKey, token, lockTimes.doneMs);
+      d.metrics.migrationRuns.inc(result.runs);
+      d.metrics.migrationSeconds.observe(result.ms / 1000);
+      d.metrics.migrationProgress.reset();
+      log.info(
+        { ...result, runsPerSecond: Math.round((result.runs * 1000) / Math.max(result.ms, 1)) },
+        'migration done',
+      );
+    } catch (err) {
+      // Keep the working lock: any migrator retries the window once it lapses.
+      log.error({ err: (err as Error).message }, 'migration failed');
+    }
+  }
+
+  /**
+   * Plans up to the horizon every active timer whose runs stop within TOP_UP_LEAD_MS: a
+   * create, enable or schedule change planned only its near term (migration-window.ts).
+   * Once a minute but a window's first, by whichever migrator takes the minute's lock; a
+   * failed top-up is retried by the next minute's, still ahead of the runs running out.
+   */
+  async topUp(): Promise<void> {
+    const { d } = this;
+    const now = d.now();
+    // A window's first minute is the migration's: it starts at the boundary and plans every
+    // timer short of the horizon, these among them. Side by side the two planned every
+    // dense timer twice, at the busiest moment. The next minute's top-up is the second chance.
+    if (now - windowAt(now, d.stepMinutes).start < MINUTE) return;
+    const lockKey = d.keys.migratorLock(`top-up:${minuteKey(now)}`);
+    // Kept to the end of the minute, never released: one top-up per minute.
+    if (!(await d.lock.acquire(lockKey, Math.max(1000, MINUTE - (now % MINUTE))))) return;
+    const result = await d.migration.run(planHorizon(now, d.stepMinutes), now, {
+      selectBeforeMs: now + TOP_UP_LEAD_MS,
+      signal: this.stopping.signal,
+    });
+    d.metrics.migrationRuns.inc(result.runs);
+    if (result.stopped) d.logger.info(result, 'top-up stopped part-way for shutdown');
+    else if (result.timers > 0) d.logger.info(result, 'top-up done');
+  }
+
+  /** Puts MySQL's pending runs back into the slices when Redis has lost them (its marker is gone). */
+  async rebuildIfLost(): Promise<void> {
+    const { d } = this;
+    if ((await d.redis.exists(d.keys.slicesIntact())) === 1) return;
+    const lockKey = d.keys.migratorLock('rebuild');
+    const token = await d.lock.acquire(lockKey, REBUILD_LOCK_MS);
+    if (!token) return;
+    try {
+      const now = d.now();
+      // From the previous minute (still walked by the scheduler) to the planning horizon.
+      const placed = await d.migration.rebuildSlices(
+        now - 2 * MINUTE,
+        planHorizon(now, d.stepMinutes),
+        this.stopping.signal,
+      );
+      // Stopped part-way: the slices are not whole, so the marker stays unset for the next migrator.
+      if (this.stopping.signal.aborted) return;
+      await d.redis.set(d.keys.slicesIntact(), String(d.now()));
+      if (placed > 0) d.logger.warn({ placed }, 'slices rebuilt from MySQL (Redis had lost them)');
+    } finally {
+      await d.lock.release(lockKey, token);
+    }
+  }
+
+  /** Adds the coming days' history partitions and drops expired ones, unless another migrator just did. */
+  async retainHistory(): Promise<void> {
+    const { d } = this;
+    const token = await d.lock.acquire(d.keys.migratorLock('history'), RETAIN_HISTORY_EVERY_MS - 5000);
+    if (!token) return;
+    const report = await d.history.run(d.now());
+    d.metrics.historyPartitions.inc({ action: 'added' }, report.added);
+    d.metrics.historyPartitions.inc({ action: 'dropped' }, report.dropped);
+    if (report.added + report.dropped + report.failuresPurged > 0)
+      d.logger.info(report, 'run history retained');
+  }
+
+  /** One compensator pass, unless another migrator ran one within the period. */
+  async compensate(): Promise<CompensationReport | null> {
+    const { d } = this;
+    const token = await d.lock.acquire(d.keys.compensatorLock(), COMPENSATE_EVERY_MS - 5000);
+    if (!token) return null;
+    const report = await d.compensator.run(d.now());
+    for (const [action, n] of Object.entries(report)) if (n > 0) d.metrics.compensated.inc({ action }, n);
+    d.metrics.runs.inc({ outcome: 'missed' }, report.missed);
+    d.metrics.runs.inc({ outcome: 'skipped' }, report.skipped);
+    return report;
+  }
+}

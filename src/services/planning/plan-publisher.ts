@@ -1,0 +1,224 @@
+import { copyTtlMs, planHorizon } from '../../domain/migration-window.js';
+import { MINUTE } from '../../domain/slice.js';
+import type { Timer } from '../../domain/timer.js';
+import type { Logger } from '../../observability/logger.js';
+import type { AppRepository } from '../../storage/db/app-repository.js';
+import type { Transaction } from '../../storage/db/client.js';
+import type { OutboxMark, PlanOutboxRepository } from '../../storage/db/plan-outbox-repository.js';
+import type { TaskRepository } from '../../storage/db/task-repository.js';
+import type { TimerRepository } from '../../storage/db/timer-repository.js';
+import type { AppCopies } from '../../storage/redis/app-copies.js';
+import type { TimerCopies } from '../../storage/redis/timer-copies.js';
+import type { PlanChange, RunPlanner } from './run-planner.js';
+import type { RunStopper } from './run-stopper.js';
+
+/** A mark this old is taken for a publisher that died or failed, and published again. */
+export const REPAIR_AFTER_MS = 10_000;
+/** Marks one repair pass publishes at most. */
+const REPAIR_BATCH = 200;
+/** Disabled timers whose runs are stopped at once, each in its own transaction. */
+const STOPS_AT_ONCE = 8;
+/**
+ * A stop first cancels the runs due this soon, and the rest (an hour of an every-second
+ * timer's) once every queued stop has done so: thousands of disables reach the near
+ * term within seconds.
+ */
+const NEAR_TERM_MS = 2 * MINUTE;
+
+export interface PlanPublisherDeps {
+  outbox: PlanOutboxRepository;
+  copies: Pick<TimerCopies, 'put' | 'forget'>;
+  /** The apps' signing copies: the apps of published timers must have one. */
+  appCopies: Pick<AppCopies, 'ensure'>;
+  apps: Pick<AppRepository, 'findMany'>;
+  planner: Pick<RunPlanner, 'publish'>;
+  /** Stops a disabled timer's runs (its backlog skipped, its future runs cancelled). */
+  stopper: Pick<RunStopper, 'stop'>;
+  /** Tells every process a timer changed (their caches drop it). */
+  announce(timerId: number): Promise<void>;
+  timers: Pick<TimerRepository, 'findByIds'>;
+  tasks: Pick<TaskRepository, 'pendingOfTimer'>;
+  stepMinutes: number;
+  logger: Logger;
+  now(): number;
+}
+
+/** A disabled timer whose runs are still to stop, with the outbox marks its stop clears. */
+interface QueuedStop {
+  version: number;
+  disabledAt: number;
+  marks: OutboxMark[];
+}
+
+/** A committed change, as it must reach Redis. */
+export interface Publication {
+  /** The outbox marks its transaction wrote. */
+  marks: readonly OutboxMark[];
+  /** The changed timers as they are now (their copies). */
+  timers: readonly Timer[];
+  /** Timers it deleted. */
+  deleted?: readonly number[];
+  /** Timers whose cached copies must go (all but newly created ones). */
+  announce: readonly number[];
+  change: PlanChange;
+}
+
+/**
+ * Takes a committed timer change to Redis: the timers' copies (what executors fire by),
+ * the announcement that drops every process's cached copy, and the runs in the slices.
+ * The change's transaction marked the timers in the plan outbox; the mark is cleared
+ * once all of that is done. A mark left behind (the process died after the commit, or
+ * Redis failed) is published again from MySQL by `repair`, run by every migrator.
+ */
+export class PlanPublisher {
+  private readonly ttlMs: number;
+  /** Disabled timers whose runs are still to stop, by id (the latest disable of each). */
+  private readonly stopsDue = new Map<number, QueuedStop>();
+  /** Stops whose near term is done, waiting for the rest of their runs to be cancelled. */
+  private readonly stopsToFinish = new Map<number, QueuedStop>();
+  private stopping: Promise<void> | null = null;
+  private readonly inStop = new Set<number>();
+
+  constructor(private readonly d: PlanPublisherDeps) {
+    this.ttlMs = copyTtlMs(d.stepMinutes);
+  }
+
+  /** In the change's transaction: these timers' change must reach Redis. */
+  mark(tx: Transaction, timerIds: readonly number[]): Promise<OutboxMark[]> {
+    return this.d.outbox.withConn(tx.conn).mark(timerIds);
+  }
+
+  /**
+   * Once the change has committed. A failure is logged, not thrown: the change stands in
+   * MySQL, and the repair publishes it within seconds.
+   */
+  async publish(p: Publication): Promise<void> {
+    try {
+      // Copies first: a cache that drops its entry at the announcement reads the new one.
+      await this.d.copies.put(p.timers, this.ttlMs);
+      await this.d.appCopies.ensure(
+        p.timers.map((t) => t.app),
+        (names) => this.d.apps.findMany(names),
+      );
+      if (p.deleted && p.deleted.length > 0) await this.d.copies.forget(p.deleted, this.ttlMs);
+      for (const id of p.announce) await this.d.announce(id);
+      await this.d.planner.publish(p.change, this.d.now());
+      // A disabled timer's runs are stopped behind the answer (every executor already skips
+      // them: its copy says so); its mark stays until they are, for the repair.
+      const disabled = new Set(p.timers.filter((t) => t.status === 'inactive').map((t) => t.id));
+      for (const t of p.timers.filter((t) => disabled.has(t.id)))
+        this.queueStop(
+          t,
+          p.marks.filter((m) => m.timerId === t.id),
+        );
+      await this.d.outbox.clear(p.marks.filter((m) => !disabled.has(m.timerId)));
+    } catch (err) {
+      this.d.logger.warn(
+        { timers: p.marks.map((m) => m.timerId), err: (err as Error).message },
+        'a committed timer change did not reach Redis yet; it is published again within seconds',
+      );
+    }
+  }
+
+  /** Waits until every stop queued so far is done (tests, shutdown). */
+  async stopped(): Promise<void> {
+    while (this.stopping) await this.stopping;
+  }
+
+  private queueStop(t: Timer, marks: readonly OutboxMark[]): void {
+    const queued = this.stopsDue.get(t.id) ?? this.stopsToFinish.get(t.id);
+    this.stopsToFinish.delete(t.id);
+    this.stopsDue.set(t.id, {
+      version: t.version,
+      disabledAt: t.pausedAt ?? this.d.now(),
+      marks: [...(queued?.marks ?? []), ...marks],
+    });
+    this.kickStops();
+  }
+
+  private kickStops(): void {
+    if (this.stopping) return;
+    this.stopping = this.drainStops().finally(() => {
+      this.stopping = null;
+      if (this.stopsDue.size > 0) this.kickStops();
+    });
+  }
+
+  /**
+   * Stops the queued timers' runs, a few at a time: an incident's thousands of disables are
+   * answered at once, and their run history (an every-second timer has thousands of planned
+   * rows) is dealt with after. A stop that fails leaves its mark to the repair.
+   */
+  private async drainStops(): Promise<void> {
+    for (;;) {
+      const nearTerm = this.stopsDue.size > 0;
+      const queue = nearTerm ? this.stopsDue : this.stopsToFinish;
+      if (queue.size === 0) return;
+      const batch = [...queue].slice(0, STOPS_AT_ONCE);
+      for (const [id] of batch) {
+        queue.delete(id);
+        this.inStop.add(id);
+      }
+      await Promise.all(
+        batch.map(async ([id, stop]) => {
+          try {
+            const until = nearTerm ? this.d.now() + NEAR_TERM_MS : Number.POSITIVE_INFINITY;
+            const cancelled = await this.d.stopper.stop(id, stop.version, stop.disabledAt, until);
+            await this.d.planner.publish({ planned: [], cancelled }, this.d.now());
+            // Queued again meanwhile (a newer disable): that stop carries the marks on.
+            if (this.stopsDue.has(id)) this.stopsDue.get(id)!.marks.push(...stop.marks);
+            else if (nearTerm) this.stopsToFinish.set(id, stop);
+            else await this.d.outbox.clear(stop.marks);
+          } catch (err) {
+            this.d.logger.warn(
+              { timer: id, err: (err as Error).message },
+              "a disabled timer's runs are not stopped yet; the repair tries again within seconds",
+            );
+          } finally {
+            this.inStop.delete(id);
+          }
+        }),
+      );
+    }
+  }
+
+  /**
+   * Publishes again, from MySQL, the changes whose mark is older than REPAIR_AFTER_MS:
+   * the copy (or the deletion), the announcement, a disabled timer's runs stopped, and an
+   * active timer's pending runs from the previous minute to the horizon (those due at
+   * once are queued). Returns how many.
+   */
+  async repair(): Promise<number> {
+    const now = this.d.now();
+    // A stop queued here is late, not lost: its mark waits for it.
+    const marks = (await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH)).filter(
+      (m) =>
+        !this.stopsDue.has(m.timerId) && !this.stopsToFinish.has(m.timerId) && !this.inStop.has(m.timerId),
+    );
+    if (marks.length === 0) return 0;
+    const found = new Map((await this.d.timers.findByIds(marks.map((m) => m.timerId))).map((t) => [t.id, t]));
+    const horizon = planHorizon(now, this.d.stepMinutes);
+    for (const mark of marks) {
+      const timer = found.get(mark.timerId);
+      const planned =
+        timer && timer.status !== 'inactive'
+          ? (await this.d.tasks.pendingOfTimer(mark.timerId, now - 2 * MINUTE, horizon)).map((r) => ({
+              ...r,
+              app: timer.app,
+            }))
+          : [];
+      await this.publish({
+        marks: [mark],
+        timers: timer ? [timer] : [],
+        deleted: timer ? [] : [mark.timerId],
+        announce: [mark.timerId],
+        change: { planned, cancelled: [] },
+      });
+    }
+    this.d.logger.warn(
+      { timers: marks.length },
+      'timer changes published again after their publisher failed',
+    );
+    return marks.length;
+  }
+}

@@ -1,0 +1,59 @@
+import { MINUTE, parseMinuteKey } from '../../domain/slice.js';
+import { parseSliceMember } from '../../domain/task-key.js';
+import type { TaskRepository } from '../../storage/db/task-repository.js';
+import type { Keys } from '../../storage/redis/keys.js';
+import type { ScriptedRedis } from '../../storage/redis/scripts.js';
+import type { SliceStore } from '../../storage/redis/slice-store.js';
+
+export interface SliceRunRef {
+  timerId: number;
+  runAt: number;
+  /** The timer version it was planned for (0: unknown). */
+  version: number;
+}
+
+export interface WindowRead {
+  runs: SliceRunRef[];
+  /** Where they came from: the slice ZSET, or MySQL because Redis has lost its data. */
+  source: 'redis' | 'mysql';
+}
+
+/**
+ * Reads one slice window. While the migrator's "slices intact" marker is
+ * there, the slice ZSET is the truth (no key = no runs). When Redis has lost its data
+ * (the marker is gone until the migrator has rebuilt the slices) the window is read
+ * from MySQL instead, taking the bucket's timers by `timer_id % count`.
+ */
+export class SliceReader {
+  constructor(
+    private readonly redis: ScriptedRedis,
+    private readonly keys: Keys,
+    private readonly slices: SliceStore,
+    private readonly tasks: TaskRepository,
+  ) {}
+
+  async read(
+    minute: string,
+    bucket: number,
+    bucketCount: number,
+    fromMs: number,
+    toMs: number,
+  ): Promise<WindowRead> {
+    const [intact, entries] = await Promise.all([
+      this.redis.exists(this.keys.slicesIntact()),
+      this.slices.read(minute, bucket, fromMs, toMs),
+    ]);
+    if (intact === 1) {
+      const runs: SliceRunRef[] = [];
+      for (const e of entries) {
+        const ref = parseSliceMember(e.member);
+        if (ref) runs.push(ref);
+      }
+      return { runs, source: 'redis' };
+    }
+    const start = parseMinuteKey(minute);
+    const from = Math.max(fromMs, start);
+    const to = Math.min(toMs, start + MINUTE);
+    return { runs: await this.tasks.pendingInBucket(from, to, bucket, bucketCount), source: 'mysql' };
+  }
+}

@@ -1,0 +1,179 @@
+import { auditEntry, type ChangeAuthor } from '../../domain/audit.js';
+import { BACKFILL_MAX_RUNS, type Backfill, type BackfillProgress } from '../../domain/backfill.js';
+import { DAY } from '../../domain/day-partitions.js';
+import type { OverlapPolicy, Timer } from '../../domain/timer.js';
+import { scheduleOf } from '../../domain/timer-schedule.js';
+import { ErrorCode, timerNotFound, XtimerError } from '../../errors.js';
+import { BackfillRepository } from '../../storage/db/backfill-repository.js';
+import type { Database } from '../../storage/db/client.js';
+import { TimerRepository } from '../../storage/db/timer-repository.js';
+import type { AuditService } from '../apps/audit-service.js';
+
+/** How many of a timer's backfills its list shows. */
+const LIST_LIMIT = 20;
+
+export interface BackfillRequest {
+  from: number;
+  to: number;
+  overlapPolicy?: OverlapPolicy | undefined;
+}
+
+/** A backfill and how its runs stand. */
+export interface BackfillView {
+  backfill: Backfill;
+  progress: BackfillProgress;
+}
+
+export interface BackfillServiceDeps {
+  database: Database;
+  audit: AuditService;
+  now(): number;
+  /**
+   * TASK_RETENTION_DAYS: how far back the run history goes. A backfill reaches no further:
+   * older runs' rows are gone (a run made then could not be told from a new one) and new
+   * ones would be dropped with their day.
+   */
+  historyDays?: number | undefined;
+}
+
+/**
+ * Backfills: a timer's schedule run over a past range. Starting one writes
+ * its runs (trigger `backfill`) beside the timer's history, leaving alone the instants
+ * the history has already; BackfillPacer then sends them at BACKFILL_RATE. The timer
+ * given has been read, and its access checked, by the caller (ScopedTimers).
+ */
+export class BackfillService {
+  private readonly backfills: BackfillRepository;
+
+  constructor(private readonly deps: BackfillServiceDeps) {
+    this.backfills = new BackfillRepository(deps.database.db, deps.database.pool);
+  }
+
+  async start(given: Timer, req: BackfillRequest, by?: ChangeAuthor): Promise<BackfillView> {
+    // Bad input is refused before any lock is taken.
+    this.instants(given, req);
+    const id = await this.deps.database.transaction(async (tx) => {
+      const backfills = this.backfills.withDb(tx.db, tx.conn);
+      // One at a time per timer, and by the timer as it is now (a PATCH or a delete may
+      // have committed since it was read): each backfill sees what the one before wrote.
+      const timer = await new TimerRepository(tx.db).findById(given.id, { forUpdate: true });
+      if (!timer) throw timerNotFound(given.id);
+      const instants = this.instants(timer, req);
+      const underway = await backfills.overlapping(timer.id, req.from, req.to);
+      if (underway) {
+        throw new XtimerError(
+          ErrorCode.BACKFILL_OVERLAPS,
+          `backfill ${underway.id} of timer ${timer.id} is still under way over part of this range; wait for it or cancel it`,
+          { backfillId: underway.id },
+        );
+      }
+      const existing = await backfills.existingRuns(timer.id, req.from, req.to);
+      const runAts = instants.filter((at) => !existing.has(at));
+      const id = await backfills.insert(
+        {
+          timerId: timer.id,
+          app: timer.app,
+          from: req.from,
+          to: req.to,
+          overlapPolicy: req.overlapPolicy ?? null,
+          runs: instants.length,
+          createdBy: by?.actor ?? null,
+        },
+        timer.version,
+        runAts,
+      );
+      if (by) {
+        await this.deps.audit.record(
+          auditEntry(by, 'backfill', { app: timer.app, timerId: timer.id }, null, {
+            backfillId: id,
+            from: new Date(req.from).toISOString(),
+            to: new Date(req.to).toISOString(),
+            runs: runAts.length,
+          }),
+          tx,
+        );
+      }
+      return id;
+    });
+    return this.get(given, id);
+  }
+
+  async get(timer: Timer, id: number): Promise<BackfillView> {
+    const backfill = await this.backfills.find(timer.id, id);
+    if (!backfill)
+      throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
+    return { backfill, progress: await this.backfills.progress(backfill) };
+  }
+
+  /** The timer's backfills, newest first (the latest 20). */
+  async list(timer: Timer): Promise<BackfillView[]> {
+    const found = await this.backfills.listForTimer(timer.id, LIST_LIMIT);
+    return Promise.all(
+      found.map(async (backfill) => ({ backfill, progress: await this.backfills.progress(backfill) })),
+    );
+  }
+
+  /** Stops a backfill: its runs not yet sent are removed; those sent end as they will. */
+  async cancel(timer: Timer, id: number, by?: ChangeAuthor): Promise<BackfillView> {
+    await this.deps.database.transaction(async (tx) => {
+      const backfills = this.backfills.withDb(tx.db, tx.conn);
+      const locked = await backfills.lockOne(id);
+      if (locked?.timerId !== timer.id)
+        throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
+      const removed = await backfills.cancel(locked, this.deps.now());
+      if (removed !== null && by) {
+        await this.deps.audit.record(
+          auditEntry(by, 'backfill_cancel', { app: timer.app, timerId: timer.id }, null, {
+            backfillId: id,
+            unsent: removed,
+          }),
+          tx,
+        );
+      }
+    });
+    return this.get(timer, id);
+  }
+
+  /**
+   * The schedule's instants in `[from, to)`, a range wholly in the past. A `to` after
+   * now, an empty range, or one of more than BACKFILL_MAX_RUNS instants is refused.
+   */
+  private instants(timer: Timer, req: BackfillRequest): number[] {
+    if (req.to > this.deps.now()) {
+      throw new XtimerError(
+        ErrorCode.VALIDATION_FAILED,
+        'to: a backfill runs a past range; to must not be after now',
+        {
+          field: 'to',
+        },
+      );
+    }
+    if (req.from >= req.to) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'from: must be before to', { field: 'from' });
+    }
+    const kept = this.deps.historyDays;
+    if (kept !== undefined && req.from < this.deps.now() - kept * DAY) {
+      throw new XtimerError(
+        ErrorCode.VALIDATION_FAILED,
+        `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS); a backfill reaches back at most that far`,
+        { field: 'from' },
+      );
+    }
+    if (timer.at !== null) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'a one-shot timer has no schedule to backfill', {
+        field: 'id',
+      });
+    }
+    const instants = scheduleOf(timer)
+      .next(req.from - 1, BACKFILL_MAX_RUNS + 1)
+      .filter((t) => t < req.to);
+    if (instants.length > BACKFILL_MAX_RUNS) {
+      throw new XtimerError(
+        ErrorCode.BACKFILL_TOO_LARGE,
+        `the schedule has more than ${BACKFILL_MAX_RUNS} runs in [from, to); split the range into several backfills`,
+        { field: 'to', limit: BACKFILL_MAX_RUNS },
+      );
+    }
+    return instants;
+  }
+}
