@@ -4,7 +4,7 @@
  * UTC, in a zone without transitions and in New York on an ordinary and a transition day.
  * Parsed crons are cached, as on the migrator's hot path.
  */
-import { expandRuns, parseCron } from '../src/domain/cron-schedule.js';
+import { expandRuns, parseCron } from '../src/domain/schedule/cron-schedule.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

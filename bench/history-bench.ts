@@ -5,7 +5,7 @@
  * the rate a row purge can sustain, against the fire rate it must keep up with.
  */
 import { randomBytes } from 'node:crypto';
-import { DAY, partitionName } from '../src/domain/day-partitions.js';
+import { DAY, partitionName } from '../src/domain/plan/day-partitions.js';
 import { createLogger } from '../src/observability/logger.js';
 import { HistoryRetention } from '../src/services/planning/history-retention.js';
 import { openDatabase } from '../src/storage/db/client.js';

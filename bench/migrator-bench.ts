@@ -8,8 +8,8 @@ import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { createKeys } from '../src/storage/redis/keys.js';
+import { SliceStore } from '../src/storage/redis/runs/slice-store.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
-import { SliceStore } from '../src/storage/redis/slice-store.js';
 import { deleteKeys, dropDatabase, MYSQL_SERVER, REDIS_URL } from './harness.js';
 
 export async function migratorBench(timers: number, minutes: number) {

@@ -4,7 +4,7 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
 import type { Hono } from 'hono';
-import { taskKey } from '../src/domain/task-key.js';
+import { taskKey } from '../src/domain/plan/task-key.js';
 import { LANE_BEHIND_MS } from '../src/services/firing/admission/execute-lanes.js';
 import type {
   ExecuteJobData,

@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import { taskKey } from '../src/domain/task-key.js';
+import { taskKey } from '../src/domain/plan/task-key.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import { badge, layout, type Markup, notice, type PageContext, postButton, query, when } from './layout.js';
 

@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { AuditEntry } from '../src/domain/audit.js';
 import { formatDuration } from '../src/domain/duration.js';
-import { taskKey } from '../src/domain/task-key.js';
+import { taskKey } from '../src/domain/plan/task-key.js';
 import {
   latenessOf,
   TASK_STATUSES,

@@ -3,7 +3,7 @@ import { fromZodError, respondError } from '../http/errors.js';
 import { presentPreview } from '../http/presenters.js';
 import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../http/schemas/timer-schemas.js';
 import { ScheduleTooCostlyError } from '../src/domain/evaluation-budget.js';
-import { wallToInstant } from '../src/domain/time-zone.js';
+import { wallToInstant } from '../src/domain/schedule/time-zone.js';
 import { TASK_STATUSES, type TaskStatus, type Timer } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { AuditService } from '../src/services/apps/audit-service.js';

@@ -2,8 +2,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import { CronSyntaxError } from '../src/domain/cron-schedule.js';
 import { ScheduleTooCostlyError } from '../src/domain/evaluation-budget.js';
+import { CronSyntaxError } from '../src/domain/schedule/cron-schedule.js';
 import { ErrorCode, RateLimitedError, XtimerError } from '../src/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 

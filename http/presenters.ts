@@ -1,11 +1,11 @@
 import type { AuditEntry } from '../src/domain/audit.js';
 import { backfillState } from '../src/domain/backfill.js';
-import type { Calendar } from '../src/domain/calendar.js';
 import { formatDuration } from '../src/domain/duration.js';
-import { taskKey } from '../src/domain/task-key.js';
-import { formatInZone } from '../src/domain/time-zone.js';
+import { taskKey } from '../src/domain/plan/task-key.js';
+import type { Calendar } from '../src/domain/schedule/calendar.js';
+import { formatInZone } from '../src/domain/schedule/time-zone.js';
+import { scheduleOf } from '../src/domain/schedule/timer-schedule.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
-import { scheduleOf } from '../src/domain/timer-schedule.js';
 import type { ServicePauseState } from '../src/services/apps/service-pause.js';
 import type { BackfillView } from '../src/services/timers/backfill-service.js';
 import type { QueuedRunView } from '../src/services/timers/timer-use-cases.js';

@@ -22,7 +22,7 @@ export interface ImportRef {
   line: number;
 }
 
-/** One arrow of the graph, between repo-relative paths (`src/domain/slice.ts`). */
+/** One arrow of the graph, between repo-relative paths (`src/domain/plan/slice.ts`). */
 export interface ImportEdge {
   from: string;
   to: string;

@@ -25,9 +25,9 @@ import { createKeys, type Keys } from './storage/redis/keys.js';
 import { createQueues, type Queues } from './storage/redis/queues.js';
 import { RateLimiter } from './storage/redis/rate-limiter.js';
 import { RedisLock } from './storage/redis/redis-lock.js';
-import { RunClaims } from './storage/redis/run-claims.js';
+import { RunClaims } from './storage/redis/runs/run-claims.js';
+import { SliceStore } from './storage/redis/runs/slice-store.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
-import { SliceStore } from './storage/redis/slice-store.js';
 import { TimerCopies } from './storage/redis/timer-copies.js';
 
 /** The services every role shares, built over open connections. */

@@ -29,8 +29,6 @@ import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { AppCopies } from '../src/storage/redis/app-copies.js';
 import { createRedis } from '../src/storage/redis/connection.js';
-import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
-import { OverlapSlots } from '../src/storage/redis/overlap-slots.js';
 import {
   addReplacingEnded,
   continuationJob,
@@ -43,7 +41,9 @@ import {
 } from '../src/storage/redis/queues.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import { RedisLossWatch } from '../src/storage/redis/redis-loss-watch.js';
-import { RunClaims } from '../src/storage/redis/run-claims.js';
+import { OutcomeStash } from '../src/storage/redis/runs/outcome-stash.js';
+import { OverlapSlots } from '../src/storage/redis/runs/overlap-slots.js';
+import { RunClaims } from '../src/storage/redis/runs/run-claims.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import { startNotifier } from './notifier.js';

@@ -1,6 +1,6 @@
 import type { Core } from '../src/core.js';
-import { copyTtlMs, stepMs } from '../src/domain/migration-window.js';
-import { MINUTE } from '../src/domain/slice.js';
+import { copyTtlMs, stepMs } from '../src/domain/plan/migration-window.js';
+import { MINUTE } from '../src/domain/plan/slice.js';
 import type { Logger } from '../src/observability/logger.js';
 import { HistoryRetention } from '../src/services/planning/history-retention.js';
 import { Migration } from '../src/services/planning/migration.js';
@@ -16,10 +16,10 @@ import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { AppCopies } from '../src/storage/redis/app-copies.js';
-import { OutcomeStash } from '../src/storage/redis/outcome-stash.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
-import { RunClaims } from '../src/storage/redis/run-claims.js';
+import { OutcomeStash } from '../src/storage/redis/runs/outcome-stash.js';
+import { RunClaims } from '../src/storage/redis/runs/run-claims.js';
 import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import type { Role } from './role.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { CreateTimerFields, UpdateTimerFields } from '../../http/schemas/timer-schemas.js';
-import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
-import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
 import { formatDuration } from '../../src/domain/duration.js';
+import { CronSyntaxError } from '../../src/domain/schedule/cron-schedule.js';
+import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/schedule/cronexpr-dialect.js';
+import { scheduleOf } from '../../src/domain/schedule/timer-schedule.js';
 import type { Task, TaskStatus, Timer, TimerStatus } from '../../src/domain/timer.js';
-import { scheduleOf } from '../../src/domain/timer-schedule.js';
 import { ErrorCode } from '../../src/errors.js';
 
 /**

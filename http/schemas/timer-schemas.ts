@@ -1,11 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { APPLY_ACTIONS, MAX_APPLY_TIMERS } from '../../src/domain/apply-plan.js';
 import { BACKFILL_STATES } from '../../src/domain/backfill.js';
-import { CALENDAR_LIMITS, isCalendarDate } from '../../src/domain/calendar.js';
 import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
-import { findHashedCronProblem } from '../../src/domain/hashed-cron.js';
-import { MAX_JITTER_MS } from '../../src/domain/jitter.js';
-import { isValidTimeZone } from '../../src/domain/time-zone.js';
+import { CALENDAR_LIMITS, isCalendarDate } from '../../src/domain/schedule/calendar.js';
+import { findHashedCronProblem } from '../../src/domain/schedule/hashed-cron.js';
+import { MAX_JITTER_MS } from '../../src/domain/schedule/jitter.js';
+import { isValidTimeZone } from '../../src/domain/schedule/time-zone.js';
 import {
   callbackProblem,
   HTTP_METHODS,

@@ -1,5 +1,5 @@
+import { scheduleOf } from '../domain/schedule/timer-schedule.js';
 import type { RunTrigger, Timer } from '../domain/timer.js';
-import { scheduleOf } from '../domain/timer-schedule.js';
 import type { CallSigning, WebhookSigner } from './webhook-signer.js';
 
 /** Everything needed to send a run's callback, built before its due instant. */

@@ -1,6 +1,6 @@
 /** Timers and their runs as the rest of the code sees them. */
 
-import type { SkipDates } from './calendar.js';
+import type { SkipDates } from './schedule/calendar.js';
 
 export const TIMER_STATUSES = ['inactive', 'active', 'completed'] as const;
 export type TimerStatus = (typeof TIMER_STATUSES)[number];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { SliceStore } from '../../src/storage/redis/slice-store.js';
+import { SliceStore } from '../../src/storage/redis/runs/slice-store.js';
 import { apiCall, Cluster, createTimers, settledRun, sleep } from '../helpers/cluster.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestStores, type TestStores } from '../helpers/stores.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { taskKey } from '../../src/domain/task-key.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Compensator } from '../../src/services/recovery/compensator.js';
 import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
@@ -7,7 +7,7 @@ import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 import { createQueues, executeJobs, type Queues, type RunJobData } from '../../src/storage/redis/queues.js';
-import { RunClaims } from '../../src/storage/redis/run-claims.js';
+import { RunClaims } from '../../src/storage/redis/runs/run-claims.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
 import { testDraft } from '../helpers/timers.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { planHorizon, windowAt } from '../../src/domain/migration-window.js';
-import { parseSliceMember } from '../../src/domain/task-key.js';
+import { planHorizon, windowAt } from '../../src/domain/plan/migration-window.js';
+import { parseSliceMember } from '../../src/domain/plan/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Migration } from '../../src/services/planning/migration.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { SliceStore } from '../../src/storage/redis/slice-store.js';
+import { SliceStore } from '../../src/storage/redis/runs/slice-store.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
 import { testDraft } from '../helpers/timers.js';
 import { offsetChangesOf, referenceRuns, scanWallClock } from '../helpers/wall-clock-reference.js';

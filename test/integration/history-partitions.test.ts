@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/mysql2';
 import { migrate } from 'drizzle-orm/mysql2/migrator';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY } from '../../src/domain/day-partitions.js';
+import { DAY } from '../../src/domain/plan/day-partitions.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { HistoryRetention, type RetentionReport } from '../../src/services/planning/history-retention.js';
 import { MIGRATIONS_FOLDER, prepareDatabase } from '../../src/storage/db/migrate.js';

@@ -5,7 +5,7 @@ import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 import { type ExecuteJob, runsOf } from '../../src/storage/redis/queues.js';
-import { SliceStore } from '../../src/storage/redis/slice-store.js';
+import { SliceStore } from '../../src/storage/redis/runs/slice-store.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
 import { testDraft } from '../helpers/timers.js';
 

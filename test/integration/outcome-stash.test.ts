@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskKey } from '../../src/domain/task-key.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { RunRecorder } from '../../src/services/firing/settle/run-recorder.js';
 import { type Database, openDatabase } from '../../src/storage/db/client.js';
 import { type RunOutcome, TaskRepository } from '../../src/storage/db/task-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { OutcomeStash } from '../../src/storage/redis/outcome-stash.js';
+import { OutcomeStash } from '../../src/storage/redis/runs/outcome-stash.js';
 import { createTestStores, eventually, MYSQL_SERVER, type TestStores } from '../helpers/stores.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskKey } from '../../src/domain/task-key.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { RunClaims } from '../../src/storage/redis/run-claims.js';
+import { RunClaims } from '../../src/storage/redis/runs/run-claims.js';
 import { withScripts } from '../../src/storage/redis/scripts.js';
 import { RedisClusterFixture } from '../helpers/redis-cluster.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { taskKey } from '../../src/domain/task-key.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { RunClaims } from '../../src/storage/redis/run-claims.js';
+import { RunClaims } from '../../src/storage/redis/runs/run-claims.js';
 import { createTestStores, deleteKeys, type TestStores } from '../helpers/stores.js';
 
 /**

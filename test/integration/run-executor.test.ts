@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PreparedCall } from '../../src/callback/callback-request.js';
 import type { CallResult } from '../../src/callback/http-caller.js';
-import { dayKey } from '../../src/domain/slice.js';
-import { taskKey } from '../../src/domain/task-key.js';
+import { dayKey } from '../../src/domain/plan/slice.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
@@ -15,9 +15,9 @@ import { RunRecorder } from '../../src/services/firing/settle/run-recorder.js';
 import { TimerCache } from '../../src/services/firing/timer-cache.js';
 import type { RunOutcome, RunState } from '../../src/storage/db/task-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { OverlapSlots } from '../../src/storage/redis/overlap-slots.js';
 import type { QueuedRun } from '../../src/storage/redis/queues.js';
-import { RunClaims } from '../../src/storage/redis/run-claims.js';
+import { OverlapSlots } from '../../src/storage/redis/runs/overlap-slots.js';
+import { RunClaims } from '../../src/storage/redis/runs/run-claims.js';
 import { createTestStores, deleteKeys, eventually, type TestStores } from '../helpers/stores.js';
 import { testTimer } from '../helpers/timers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { minuteKey } from '../../src/domain/slice.js';
+import { minuteKey } from '../../src/domain/plan/slice.js';
 import { createLogger } from '../../src/observability/logger.js';
 import {
   SLICE_CLAIM_TTL_MS,
@@ -9,8 +9,8 @@ import {
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 import { createQueues, type Queues } from '../../src/storage/redis/queues.js';
+import { SliceStore } from '../../src/storage/redis/runs/slice-store.js';
 import { withScripts } from '../../src/storage/redis/scripts.js';
-import { SliceStore } from '../../src/storage/redis/slice-store.js';
 import { deleteKeys, eventually, REDIS_URL, uniqueName } from '../helpers/stores.js';
 
 /**

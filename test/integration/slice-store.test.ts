@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minuteKey } from '../../src/domain/slice.js';
+import { minuteKey } from '../../src/domain/plan/slice.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
-import { SliceStore } from '../../src/storage/redis/slice-store.js';
+import { SliceStore } from '../../src/storage/redis/runs/slice-store.js';
 import { createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
 import type { Core } from '../../src/core.js';
-import { minuteKey } from '../../src/domain/slice.js';
-import { parseSliceMember } from '../../src/domain/task-key.js';
+import { minuteKey } from '../../src/domain/plan/slice.js';
+import { parseSliceMember } from '../../src/domain/plan/task-key.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { TaskRepository } from '../../src/storage/db/task-repository.js';
 import { createMigrationRunner } from '../../workers/migrator.js';

@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorBody, statusOf, toXtimerError } from '../../http/errors.js';
-import { expandRuns, findCronProblem, nextRuns, parseCron } from '../../src/domain/cron-schedule.js';
 import {
   EvaluationBudget,
   evaluationTally,
   ScheduleTooCostlyError,
 } from '../../src/domain/evaluation-budget.js';
-import { changeHorizon, planWindow } from '../../src/domain/plan-window.js';
-import { formatInZone } from '../../src/domain/time-zone.js';
-import { scheduleOf } from '../../src/domain/timer-schedule.js';
-import { offsetChangesBetween } from '../../src/domain/zone-transitions.js';
+import { changeHorizon, planWindow } from '../../src/domain/plan/plan-window.js';
+import { expandRuns, findCronProblem, nextRuns, parseCron } from '../../src/domain/schedule/cron-schedule.js';
+import { formatInZone } from '../../src/domain/schedule/time-zone.js';
+import { scheduleOf } from '../../src/domain/schedule/timer-schedule.js';
+import { offsetChangesBetween } from '../../src/domain/schedule/zone-transitions.js';
 import { readCron, referenceRuns, scanWallClock } from '../helpers/wall-clock-reference.js';
 
 /**

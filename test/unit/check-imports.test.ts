@@ -51,12 +51,12 @@ describe('reading the imports of a file', () => {
 });
 
 describe('resolving a specifier to a source file', () => {
-  const files = new Set(['src/domain/slice.ts', 'api/routes/timers.ts']);
+  const files = new Set(['src/domain/plan/slice.ts', 'api/routes/timers.ts']);
   const exists = (path: string) => files.has(path);
 
   it('names the .ts file a NodeNext .js specifier compiles from', () => {
     expect(resolveSpecifier('api/routes/timers.ts', '../../src/domain/slice.js', exists)).toBe(
-      'src/domain/slice.ts',
+      'src/domain/plan/slice.ts',
     );
   });
 
@@ -119,7 +119,7 @@ describe('upward arrows', () => {
       ['api/routes/timers.ts', 'http/presenters.ts'],
       ['http/presenters.ts', 'src/services/timers/backfill-service.ts'],
       ['http/schemas/timer-schemas.ts', 'src/domain/timer.ts'],
-      ['src/services/firing/run-executor.ts', 'src/storage/redis/run-claims.ts'],
+      ['src/services/firing/run-executor.ts', 'src/storage/redis/runs/run-claims.ts'],
       ['src/storage/db/task-repository.ts', 'src/domain/timer.ts'],
       ['workers/main.ts', 'api/app.ts'],
     );
@@ -134,7 +134,7 @@ describe('upward arrows', () => {
     ['api/app.ts', 'workers/main.ts', 'api/', 'workers/'],
     ['src/domain/timer.ts', 'src/storage/db/schema.ts', 'src/domain/', 'src/storage/'],
     [
-      'src/storage/redis/slice-store.ts',
+      'src/storage/redis/runs/slice-store.ts',
       'src/services/planning/migration.ts',
       'src/storage/',
       'src/services/',

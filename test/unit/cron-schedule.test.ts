@@ -6,8 +6,8 @@ import {
   findCronProblem,
   nextRuns,
   parseCron,
-} from '../../src/domain/cron-schedule.js';
-import { formatInZone } from '../../src/domain/time-zone.js';
+} from '../../src/domain/schedule/cron-schedule.js';
+import { formatInZone } from '../../src/domain/schedule/time-zone.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

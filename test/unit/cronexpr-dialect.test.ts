@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CronSyntaxError, nextRuns, parseCron } from '../../src/domain/cron-schedule.js';
-import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
+import { CronSyntaxError, nextRuns, parseCron } from '../../src/domain/schedule/cron-schedule.js';
+import { cronexprFromNative, nativeFromCronexpr } from '../../src/domain/schedule/cronexpr-dialect.js';
 
 /**
  * The Go xTimer's cron dialect (gorhill/cronexpr): what each expression means there, and

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DAY, type DayPartition, partitionName, planPartitions } from '../../src/domain/day-partitions.js';
+import {
+  DAY,
+  type DayPartition,
+  partitionName,
+  planPartitions,
+} from '../../src/domain/plan/day-partitions.js';
 
 /** Which day partitions of the run history to add ahead and to drop. */
 

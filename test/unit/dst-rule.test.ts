@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expandRuns, findCronProblem, nextRuns, parseCron } from '../../src/domain/cron-schedule.js';
-import { nativeFromCronexpr } from '../../src/domain/cronexpr-dialect.js';
-import { windowAt } from '../../src/domain/migration-window.js';
-import { formatInZone } from '../../src/domain/time-zone.js';
-import { scheduleOf } from '../../src/domain/timer-schedule.js';
+import { windowAt } from '../../src/domain/plan/migration-window.js';
+import { expandRuns, findCronProblem, nextRuns, parseCron } from '../../src/domain/schedule/cron-schedule.js';
+import { nativeFromCronexpr } from '../../src/domain/schedule/cronexpr-dialect.js';
+import { formatInZone } from '../../src/domain/schedule/time-zone.js';
+import { scheduleOf } from '../../src/domain/schedule/timer-schedule.js';
 import {
   offsetChangesOf,
   referenceRuns,

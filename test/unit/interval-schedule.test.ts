@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/domain/duration.js';
-import { misfireDecision } from '../../src/domain/misfire.js';
-import { NEVER, planWindow } from '../../src/domain/plan-window.js';
-import { type ScheduleFields, scheduleOf } from '../../src/domain/timer-schedule.js';
+import { misfireDecision } from '../../src/domain/plan/misfire.js';
+import { NEVER, planWindow } from '../../src/domain/plan/plan-window.js';
+import { type ScheduleFields, scheduleOf } from '../../src/domain/schedule/timer-schedule.js';
 
 /** Interval timers run at epoch + offset + k·every, in real time, whatever the zone. */
 

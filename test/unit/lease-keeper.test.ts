@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseKeeper } from '../../src/services/firing/lease-keeper.js';
-import type { RenewResult } from '../../src/storage/redis/run-claims.js';
+import type { RenewResult } from '../../src/storage/redis/runs/run-claims.js';
 
 const TIMES = { leaseMs: 10_000, heartbeatMs: 2000, safetyMs: 1000 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { misfireDecision } from '../../src/domain/misfire.js';
+import { misfireDecision } from '../../src/domain/plan/misfire.js';
 
 // An every-10-seconds schedule: the successor of t is t + 10 s.
 const successor = (t: number) => t + 10_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandRuns, findCronProblem, parseCron } from '../../src/domain/cron-schedule.js';
+import { expandRuns, findCronProblem, parseCron } from '../../src/domain/schedule/cron-schedule.js';
 
 /** `W` in the day of month (Quartz's nearest weekday), which cron-parser lacks. */
 

@@ -27,7 +27,7 @@ describe('OutageBrake', () => {
   });
 
   it('stays under the time a finished run is remembered in its claim record', async () => {
-    const { RunClaims } = await import('../../src/storage/redis/run-claims.js');
+    const { RunClaims } = await import('../../src/storage/redis/runs/run-claims.js');
     const keepMs = new RunClaims({} as never, {} as never).keepMs;
     expect(FIRE_WITHOUT_MYSQL_MS).toBeLessThan(keepMs);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearTermHorizon, planHorizon, windowAt, windowKey } from '../../src/domain/migration-window.js';
+import { nearTermHorizon, planHorizon, windowAt, windowKey } from '../../src/domain/plan/migration-window.js';
 import {
   bucketCountFor,
   bucketOf,
@@ -9,8 +9,8 @@ import {
   minutesToScan,
   parseMinuteKey,
   sliceId,
-} from '../../src/domain/slice.js';
-import { parseTaskKey, taskKey } from '../../src/domain/task-key.js';
+} from '../../src/domain/plan/slice.js';
+import { parseTaskKey, taskKey } from '../../src/domain/plan/task-key.js';
 
 const at = (iso: string) => Date.parse(iso);
 

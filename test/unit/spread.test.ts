@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CronSyntaxError } from '../../src/domain/cron-schedule.js';
-import { findHashedCronProblem, hashSeed, resolveHashedCron } from '../../src/domain/hashed-cron.js';
-import { jitterOffset, MAX_JITTER_MS } from '../../src/domain/jitter.js';
-import { NEVER, planWindow } from '../../src/domain/plan-window.js';
-import { type ScheduleFields, scheduleOf } from '../../src/domain/timer-schedule.js';
+import { NEVER, planWindow } from '../../src/domain/plan/plan-window.js';
+import { CronSyntaxError } from '../../src/domain/schedule/cron-schedule.js';
+import { findHashedCronProblem, hashSeed, resolveHashedCron } from '../../src/domain/schedule/hashed-cron.js';
+import { jitterOffset, MAX_JITTER_MS } from '../../src/domain/schedule/jitter.js';
+import { type ScheduleFields, scheduleOf } from '../../src/domain/schedule/timer-schedule.js';
 
 /** Spread: a stable H in cron fields and a stable jitter per run. */
 

@@ -5,7 +5,7 @@ import {
   offsetAt,
   wallTimeAt,
   wallToInstant,
-} from '../../src/domain/time-zone.js';
+} from '../../src/domain/schedule/time-zone.js';
 
 const HOUR = 3600_000;
 const at = (iso: string) => Date.parse(iso);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NEVER, planWindow } from '../../src/domain/plan-window.js';
-import { type ScheduleFields, scheduleOf } from '../../src/domain/timer-schedule.js';
+import { NEVER, planWindow } from '../../src/domain/plan/plan-window.js';
+import { type ScheduleFields, scheduleOf } from '../../src/domain/schedule/timer-schedule.js';
 
 /** A timer's schedule and one plan of it: cron or one-shot, inside [startAt, endAt), capped by maxRuns. */
 

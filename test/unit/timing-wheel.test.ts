@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TimingWheel } from '../../src/domain/timing-wheel.js';
+import { TimingWheel } from '../../src/domain/plan/timing-wheel.js';
 
 const T0 = Date.UTC(2025, 2, 14, 10, 17, 4, 321);
 const SECOND = 1000;

@@ -1,4 +1,4 @@
-import { taskKey } from '../../domain/task-key.js';
+import { taskKey } from '../../domain/plan/task-key.js';
 import { type ExecuteJobData, isRunBatch, runsOf } from '../../storage/redis/queues.js';
 import type { RunExecutor, RunReport, RunVerdict } from './run-executor.js';
 

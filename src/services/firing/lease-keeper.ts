@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger.js';
-import type { RenewResult, RunClaims, RunRef } from '../../storage/redis/run-claims.js';
+import type { RenewResult, RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
 
 /** A claim this process holds: the fencing token (owner + attempt) and how long it surely lasts. */
 export interface Lease {

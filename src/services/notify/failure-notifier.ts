@@ -1,5 +1,5 @@
 import type { FailureEvent, NotifyJobData } from '../../domain/failure-event.js';
-import { taskKey } from '../../domain/task-key.js';
+import { taskKey } from '../../domain/plan/task-key.js';
 import type { Notify, NotifyOutcome, Timer } from '../../domain/timer.js';
 
 export interface FailureNotifierDeps {

@@ -1,4 +1,4 @@
-import { DAY, planPartitions } from '../../domain/day-partitions.js';
+import { DAY, planPartitions } from '../../domain/plan/day-partitions.js';
 import type { Logger } from '../../observability/logger.js';
 import type { TaskPartitions } from '../../storage/db/task-partitions.js';
 

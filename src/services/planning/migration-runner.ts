@@ -1,5 +1,11 @@
-import { planHorizon, stepMs, TOP_UP_LEAD_MS, windowAt, windowKey } from '../../domain/migration-window.js';
-import { MINUTE, minuteKey } from '../../domain/slice.js';
+import {
+  planHorizon,
+  stepMs,
+  TOP_UP_LEAD_MS,
+  windowAt,
+  windowKey,
+} from '../../domain/plan/migration-window.js';
+import { MINUTE, minuteKey } from '../../domain/plan/slice.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Keys } from '../../storage/redis/keys.js';

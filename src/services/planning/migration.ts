@@ -1,12 +1,12 @@
-import { type PlannedWindow, planWindow } from '../../domain/plan-window.js';
-import { minuteStart } from '../../domain/slice.js';
+import { type PlannedWindow, planWindow } from '../../domain/plan/plan-window.js';
+import { minuteStart } from '../../domain/plan/slice.js';
 import type { Timer } from '../../domain/timer.js';
 import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
 import type { PlannedRun, TaskRepository } from '../../storage/db/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import { executeJobs } from '../../storage/redis/queues.js';
-import type { SliceStore } from '../../storage/redis/slice-store.js';
+import type { SliceStore } from '../../storage/redis/runs/slice-store.js';
 import type { Dispatch } from './run-planner.js';
 
 export interface MigrationProgress {

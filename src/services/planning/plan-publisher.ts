@@ -1,5 +1,5 @@
-import { copyTtlMs, planHorizon } from '../../domain/migration-window.js';
-import { MINUTE } from '../../domain/slice.js';
+import { copyTtlMs, planHorizon } from '../../domain/plan/migration-window.js';
+import { MINUTE } from '../../domain/plan/slice.js';
 import type { Timer } from '../../domain/timer.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AppRepository } from '../../storage/db/app-repository.js';

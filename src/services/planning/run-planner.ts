@@ -1,4 +1,4 @@
-import { changeHorizon, type PlannedWindow, planWindow } from '../../domain/plan-window.js';
+import { changeHorizon, type PlannedWindow, planWindow } from '../../domain/plan/plan-window.js';
 import type { Timer, TimerDraft } from '../../domain/timer.js';
 import type { PendingRun, PlannedRun, TaskRepository } from '../../storage/db/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
@@ -9,7 +9,7 @@ import {
   type QueuedRun,
   runJob,
 } from '../../storage/redis/queues.js';
-import type { SliceStore } from '../../storage/redis/slice-store.js';
+import type { SliceStore } from '../../storage/redis/runs/slice-store.js';
 
 /** Queues execute jobs (the execute queue's addBulk). */
 export type Dispatch = (jobs: ExecuteJob[]) => Promise<unknown>;

@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
-import { taskKey } from '../../domain/task-key.js';
+import { taskKey } from '../../domain/plan/task-key.js';
 import type { Timer } from '../../domain/timer.js';
 import type { Database, Transaction } from '../../storage/db/client.js';
 import { timers } from '../../storage/db/schema.js';
 import { type PendingRun, TaskRepository } from '../../storage/db/task-repository.js';
-import { isHeld } from '../../storage/redis/claim-record.js';
-import type { RunClaims, RunRef } from '../../storage/redis/run-claims.js';
+import { isHeld } from '../../storage/redis/runs/claim-record.js';
+import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
 
 /** How far ahead of its time a run may already be claimed (the trigger's preread, with room). */
 const CLAIMED_AHEAD_MS = 60_000;

@@ -1,8 +1,8 @@
-import { misfireDecision } from '../../domain/misfire.js';
-import { MINUTE, minuteStart } from '../../domain/slice.js';
-import { taskKey } from '../../domain/task-key.js';
+import { misfireDecision } from '../../domain/plan/misfire.js';
+import { MINUTE, minuteStart } from '../../domain/plan/slice.js';
+import { taskKey } from '../../domain/plan/task-key.js';
+import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import type { Timer } from '../../domain/timer.js';
-import { scheduleOf } from '../../domain/timer-schedule.js';
 import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
 import type {
@@ -13,15 +13,15 @@ import type {
   TaskRepository,
 } from '../../storage/db/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
+import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../../storage/redis/queues.js';
 import {
   type ClaimRecord,
   callsMade,
   type FinalStatus,
   isFinished,
-} from '../../storage/redis/claim-record.js';
-import type { OutcomeStash } from '../../storage/redis/outcome-stash.js';
-import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../../storage/redis/queues.js';
-import type { RunClaims } from '../../storage/redis/run-claims.js';
+} from '../../storage/redis/runs/claim-record.js';
+import type { OutcomeStash } from '../../storage/redis/runs/outcome-stash.js';
+import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import type { FailureNotifier } from '../notify/failure-notifier.js';
 
 /**

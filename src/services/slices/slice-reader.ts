@@ -1,9 +1,9 @@
-import { MINUTE, parseMinuteKey } from '../../domain/slice.js';
-import { parseSliceMember } from '../../domain/task-key.js';
+import { MINUTE, parseMinuteKey } from '../../domain/plan/slice.js';
+import { parseSliceMember } from '../../domain/plan/task-key.js';
 import type { TaskRepository } from '../../storage/db/task-repository.js';
 import type { Keys } from '../../storage/redis/keys.js';
+import type { SliceStore } from '../../storage/redis/runs/slice-store.js';
 import type { ScriptedRedis } from '../../storage/redis/scripts.js';
-import type { SliceStore } from '../../storage/redis/slice-store.js';
 
 export interface SliceRunRef {
   timerId: number;

@@ -1,10 +1,10 @@
-import { minuteKey, minutesToScan, sliceId } from '../../domain/slice.js';
+import { minuteKey, minutesToScan, sliceId } from '../../domain/plan/slice.js';
 import { forEachConcurrently } from '../../lib/for-each-concurrently.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Keys } from '../../storage/redis/keys.js';
 import { type Queues, type SliceJobData, sliceJobId } from '../../storage/redis/queues.js';
+import type { SliceStore } from '../../storage/redis/runs/slice-store.js';
 import type { ScriptedRedis } from '../../storage/redis/scripts.js';
-import type { SliceStore } from '../../storage/redis/slice-store.js';
 import { SlotBatch } from '../../storage/redis/slot-batch.js';
 
 /**

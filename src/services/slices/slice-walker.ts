@@ -1,4 +1,4 @@
-import { MINUTE, parseMinuteKey, sliceId } from '../../domain/slice.js';
+import { MINUTE, parseMinuteKey, sliceId } from '../../domain/plan/slice.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { SliceJobData } from '../../storage/redis/queues.js';

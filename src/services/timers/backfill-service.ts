@@ -1,8 +1,8 @@
 import { auditEntry, type ChangeAuthor } from '../../domain/audit.js';
 import { BACKFILL_MAX_RUNS, type Backfill, type BackfillProgress } from '../../domain/backfill.js';
-import { DAY } from '../../domain/day-partitions.js';
+import { DAY } from '../../domain/plan/day-partitions.js';
+import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
-import { scheduleOf } from '../../domain/timer-schedule.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../../errors.js';
 import { BackfillRepository } from '../../storage/db/backfill-repository.js';
 import type { Database } from '../../storage/db/client.js';

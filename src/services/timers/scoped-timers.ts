@@ -1,5 +1,5 @@
 import type { ChangeAuthor } from '../../domain/audit.js';
-import type { Calendar } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/schedule/calendar.js';
 import type { PauseRequest, Task, Timer, TimerDraft, TimerPatch } from '../../domain/timer.js';
 import type { VersionMatch } from '../../domain/version-match.js';
 import { RateLimitedError } from '../../errors.js';

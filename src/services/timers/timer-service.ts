@@ -7,10 +7,11 @@ import {
   type ChangeAuthor,
   timerChange,
 } from '../../domain/audit.js';
-import { type Calendar, skipDatesOf } from '../../domain/calendar.js';
-import { CronSyntaxError } from '../../domain/cron-schedule.js';
 import { ScheduleTooCostlyError } from '../../domain/evaluation-budget.js';
-import { parseTaskKey, taskKey } from '../../domain/task-key.js';
+import { parseTaskKey, taskKey } from '../../domain/plan/task-key.js';
+import { type Calendar, skipDatesOf } from '../../domain/schedule/calendar.js';
+import { CronSyntaxError } from '../../domain/schedule/cron-schedule.js';
+import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import {
   autoPauseNote,
   callbackProblem,
@@ -23,7 +24,6 @@ import {
   type TimerPatch,
 } from '../../domain/timer.js';
 import { type DefinitionDiff, diffDefinition } from '../../domain/timer-definition.js';
-import { scheduleOf } from '../../domain/timer-schedule.js';
 import { matchesVersion, type VersionMatch } from '../../domain/version-match.js';
 import { ErrorCode, timerNotFound, versionConflict, XtimerError } from '../../errors.js';
 import { groupBy } from '../../lib/group-by.js';
@@ -36,7 +36,7 @@ import { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { Keys } from '../../storage/redis/keys.js';
 import type { RateLimiter } from '../../storage/redis/rate-limiter.js';
 import type { RedisLock } from '../../storage/redis/redis-lock.js';
-import type { RunClaims } from '../../storage/redis/run-claims.js';
+import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import type { AuditService } from '../apps/audit-service.js';
 import type { PlanPublisher } from '../planning/plan-publisher.js';
 import { NO_CHANGE, type PlanChange, type RunPlanner } from '../planning/run-planner.js';

@@ -1,6 +1,7 @@
 import type { ApplyStep } from '../../domain/apply-plan.js';
 import type { ChangeAuthor } from '../../domain/audit.js';
-import type { Calendar } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/schedule/calendar.js';
+import type { ExplainedRun } from '../../domain/schedule/timer-schedule.js';
 import type {
   Labels,
   PauseRequest,
@@ -11,7 +12,6 @@ import type {
   TimerPatch,
   TimerStatus,
 } from '../../domain/timer.js';
-import type { ExplainedRun } from '../../domain/timer-schedule.js';
 import type { VersionMatch } from '../../domain/version-match.js';
 import type { BackfillService } from './backfill-service.js';
 import type { Page } from './page.js';

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Calendar } from '../../domain/calendar.js';
+import type { Calendar } from '../../domain/schedule/calendar.js';
 import type { Db } from './client.js';
 import { type CalendarRow, calendars } from './schema.js';
 

@@ -1,6 +1,6 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { Pool, PoolConnection } from 'mysql2/promise';
-import { DAY, type DayPartition, FUTURE_PARTITION, partitionName } from '../../domain/day-partitions.js';
+import { DAY, type DayPartition, FUTURE_PARTITION, partitionName } from '../../domain/plan/day-partitions.js';
 import { sqlDateTime } from './multi-row-insert.js';
 import { taskFailures } from './schema.js';
 

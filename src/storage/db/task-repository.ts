@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
-import { taskKey } from '../../domain/task-key.js';
+import { taskKey } from '../../domain/plan/task-key.js';
 import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
 import type { Db } from './client.js';
 import { sqlDateTime } from './multi-row-insert.js';

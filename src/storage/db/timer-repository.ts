@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
-import type { SkipDates } from '../../domain/calendar.js';
+import type { SkipDates } from '../../domain/schedule/calendar.js';
 import {
   type HttpMethod,
   type Labels,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type DefaultJobOptions, Queue } from 'bullmq';
 import type { NotifyJobData } from '../../domain/failure-event.js';
-import { taskKey } from '../../domain/task-key.js';
+import { taskKey } from '../../domain/plan/task-key.js';
 import type { OverlapPolicy, RunTrigger } from '../../domain/timer.js';
 import type { RedisClient } from './connection.js';
 import type { Keys } from './keys.js';

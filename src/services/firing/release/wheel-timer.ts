@@ -1,4 +1,4 @@
-import { TimingWheel } from '../../../domain/timing-wheel.js';
+import { TimingWheel } from '../../../domain/plan/timing-wheel.js';
 
 export interface WheelTimerOptions<T> {
   /** Receives every value due at one instant in a single call. */
@@ -24,7 +24,7 @@ interface OverdueItem<T> {
 }
 
 /**
- * Drives a TimingWheel (src/domain/timing-wheel.ts) in real time: one Node timer armed
+ * Drives a TimingWheel (src/domain/plan/timing-wheel.ts) in real time: one Node timer armed
  * for its next expiration, whatever the number of entries, and
  * delivers what is due in one `onDue` call per wake-up.
  */

@@ -1,8 +1,8 @@
-import { taskKey } from '../../../domain/task-key.js';
+import { taskKey } from '../../../domain/plan/task-key.js';
 import type { Logger } from '../../../observability/logger.js';
 import type { RunOutcome } from '../../../storage/db/task-repository.js';
-import type { FinalStatus } from '../../../storage/redis/claim-record.js';
-import type { OutcomeStash } from '../../../storage/redis/outcome-stash.js';
+import type { FinalStatus } from '../../../storage/redis/runs/claim-record.js';
+import type { OutcomeStash } from '../../../storage/redis/runs/outcome-stash.js';
 
 export interface RunRecorderOptions {
   flushEveryMs: number;

@@ -1,5 +1,5 @@
 --[[
-  Claim records, the one definition (src/storage/redis/claim-record.ts is its TS twin).
+  Claim records, the one definition (src/storage/redis/runs/claim-record.ts is its TS twin).
 
   A record is "state|attempt|untilMs|holder":
     claimed   holder (owner token) holds attempt `attempt` and has not called yet (it

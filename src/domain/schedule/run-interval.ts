@@ -1,5 +1,5 @@
+import type { EvaluationBudget } from '../evaluation-budget.js';
 import { type CronSchedule, cronBudget, nextRuns } from './cron-schedule.js';
-import type { EvaluationBudget } from './evaluation-budget.js';
 
 /** How many upcoming runs the shortest-gap check looks at. */
 export const GAP_SAMPLE_RUNS = 120;

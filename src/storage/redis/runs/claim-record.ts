@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../../domain/timer.js';
+import type { TaskStatus } from '../../../domain/timer.js';
 
 /**
  * A run's claim record, the TS twin of lua/includes/claim-record.lua (the one place the

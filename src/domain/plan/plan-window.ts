@@ -1,6 +1,6 @@
+import { type ScheduleFields, scheduleOf } from '../schedule/timer-schedule.js';
+import type { Timer } from '../timer.js';
 import { nearTermHorizon, planHorizon } from './migration-window.js';
-import type { Timer } from './timer.js';
-import { type ScheduleFields, scheduleOf } from './timer-schedule.js';
 
 /** planned_until of a timer that will never need planning again (its schedule has ended or its runs are capped). */
 export const NEVER = Date.UTC(9999, 0, 1);

@@ -1,11 +1,11 @@
+import { EvaluationBudget } from '../evaluation-budget.js';
+import type { Timer } from '../timer.js';
 import { localDate, type SkipDates } from './calendar.js';
 import { type CronSchedule, expandRuns, nextRuns, parseCron } from './cron-schedule.js';
-import { EvaluationBudget } from './evaluation-budget.js';
 import { hashSeed, resolveHashedCron } from './hashed-cron.js';
 import { type IntervalSpec, intervalNext, intervalRuns } from './interval-schedule.js';
 import { jitterOffset } from './jitter.js';
 import { shortestGapMs } from './run-interval.js';
-import type { Timer } from './timer.js';
 
 /**
  * The fields that decide when a timer fires. The optional ones: an interval (absent: not

@@ -1,4 +1,4 @@
-import { stablePick } from '../lib/stable-hash.js';
+import { stablePick } from '../../lib/stable-hash.js';
 import {
   CRON_FIELDS_5,
   CRON_FIELDS_6,

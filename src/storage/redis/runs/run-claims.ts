@@ -1,11 +1,11 @@
-import { dayKey } from '../../domain/slice.js';
-import { groupBy } from '../../lib/group-by.js';
-import { MicroBatcher } from '../../lib/micro-batcher.js';
+import { dayKey } from '../../../domain/plan/slice.js';
+import { groupBy } from '../../../lib/group-by.js';
+import { MicroBatcher } from '../../../lib/micro-batcher.js';
+import type { Keys } from '../keys.js';
+import type { ScriptedRedis } from '../scripts.js';
+import { SlotBatch } from '../slot-batch.js';
 import { type BloomAnswer, type BloomSettings, bloomOffsets, DEFAULT_BLOOM } from './bloom.js';
 import { type ClaimRecord, type FinalStatus, parseClaimRecord } from './claim-record.js';
-import type { Keys } from './keys.js';
-import type { ScriptedRedis } from './scripts.js';
-import { SlotBatch } from './slot-batch.js';
 
 export type { FinalStatus } from './claim-record.js';
 

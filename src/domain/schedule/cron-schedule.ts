@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
+import { EvaluationBudget } from '../evaluation-budget.js';
 import { EarliestInstants } from './earliest-instants.js';
-import { EvaluationBudget } from './evaluation-budget.js';
 import { MAX_OFFSET, OffsetTimeline } from './time-zone.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { MisfirePolicy } from './timer.js';
+import type { MisfirePolicy } from '../timer.js';
 
 export type MisfireDecision = 'fire' | 'missed';
 

@@ -1,5 +1,5 @@
-import type { Keys } from './keys.js';
-import type { ScriptedRedis } from './scripts.js';
+import type { Keys } from '../keys.js';
+import type { ScriptedRedis } from '../scripts.js';
 
 /**
  * The cluster-wide slots of a timer's `overlapPolicy`: one per timer for the run

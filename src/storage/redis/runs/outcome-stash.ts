@@ -1,6 +1,6 @@
-import { taskKey } from '../../domain/task-key.js';
-import type { RunOutcome } from '../db/task-repository.js';
-import type { RedisClient } from './connection.js';
+import { taskKey } from '../../../domain/plan/task-key.js';
+import type { RunOutcome } from '../../db/task-repository.js';
+import type { RedisClient } from '../connection.js';
 
 /** Outcomes read per HSCAN step while draining. */
 const SCAN_COUNT = 1000;

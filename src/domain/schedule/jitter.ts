@@ -1,4 +1,4 @@
-import { stablePick } from '../lib/stable-hash.js';
+import { stablePick } from '../../lib/stable-hash.js';
 
 /** The most a run may be shifted: an hour. */
 export const MAX_JITTER_MS = 3_600_000;

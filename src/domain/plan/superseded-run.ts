@@ -1,5 +1,5 @@
-import type { Timer } from './timer.js';
-import { scheduleOf } from './timer-schedule.js';
+import { scheduleOf } from '../schedule/timer-schedule.js';
+import type { Timer } from '../timer.js';
 
 /**
  * Is a run planned for an older version of its timer no longer part of the timer's plan?

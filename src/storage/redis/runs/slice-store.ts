@@ -1,10 +1,10 @@
 import type { ChainableCommander } from 'ioredis';
-import { bucketCountFor, bucketOf, MINUTE, minuteKey, minuteStart } from '../../domain/slice.js';
-import { sliceMember } from '../../domain/task-key.js';
-import { groupBy } from '../../lib/group-by.js';
-import type { Keys } from './keys.js';
-import type { ScriptedRedis } from './scripts.js';
-import { SlotBatch } from './slot-batch.js';
+import { bucketCountFor, bucketOf, MINUTE, minuteKey, minuteStart } from '../../../domain/plan/slice.js';
+import { sliceMember } from '../../../domain/plan/task-key.js';
+import { groupBy } from '../../../lib/group-by.js';
+import type { Keys } from '../keys.js';
+import type { ScriptedRedis } from '../scripts.js';
+import { SlotBatch } from '../slot-batch.js';
 
 /** A pipeline with the raise-bucket-count script on it. */
 type ScriptedPipeline = ChainableCommander & {
