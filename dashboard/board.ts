@@ -12,7 +12,7 @@ import type {
   RunJobData,
   SliceJobData,
 } from '../src/storage/redis/queues.js';
-import type { DashboardPaths } from './layout.js';
+import type { DashboardPaths } from './views/layout.js';
 
 /** The queues the board shows: slice jobs on `trigger`, runs and run batches on `execute`. */
 export interface BoardQueues {

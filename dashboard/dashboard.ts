@@ -9,15 +9,15 @@ import type { AuditService } from '../src/services/apps/audit-service.js';
 import type { ServicePause } from '../src/services/apps/service-pause.js';
 import { type Actor, ADMIN, OPEN } from '../src/services/timers/access.js';
 import type { TimerService } from '../src/services/timers/timer-service.js';
-import { auditPageRoutes } from './audit-page.js';
 import { type BoardQueues, createBoard } from './board.js';
 import { csrfToken } from './csrf-token.js';
-import type { BrakeView, DashboardEnv, DashboardPaths, ShellContext } from './layout.js';
 import { ASSETS_PATH, pageScriptRoutes } from './page-scripts.js';
-import { runsPageRoutes } from './runs-page.js';
+import { auditPageRoutes } from './pages/audit-page.js';
+import { runsPageRoutes } from './pages/runs-page.js';
+import { timersPage } from './pages/timers-page.js';
 import { servicePauseActions } from './service-pause-actions.js';
-import { errorPage } from './timer-views.js';
-import { timersPage } from './timers-page.js';
+import type { BrakeView, DashboardEnv, DashboardPaths, ShellContext } from './views/layout.js';
+import { errorPage } from './views/timer-views.js';
 
 /** Where the dashboard is served: the board at the root, the timers pages below it. */
 export const DASHBOARD_PATH = '/dashboard';

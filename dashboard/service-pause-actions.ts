@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import { fromZodError } from '../http/errors.js';
 import { PauseAllSchema } from '../http/schemas/pause-schemas.js';
 import type { ServicePause } from '../src/services/apps/service-pause.js';
-import type { DashboardEnv, DashboardPaths } from './layout.js';
 import { backTo, formOf, withDone } from './timer-actions.js';
+import type { DashboardEnv, DashboardPaths } from './views/layout.js';
 
 /**
  * The header's emergency brake: pause everything with a note, and resume. Each goes

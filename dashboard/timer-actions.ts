@@ -4,7 +4,7 @@ import { draftFrom } from '../http/timer-draft.js';
 import type { Timer } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { TimerService } from '../src/services/timers/timer-service.js';
-import type { DashboardEnv, DashboardPaths, PageContext } from './layout.js';
+import type { DashboardEnv, DashboardPaths, PageContext } from './views/layout.js';
 import {
   blankValues,
   createBody,
@@ -17,8 +17,8 @@ import {
   timerFormPage,
   valuesFrom,
   valuesOf,
-} from './timer-form.js';
-import { deleteConfirmPage } from './timer-views.js';
+} from './views/timer-form.js';
+import { deleteConfirmPage } from './views/timer-views.js';
 
 export interface TimerActionsDeps {
   timers: TimerService;

@@ -115,7 +115,7 @@ describe('upward arrows', () => {
   it('lets arrows point down the layers', () => {
     const down = edges(
       ['api/routes/timers.ts', 'src/services/timers/timer-service.ts'],
-      ['dashboard/timers-page.ts', 'http/errors.ts'],
+      ['dashboard/pages/timers-page.ts', 'http/errors.ts'],
       ['api/routes/timers.ts', 'http/presenters.ts'],
       ['http/presenters.ts', 'src/services/timers/backfill-service.ts'],
       ['http/schemas/timer-schemas.ts', 'src/domain/timer.ts'],
@@ -129,7 +129,7 @@ describe('upward arrows', () => {
   it.each([
     ['src/services/timers/timer-service.ts', 'api/errors.ts', 'src/', 'api/'],
     ['src/core.ts', 'workers/executor.ts', 'src/', 'workers/'],
-    ['dashboard/timers-page.ts', 'api/errors.ts', 'dashboard/', 'api/'],
+    ['dashboard/pages/timers-page.ts', 'api/errors.ts', 'dashboard/', 'api/'],
     ['api/app.ts', 'dashboard/dashboard.ts', 'api/', 'dashboard/'],
     ['api/app.ts', 'workers/main.ts', 'api/', 'workers/'],
     ['src/domain/timer.ts', 'src/storage/db/schema.ts', 'src/domain/', 'src/storage/'],
@@ -143,7 +143,7 @@ describe('upward arrows', () => {
     ['src/services/timers/timer-service.ts', 'http/presenters.ts', 'src/', 'http/'],
     ['src/domain/timer.ts', 'http/schemas/timer-schemas.ts', 'src/', 'http/'],
     ['http/errors.ts', 'api/router.ts', 'http/', 'api/'],
-    ['http/presenters.ts', 'dashboard/timer-views.ts', 'http/', 'dashboard/'],
+    ['http/presenters.ts', 'dashboard/views/timer-views.ts', 'http/', 'dashboard/'],
     ['http/timer-draft.ts', 'workers/main.ts', 'http/', 'workers/'],
     ['http/errors.ts', 'cli/program.ts', 'http/', 'cli/'],
   ])('refuses %s → %s (%s must not import %s)', (from, to, layer, target) => {

@@ -6,7 +6,7 @@ import {
   latenessHistogram,
   latenessStats,
   sparkline,
-} from '../../dashboard/lateness-chart.js';
+} from '../../dashboard/views/lateness-chart.js';
 
 describe('latenessStats', () => {
   it('gives nearest-rank percentiles and the maximum', () => {

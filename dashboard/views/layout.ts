@@ -1,10 +1,10 @@
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { formatInZone } from '../src/domain/schedule/time-zone.js';
-import type { ServicePauseState } from '../src/services/apps/service-pause.js';
-import type { Actor } from '../src/services/timers/access.js';
-import { CSRF_FIELD } from './csrf-token.js';
-import { ASSETS_PATH, type PageScript } from './page-scripts.js';
+import { formatInZone } from '../../src/domain/schedule/time-zone.js';
+import type { ServicePauseState } from '../../src/services/apps/service-pause.js';
+import type { Actor } from '../../src/services/timers/access.js';
+import { CSRF_FIELD } from '../csrf-token.js';
+import { ASSETS_PATH, type PageScript } from '../page-scripts.js';
 
 export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 

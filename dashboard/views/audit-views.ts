@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
-import type { AuditEntry, AuditFields } from '../src/domain/audit.js';
-import { ALL_APPS } from '../src/services/apps/service-pause.js';
+import type { AuditEntry, AuditFields } from '../../src/domain/audit.js';
+import { ALL_APPS } from '../../src/services/apps/service-pause.js';
 import { layout, type Markup, type PageContext, query, when } from './layout.js';
 
 /** The audit log as HTML: per timer (on its page), per app, or all of it. */

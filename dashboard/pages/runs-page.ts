@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { AppSchema } from '../http/schemas/timer-schemas.js';
-import { ErrorCode, XtimerError } from '../src/errors.js';
-import type { TimerService } from '../src/services/timers/timer-service.js';
-import type { DashboardEnv, DashboardPaths } from './layout.js';
-import { LISTED_STATUSES, type ListedStatus, runsPage } from './runs-views.js';
+import { AppSchema } from '../../http/schemas/timer-schemas.js';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
+import type { TimerService } from '../../src/services/timers/timer-service.js';
+import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
+import { LISTED_STATUSES, type ListedStatus, runsPage } from '../views/runs-views.js';
 
 const RUNS_PER_PAGE = 50;
 /** A page ends at a run: `<runAt ms>.<row id>`. */

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { fromZodError } from '../http/errors.js';
-import { AuditQuerySchema } from '../http/schemas/audit-schemas.js';
-import type { AuditService } from '../src/services/apps/audit-service.js';
-import { auditPage } from './audit-views.js';
-import type { DashboardEnv, DashboardPaths } from './layout.js';
+import { fromZodError } from '../../http/errors.js';
+import { AuditQuerySchema } from '../../http/schemas/audit-schemas.js';
+import type { AuditService } from '../../src/services/apps/audit-service.js';
+import { auditPage } from '../views/audit-views.js';
+import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
 
 const ENTRIES_PER_PAGE = 50;
 

@@ -1,16 +1,16 @@
 import { type Context, Hono } from 'hono';
-import { fromZodError, respondError } from '../http/errors.js';
-import { presentPreview } from '../http/presenters.js';
-import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../http/schemas/timer-schemas.js';
-import { ScheduleTooCostlyError } from '../src/domain/evaluation-budget.js';
-import { wallToInstant } from '../src/domain/schedule/time-zone.js';
-import { TASK_STATUSES, type TaskStatus, type Timer } from '../src/domain/timer.js';
-import { ErrorCode, XtimerError } from '../src/errors.js';
-import type { AuditService } from '../src/services/apps/audit-service.js';
-import type { TimerService } from '../src/services/timers/timer-service.js';
-import type { DashboardEnv, DashboardPaths } from './layout.js';
-import { timerActions, timerId } from './timer-actions.js';
-import { samplesOf, type TimerRow, timerDetailPage, timersListPage } from './timer-views.js';
+import { fromZodError, respondError } from '../../http/errors.js';
+import { presentPreview } from '../../http/presenters.js';
+import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../../http/schemas/timer-schemas.js';
+import { ScheduleTooCostlyError } from '../../src/domain/evaluation-budget.js';
+import { wallToInstant } from '../../src/domain/schedule/time-zone.js';
+import { TASK_STATUSES, type TaskStatus, type Timer } from '../../src/domain/timer.js';
+import { ErrorCode, XtimerError } from '../../src/errors.js';
+import type { AuditService } from '../../src/services/apps/audit-service.js';
+import type { TimerService } from '../../src/services/timers/timer-service.js';
+import { timerActions, timerId } from '../timer-actions.js';
+import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
+import { samplesOf, type TimerRow, timerDetailPage, timersListPage } from '../views/timer-views.js';
 
 export interface TimersPageDeps {
   timers: TimerService;

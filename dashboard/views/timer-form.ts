@@ -1,16 +1,16 @@
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { fromZodError, statusOf } from '../http/errors.js';
-import { CreateTimerSchema, UpdateTimerSchema } from '../http/schemas/timer-schemas.js';
-import { isCredentialName, MASK } from '../src/domain/audit.js';
+import { fromZodError, statusOf } from '../../http/errors.js';
+import { CreateTimerSchema, UpdateTimerSchema } from '../../http/schemas/timer-schemas.js';
+import { isCredentialName, MASK } from '../../src/domain/audit.js';
 import {
   HTTP_METHODS,
   NOTIFY_OUTCOMES,
   OVERLAP_POLICIES,
   type Timer,
   type TimerPatch,
-} from '../src/domain/timer.js';
-import { XtimerError } from '../src/errors.js';
+} from '../../src/domain/timer.js';
+import { XtimerError } from '../../src/errors.js';
 import { csrfField, layout, type Markup, type PageContext, zoned } from './layout.js';
 
 /**

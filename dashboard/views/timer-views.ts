@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
-import type { AuditEntry } from '../src/domain/audit.js';
-import { formatDuration } from '../src/domain/duration.js';
-import { taskKey } from '../src/domain/plan/task-key.js';
+import type { AuditEntry } from '../../src/domain/audit.js';
+import { formatDuration } from '../../src/domain/duration.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
 import {
   latenessOf,
   TASK_STATUSES,
@@ -10,7 +10,7 @@ import {
   TIMER_STATUSES,
   type Timer,
   type TimerStatus,
-} from '../src/domain/timer.js';
+} from '../../src/domain/timer.js';
 import { auditTable } from './audit-views.js';
 import { type LatenessSample, latenessHistogram, latenessStats, sparkline } from './lateness-chart.js';
 import {

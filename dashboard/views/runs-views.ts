@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
-import { taskKey } from '../src/domain/plan/task-key.js';
-import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
+import { taskKey } from '../../src/domain/plan/task-key.js';
+import { latenessOf, type Task, type Timer } from '../../src/domain/timer.js';
 import { badge, layout, type Markup, notice, type PageContext, postButton, query, when } from './layout.js';
 
 /** The failed (or missed) runs of every timer, newest first, each one click from a retry. */
