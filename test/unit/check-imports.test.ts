@@ -55,7 +55,7 @@ describe('resolving a specifier to a source file', () => {
   const exists = (path: string) => files.has(path);
 
   it('names the .ts file a NodeNext .js specifier compiles from', () => {
-    expect(resolveSpecifier('api/routes/timers.ts', '../../src/domain/slice.js', exists)).toBe(
+    expect(resolveSpecifier('api/routes/timers.ts', '../../src/domain/plan/slice.js', exists)).toBe(
       'src/domain/plan/slice.ts',
     );
   });
