@@ -24,7 +24,7 @@ export default defineConfig({
       {
         test: {
           name: 'fast',
-          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/hygiene/**/*.test.ts'],
           maxWorkers: 3,
           testTimeout: 30_000,
           hookTimeout: 60_000,
