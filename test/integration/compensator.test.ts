@@ -117,7 +117,7 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     clock = T0 - 60_000;
     await claims.claim(run.ref, 'dead', LEASE);
     // It died calling.
-    await claims.markCalled(run.ref, 'dead', 1);
+    await claims.markCalled(run.ref, 'dead', 1, clock + LEASE);
     clock = T0;
     expect(await compensator.run(T0)).toMatchObject({ requeued: 1 });
     expect(await queued()).toEqual([

@@ -50,7 +50,7 @@ describe('a claim', () => {
 
   it('passes to another owner as the next attempt once the holder stopped renewing and the lease lapsed', async () => {
     await claims.claim(run, 'a', LEASE);
-    await claims.markCalled(run, 'a', 1);
+    await claims.markCalled(run, 'a', 1, clock + LEASE);
     clock = T0 + LEASE + 1;
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
@@ -90,16 +90,21 @@ describe('a holder that has not called yet', () => {
 
   it('is marked called as it sends: a takeover then makes the next attempt', async () => {
     await claims.claim(run, 'a', LEASE);
-    expect(await claims.markCalled(run, 'b', 1)).toBe(false);
-    expect(await claims.markCalled(run, 'a', 1)).toBe(true);
+    expect(await claims.markCalled(run, 'b', 1, clock + LEASE)).toBe(false);
+    expect(await claims.markCalled(run, 'a', 1, clock + LEASE)).toBe(true);
     expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'running', attempt: 1 })]);
     clock = T0 + LEASE + 1;
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
 
-  it('lets the holder call when Redis lost the record: its lease stands, and no record is made up', async () => {
-    expect(await claims.markCalled(run, 'a', 1)).toBe(true);
-    expect(await claims.peek([run])).toEqual([null]);
+  it('lets the holder call when Redis lost the record, and writes it again as running', async () => {
+    expect(await claims.markCalled(run, 'a', 1, clock + LEASE)).toBe(true);
+    expect(await claims.peek([run])).toEqual([
+      expect.objectContaining({ state: 'running', attempt: 1, holder: 'a', untilMs: clock + LEASE }),
+    ]);
+    // Its holder dies in the call: the takeover knows a call went out.
+    clock += LEASE + 1;
+    expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
 });
 
@@ -110,7 +115,7 @@ describe('after Redis lost its data', () => {
     // A copy fanned out again was claimed (not yet calling); another is being called.
     await claims.claim(run, 'copy', LEASE);
     await claims.claim(calling, 'caller', LEASE);
-    await claims.markCalled(calling, 'caller', 1);
+    await claims.markCalled(calling, 'caller', 1, clock + LEASE);
     const written = await claims.reassertFinished([
       { ...run, attempt: 1, status: 'succeeded' },
       { ...other, attempt: 1, status: 'failed' },
@@ -129,7 +134,7 @@ describe('after Redis lost its data', () => {
 describe('fencing by owner + attempt', () => {
   it('refuses the renewal of an owner whose lease lapsed and was taken over', async () => {
     await claims.claim(run, 'a', LEASE);
-    await claims.markCalled(run, 'a', 1);
+    await claims.markCalled(run, 'a', 1, clock + LEASE);
     clock = T0 + LEASE + 1;
     await claims.claim(run, 'b', LEASE);
     expect(await claims.renew(run, 'a', 1, LEASE)).toBe('lost');
@@ -138,7 +143,7 @@ describe('fencing by owner + attempt', () => {
 
   it('never lets a late owner overwrite the outcome the current owner recorded', async () => {
     await claims.claim(run, 'a', LEASE);
-    await claims.markCalled(run, 'a', 1);
+    await claims.markCalled(run, 'a', 1, clock + LEASE);
     clock = T0 + LEASE + 1;
     await claims.claim(run, 'b', LEASE);
     expect(await claims.finish(run, 'b', 2, 'succeeded')).toBe(true);

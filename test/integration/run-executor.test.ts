@@ -609,12 +609,12 @@ describe('the claim of a run being called', () => {
     // Between the executor's last look at its lease and its call, the run was taken over.
     const claims = h.claims;
     const mark = claims.markCalled.bind(claims);
-    claims.markCalled = async (ref, owner, attempt) => {
+    claims.markCalled = async (ref, owner, attempt, untilMs) => {
       await stores.redis.set(
         createKeys(stores.config.prefix).claim(dayKey(key.runAt), key.key),
         `claimed|2|${clock + 10_000}|other`,
       );
-      return mark(ref, owner, attempt);
+      return mark(ref, owner, attempt, untilMs);
     };
     expect(await h.executor.execute(run)).toMatchObject({ verdict: 'duplicate' });
     expect(h.sent).toHaveLength(0);
@@ -629,7 +629,7 @@ describe('a job that came back after its holder died mid-call', () => {
     const ref = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
     // Another process claimed it, called, and died: its lease lapsed long ago.
     await h.claims.claim(ref, 'dead', 10_000);
-    await h.claims.markCalled(ref, 'dead', 1);
+    await h.claims.markCalled(ref, 'dead', 1, clock + 10_000);
     clock += 60_000;
     // BullMQ hands the job back as it was queued, without afterAttempt.
     expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });

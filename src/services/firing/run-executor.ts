@@ -440,7 +440,8 @@ export class RunExecutor {
       // Noted before the call goes out, so a takeover never repeats an attempt number; a
       // holder that dies between the two leaves a gap in them, not a second attempt 1.
       // Its answer is a fence too. Unreachable Redis does not stop the call: the lease does.
-      if (!(await d.claims.markCalled(x.ref, x.owner, x.lease.attempt).catch(() => true))) {
+      const marked = d.claims.markCalled(x.ref, x.owner, x.lease.attempt, x.lease.validUntil);
+      if (!(await marked.catch(() => true))) {
         await this.releaseOverlap(x);
         return this.duplicate('fenced');
       }

@@ -5,20 +5,25 @@
   "running" its call may have gone out, and a takeover is the next attempt. For several
   runs of one day (their keys share its hash tag).
 
+  A record Redis lost (its data flushed, a failover to an empty replica) is written again
+  as running, under the holder's lease: were the holder to die in its call, the takeover
+  must know that a call went out.
+
   Input (variable number of keys):
     KEYS[1..n] claim:{day}:<taskKey>, one per run
-    then per run in ARGV: owner, attempt
+    ARGV[1] how long a record written again lives, ms
+    then per run in ARGV: owner, attempt, the lease's end (ms)
 
-  Output, per run: 1 marked, 0 another holder's (taken over), 2 no record (Redis lost it:
-  the holder goes by its lease, which its next renewal writes again)
+  Output, per run: 1 marked, 0 another holder's (taken over), 2 written again
 ]]
 --- @include "claim-record"
 
 local out = {}
-local a = 1
+local a = 2
 for i = 1, #KEYS do
   local record = readClaim(KEYS[i])
   if not record then
+    writeClaim(KEYS[i], "running", tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a], tonumber(ARGV[1]))
     out[#out + 1] = 2
   elseif holds(record, ARGV[a], tonumber(ARGV[a + 1])) then
     redis.call("SET", KEYS[i], "running|" .. record.attempt .. "|" .. record.untilMs .. "|" .. record.holder, "KEEPTTL")
@@ -26,6 +31,6 @@ for i = 1, #KEYS do
   else
     out[#out + 1] = 0
   end
-  a = a + 2
+  a = a + 3
 end
 return out

@@ -39,6 +39,7 @@ interface RenewRequest extends RunRef {
 interface CallRequest extends RunRef {
   owner: string;
   attempt: number;
+  untilMs: number;
 }
 
 interface FinishRequest extends RunRef {
@@ -161,11 +162,11 @@ export class RunClaims {
   /**
    * Marks the claim as called: `owner` is sending `attempt`. From then on a takeover is
    * the next attempt; before, the same one (no call was made). False if another holder
-   * took the run over; a record Redis lost counts as held (the holder's lease stands).
-   * Requests made in the same tick go to Redis together.
+   * took the run over. A record Redis lost is written again, leased to `untilMs` (the
+   * holder's lease stands). Requests made in the same tick go to Redis together.
    */
-  markCalled(run: RunRef, owner: string, attempt: number): Promise<boolean> {
-    return this.calls.load({ ...run, owner, attempt });
+  markCalled(run: RunRef, owner: string, attempt: number, untilMs: number): Promise<boolean> {
+    return this.calls.load({ ...run, owner, attempt, untilMs: Math.round(untilMs) });
   }
 
   /**
@@ -285,8 +286,8 @@ export class RunClaims {
 
   private async callBatch(day: string, batch: CallRequest[]): Promise<boolean[]> {
     const keys = batch.map((r) => this.keys.claim(day, r.key));
-    const args: (string | number)[] = [];
-    for (const r of batch) args.push(r.owner, r.attempt);
+    const args: (string | number)[] = [this.options.keepMs];
+    for (const r of batch) args.push(r.owner, r.attempt, r.untilMs);
     const out = await this.redis.markCalled(keys.length, ...keys, ...args);
     return out.map((n) => n !== 0);
   }
