@@ -105,13 +105,11 @@ export class PlanPublisher {
       await this.d.planner.publish(p.change, this.d.now());
       // A disabled timer's runs are stopped behind the answer (every executor already skips
       // them: its copy says so); its mark stays until they are, for the repair.
-      const disabled = new Set(p.timers.filter((t) => t.status === 'inactive').map((t) => t.id));
-      for (const t of p.timers.filter((t) => disabled.has(t.id)))
-        this.queueStop(
-          t,
-          p.marks.filter((m) => m.timerId === t.id),
-        );
-      await this.d.outbox.clear(p.marks.filter((m) => !disabled.has(m.timerId)));
+      const disabled = p.timers.filter((t) => t.status === 'inactive');
+      const marksOf = (id: number) => p.marks.filter((m) => m.timerId === id);
+      for (const t of disabled) this.queueStop(t, marksOf(t.id));
+      const stopping = new Set(disabled.map((t) => t.id));
+      await this.d.outbox.clear(p.marks.filter((m) => !stopping.has(m.timerId)));
     } catch (err) {
       this.d.logger.warn(
         { timers: p.marks.map((m) => m.timerId), err: (err as Error).message },
@@ -120,7 +118,7 @@ export class PlanPublisher {
     }
   }
 
-  /** Waits until every stop queued so far is done (tests, shutdown). */
+  /** Waits until every stop queued so far is done (tests). */
   async stopped(): Promise<void> {
     while (this.stopping) await this.stopping;
   }
@@ -140,7 +138,7 @@ export class PlanPublisher {
     if (this.stopping) return;
     this.stopping = this.drainStops().finally(() => {
       this.stopping = null;
-      if (this.stopsDue.size > 0) this.kickStops();
+      if (this.stopsDue.size + this.stopsToFinish.size > 0) this.kickStops();
     });
   }
 
