@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
-import type { Core } from '../../src/core.js';
 import { call, createTestApp, timerBody } from '../helpers/api.js';
 import {
   createTestCore,
@@ -19,14 +18,12 @@ import {
 
 let stores: TestStores;
 let app: App;
-let core: Core;
 /** A fixed clock, so the planned runs are known exactly: 2030-01-01T10:17:30Z. */
 const FIXED_NOW = Date.UTC(2030, 0, 1, 10, 17, 30);
 
 beforeAll(async () => {
   stores = await createTestStores('compatapi');
-  core = createTestCore(stores, () => FIXED_NOW);
-  app = createTestApp(core);
+  app = createTestApp(createTestCore(stores, () => FIXED_NOW));
 });
 afterAll(async () => {
   await stores.cleanup();
@@ -314,7 +311,6 @@ describe('PATCH /api/timer/v1/def', () => {
     expect((await native(id)).status).toBe('active');
     await call(app, 'PATCH', '/api/timer/v1/def', { id, status: 1 });
     expect((await native(id)).status).toBe('inactive');
-    await core.publisher.stopped();
     expect(await pendingRuns(id)).toEqual([]);
   });
 
@@ -446,7 +442,6 @@ describe('POST /api/timer/v1/enable and /unable', () => {
     const off = await call(app, 'POST', '/api/timer/v1/unable', { app: 'legacy', id });
     expect(off.body).toEqual({ code: 0, msg: '', err: null });
     expect((await native(id)).status).toBe('inactive');
-    await core.publisher.stopped();
     expect(await pendingRuns(id)).toEqual([]);
   });
 

@@ -46,18 +46,3 @@ it('leaves a run due from the disable on that is already claimed (or called) to 
     null,
   ]);
 });
-
-it('cancels the near term first when told, and the rest on a second pass', async () => {
-  const timers = new TimerRepository(stores.database.db);
-  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
-  const claims = new RunClaims(stores.redis, createKeys(stores.config.prefix), { now: () => T0 });
-  const timer = await timers.insert(testDraft({ app: 'stop', name: 'near-first' }));
-  await stores.database.pool.query("UPDATE timers SET status = 'inactive' WHERE id = ?", [timer.id]);
-  const runAts = [1, 2, 3, 4].map((min) => T0 + min * 60_000);
-  await tasks.insertRuns(runAts.map((runAt) => ({ timerId: timer.id, app: 'stop', runAt, version: 1 })));
-  const stopper = new RunStopper(stores.database, claims, () => T0);
-  const near = await stopper.stop(timer.id, timer.version, T0, T0 + 2.5 * 60_000);
-  expect(near.map((r) => r.runAt)).toEqual(runAts.slice(0, 2));
-  const rest = await stopper.stop(timer.id, timer.version, T0);
-  expect(rest.map((r) => r.runAt)).toEqual(runAts.slice(2));
-});

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../api/app.js';
-import type { Core } from '../../src/core.js';
 import { call, createTestApp } from '../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../helpers/stores.js';
 
@@ -16,12 +15,10 @@ const NOW = Date.UTC(2030, 0, 1, 10, 17, 30);
 
 let stores: TestStores;
 let app: App;
-let core: Core;
 
 beforeAll(async () => {
   stores = await createTestStores('upsert');
-  core = createTestCore(stores, () => NOW);
-  app = createTestApp(core);
+  app = createTestApp(createTestCore(stores, () => NOW));
 });
 afterAll(async () => {
   await stores.cleanup();
@@ -127,7 +124,6 @@ describe('PUT /api/v1/apps/{app}/timers/{name}', () => {
       retry: { maxAttempts: 3, backoffMs: 1000 },
       status: 'inactive',
     });
-    await core.publisher.stopped();
     expect(await runsOf(first.body.id)).toEqual([]);
   });
 
@@ -289,7 +285,6 @@ describe('PUT and apply with the schedule fields (every, offset, jitterMs, autoP
     expect(paused.status).toBe(200);
     expect(paused.body.status).toBe('inactive');
     expect(paused.body.pausedAt).not.toBeNull();
-    await core.publisher.stopped();
     expect(await runsOf(paused.body.id)).toEqual([]);
     const resumed = await put('spread', spread);
     expect(resumed.body).toMatchObject({ status: 'active', pausedAt: null, pausedNote: null });

@@ -16,14 +16,6 @@ import type { RunStopper } from './run-stopper.js';
 export const REPAIR_AFTER_MS = 10_000;
 /** Marks one repair pass publishes at most. */
 const REPAIR_BATCH = 200;
-/** Disabled timers whose runs are stopped at once, each in its own transaction. */
-const STOPS_AT_ONCE = 8;
-/**
- * A stop first cancels the runs due this soon, and the rest (an hour of an every-second
- * timer's) once every queued stop has done so: thousands of disables reach the near
- * term within seconds.
- */
-const NEAR_TERM_MS = 2 * MINUTE;
 
 export interface PlanPublisherDeps {
   outbox: PlanOutboxRepository;
@@ -41,13 +33,6 @@ export interface PlanPublisherDeps {
   stepMinutes: number;
   logger: Logger;
   now(): number;
-}
-
-/** A disabled timer whose runs are still to stop, with the outbox marks its stop clears. */
-interface QueuedStop {
-  version: number;
-  disabledAt: number;
-  marks: OutboxMark[];
 }
 
 /** A committed change, as it must reach Redis. */
@@ -72,12 +57,6 @@ export interface Publication {
  */
 export class PlanPublisher {
   private readonly ttlMs: number;
-  /** Disabled timers whose runs are still to stop, by id (the latest disable of each). */
-  private readonly stopsDue = new Map<number, QueuedStop>();
-  /** Stops whose near term is done, waiting for the rest of their runs to be cancelled. */
-  private readonly stopsToFinish = new Map<number, QueuedStop>();
-  private stopping: Promise<void> | null = null;
-  private readonly inStop = new Set<number>();
 
   constructor(private readonly d: PlanPublisherDeps) {
     this.ttlMs = copyTtlMs(d.stepMinutes);
@@ -102,80 +81,17 @@ export class PlanPublisher {
       );
       if (p.deleted && p.deleted.length > 0) await this.d.copies.forget(p.deleted, this.ttlMs);
       for (const id of p.announce) await this.d.announce(id);
-      await this.d.planner.publish(p.change, this.d.now());
-      // A disabled timer's runs are stopped behind the answer (every executor already skips
-      // them: its copy says so); its mark stays until they are, for the repair.
-      const disabled = p.timers.filter((t) => t.status === 'inactive');
-      const marksOf = (id: number) => p.marks.filter((m) => m.timerId === id);
-      for (const t of disabled) this.queueStop(t, marksOf(t.id));
-      const stopping = new Set(disabled.map((t) => t.id));
-      await this.d.outbox.clear(p.marks.filter((m) => !stopping.has(m.timerId)));
+      // A disabled timer's runs go once every executor skips them (its copy says so).
+      const stopped: PlanChange['cancelled'] = [];
+      for (const t of p.timers.filter((t) => t.status === 'inactive'))
+        stopped.push(...(await this.d.stopper.stop(t.id, t.version, t.pausedAt ?? this.d.now())));
+      const change = { planned: p.change.planned, cancelled: [...p.change.cancelled, ...stopped] };
+      await this.d.planner.publish(change, this.d.now());
+      await this.d.outbox.clear(p.marks);
     } catch (err) {
       this.d.logger.warn(
         { timers: p.marks.map((m) => m.timerId), err: (err as Error).message },
         'a committed timer change did not reach Redis yet; it is published again within seconds',
-      );
-    }
-  }
-
-  /** Waits until every stop queued so far is done (tests). */
-  async stopped(): Promise<void> {
-    while (this.stopping) await this.stopping;
-  }
-
-  private queueStop(t: Timer, marks: readonly OutboxMark[]): void {
-    const queued = this.stopsDue.get(t.id) ?? this.stopsToFinish.get(t.id);
-    this.stopsToFinish.delete(t.id);
-    this.stopsDue.set(t.id, {
-      version: t.version,
-      disabledAt: t.pausedAt ?? this.d.now(),
-      marks: [...(queued?.marks ?? []), ...marks],
-    });
-    this.kickStops();
-  }
-
-  private kickStops(): void {
-    if (this.stopping) return;
-    this.stopping = this.drainStops().finally(() => {
-      this.stopping = null;
-      if (this.stopsDue.size + this.stopsToFinish.size > 0) this.kickStops();
-    });
-  }
-
-  /**
-   * Stops the queued timers' runs, a few at a time: an incident's thousands of disables are
-   * answered at once, and their run history (an every-second timer has thousands of planned
-   * rows) is dealt with after. A stop that fails leaves its mark to the repair.
-   */
-  private async drainStops(): Promise<void> {
-    for (;;) {
-      const nearTerm = this.stopsDue.size > 0;
-      const queue = nearTerm ? this.stopsDue : this.stopsToFinish;
-      if (queue.size === 0) return;
-      const batch = [...queue].slice(0, STOPS_AT_ONCE);
-      for (const [id] of batch) {
-        queue.delete(id);
-        this.inStop.add(id);
-      }
-      await Promise.all(
-        batch.map(async ([id, stop]) => {
-          try {
-            const until = nearTerm ? this.d.now() + NEAR_TERM_MS : Number.POSITIVE_INFINITY;
-            const cancelled = await this.d.stopper.stop(id, stop.version, stop.disabledAt, until);
-            await this.d.planner.publish({ planned: [], cancelled }, this.d.now());
-            // Queued again meanwhile (a newer disable): that stop carries the marks on.
-            if (this.stopsDue.has(id)) this.stopsDue.get(id)!.marks.push(...stop.marks);
-            else if (nearTerm) this.stopsToFinish.set(id, stop);
-            else await this.d.outbox.clear(stop.marks);
-          } catch (err) {
-            this.d.logger.warn(
-              { timer: id, err: (err as Error).message },
-              "a disabled timer's runs are not stopped yet; the repair tries again within seconds",
-            );
-          } finally {
-            this.inStop.delete(id);
-          }
-        }),
       );
     }
   }
@@ -188,11 +104,7 @@ export class PlanPublisher {
    */
   async repair(): Promise<number> {
     const now = this.d.now();
-    // A stop queued here is late, not lost: its mark waits for it.
-    const marks = (await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH)).filter(
-      (m) =>
-        !this.stopsDue.has(m.timerId) && !this.stopsToFinish.has(m.timerId) && !this.inStop.has(m.timerId),
-    );
+    const marks = await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH);
     if (marks.length === 0) return 0;
     const found = new Map((await this.d.timers.findByIds(marks.map((m) => m.timerId))).map((t) => [t.id, t]));
     const horizon = planHorizon(now, this.d.stepMinutes);

@@ -29,16 +29,8 @@ export class RunStopper {
     private readonly now: () => number,
   ) {}
 
-  /**
-   * Returns the runs cancelled (to take out of the slices); none if the timer changed
-   * since. With `untilMs`, cancels only the runs due before it (the rest can wait).
-   */
-  async stop(
-    timerId: number,
-    version: number,
-    disabledAt: number,
-    untilMs = Number.POSITIVE_INFINITY,
-  ): Promise<PendingRun[]> {
+  /** Returns the runs cancelled (to take out of the slices); none if the timer changed since. */
+  async stop(timerId: number, version: number, disabledAt: number): Promise<PendingRun[]> {
     return this.database.transaction(async (tx) => {
       const [row] = await tx.db
         .select({ version: timers.version, status: timers.status, maxRuns: timers.maxRuns })
@@ -46,7 +38,7 @@ export class RunStopper {
         .where(eq(timers.id, timerId))
         .for('update');
       if (!row || row.version !== version || row.status !== 'inactive') return [];
-      return this.stopIn(tx, { id: timerId, maxRuns: row.maxRuns }, disabledAt, untilMs);
+      return this.stopIn(tx, { id: timerId, maxRuns: row.maxRuns }, disabledAt);
     });
   }
 
@@ -59,7 +51,6 @@ export class RunStopper {
     tx: Transaction,
     timer: Pick<Timer, 'id' | 'maxRuns'>,
     disabledAt: number,
-    untilMs = Number.POSITIVE_INFINITY,
   ): Promise<PendingRun[]> {
     const timerId = timer.id;
     const tasks = new TaskRepository(tx.db, tx.conn);
@@ -83,7 +74,7 @@ export class RunStopper {
     const soon = await tasks.pendingOfTimer(timerId, disabledAt, this.now() + CLAIMED_AHEAD_MS);
     const taken = soon.length === 0 ? [] : await this.claims.peek(soon.map(refOf));
     const spared = soon.filter((_, i) => taken[i] !== null && taken[i] !== undefined).map((r) => r.runAt);
-    const cancelled = await tasks.deletePending(timerId, disabledAt, spared, untilMs);
+    const cancelled = await tasks.deletePending(timerId, disabledAt, spared);
     // maxRuns counts planned runs: the cancelled ones no longer count.
     if (timer.maxRuns !== null && cancelled.length > 0) {
       await tx.db

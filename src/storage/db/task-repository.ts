@@ -250,19 +250,17 @@ export class TaskRepository {
     return (result as { affectedRows: number }).affectedRows === 1;
   }
 
-  /** Deletes a timer's scheduled runs still `pending` in [fromMs, untilMs); returns them. */
+  /** Deletes a timer's scheduled runs still `pending` at or after `fromMs`; returns them. */
   async deletePending(
     timerId: number,
     fromMs: number,
     except: readonly number[] = [],
-    untilMs = Number.POSITIVE_INFINITY,
   ): Promise<PendingRun[]> {
     const cond = and(
       eq(tasks.timerId, timerId),
       eq(tasks.status, 'pending'),
       eq(tasks.trigger, 'schedule'),
       gte(tasks.runAt, new Date(fromMs)),
-      Number.isFinite(untilMs) ? lt(tasks.runAt, new Date(untilMs)) : undefined,
       except.length > 0
         ? notInArray(
             tasks.runAt,
