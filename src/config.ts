@@ -90,180 +90,393 @@ const allowHostList = z
     return [...new Set(entries.map((h) => formatAllowedHost(parseAllowedHost(h)!)))];
   });
 
-const schema = z.object({
-  PORT: int(0, 65_535).default(8081),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  MYSQL_URL: z
-    .url({ protocol: /^mysql$/ })
-    .default('mysql://root@127.0.0.1:3306/xtimer')
-    .refine((u) => {
-      try {
-        return /^\/[A-Za-z0-9_$]{1,64}$/.test(new URL(u).pathname);
-      } catch {
-        return false;
-      }
-    }, 'must name a database, e.g. /xtimer'),
-  REDIS_URL: z
-    .string()
-    .default('redis://127.0.0.1:6379')
-    .superRefine((u, ctx) => {
-      try {
-        if (clusterTarget(u) !== null) return;
-        if (!/^rediss?:$/.test(new URL(u).protocol)) throw new Error('');
-      } catch (err) {
-        const why = (err as Error).message;
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port for a Redis Cluster${why ? ` (${why})` : ''}`,
-        });
-      }
-    }),
-  /** A Redis Cluster's seed nodes, host:port,host:port: REDIS_URL then gives only the user, password and TLS. */
-  REDIS_CLUSTER_NODES: z
-    .string()
-    .superRefine((nodes, ctx) => {
-      try {
-        clusterTarget(`redis+cluster://${nodes}`);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `a comma list of host:port: ${(err as Error).message}` });
-      }
-    })
-    .optional(),
-  XTIMER_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'letters, digits and _ . : - only, at most 32')
-    .default('xtimer:'),
-  XTIMER_ROLES: z
-    .string()
-    .default(ROLES.join(','))
-    .transform((v, ctx) => {
-      const roles = [
-        ...new Set(
-          v
-            .split(',')
-            .map((r) => r.trim())
-            .filter(Boolean),
-        ),
-      ];
-      const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
-      if (roles.length === 0 || unknown.length > 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `unknown role(s) ${JSON.stringify(unknown)}; use a comma list of ${ROLES.join(', ')}`,
-        });
-        return z.NEVER;
-      }
-      return roles as Role[];
-    }),
-  BUCKETS: int(1, 1024).default(10),
-  MAX_BUCKETS: int(1, 4096).default(200),
-  SCHEDULER_TICK_MS: int(50, 10_000).default(1000),
-  PREFETCH_MS: int(0, 30_000).default(2000),
-  PREREAD_MS: int(0, 10_000).default(1500),
-  MIGRATE_STEP_MINUTES: int(1, 1440).default(60),
-  TRIGGER_CONCURRENCY: int(1, 10_000).default(640),
-  EXECUTOR_CONCURRENCY: int(1, 100_000).default(10_000),
-  // BullMQ workers sharing EXECUTOR_CONCURRENCY in one process (each fetches jobs one at a time).
-  EXECUTOR_WORKERS: int(1, 64).default(4),
-  // Runs one executor process carries at once (claimed, waiting for their millisecond, being
-  // called); more wait in the queue, unclaimed, so an overloaded process keeps its pace.
-  EXECUTOR_MAX_RUNS: int(100, 1_000_000).default(20_000),
-  // Runs a second one backfill sends (a backfill's runs are past: they wait their turn).
-  BACKFILL_RATE: int(1, 10_000).default(50),
-  CALLBACK_TIMEOUT_MS: int(100, 300_000).default(5000),
-  // SIGTERM: calls in flight finish within this; set the container's stop grace period to it.
-  SHUTDOWN_GRACE_MS: int(1000, 3_600_000).default(DEFAULT_SHUTDOWN_GRACE_MS),
-  // Callbacks of one app in flight at once in one executor process; more wait (fairness between apps).
-  APP_MAX_IN_FLIGHT: int(1, 100_000).default(1000),
-  CALLBACK_CONNECTIONS: int(1, 65_535).default(8192),
-  TASK_RETENTION_DAYS: int(1, 3650).default(7),
-  // Failed and missed runs are kept this long (copied aside when their day is dropped); ≥ TASK_RETENTION_DAYS.
-  TASK_RETENTION_FAILED_DAYS: int(1, 3650).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // A process without the api role serves /metrics and /healthz here (unset: not at all).
-  METRICS_PORT: int(0, 65_535).optional(),
-  XTIMER_INSECURE: bool.default(false),
-  // Basic auth over /dashboard (the board and the timers page); both or neither.
-  DASHBOARD_USER: z.string().min(1).max(256).optional(),
-  DASHBOARD_PASSWORD: z.string().min(1).max(256).optional(),
-  // Security (README "Security"). Unset admin token: the API is open (loopback only unless XTIMER_INSECURE).
-  XTIMER_ADMIN_TOKEN: secret(24),
-  // Encrypts the apps' signing secrets at rest; required once XTIMER_ADMIN_TOKEN is set.
-  XTIMER_SECRET_KEY: secret(24),
-  APP_KEY_GRACE_SECONDS: int(0, 30 * 86_400).default(86_400),
-  APP_RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).default(600),
-  MAX_TIMERS_PER_APP: int(0, 100_000_000).default(10_000),
-  MIN_RUN_INTERVAL_MS: int(0, 86_400_000).default(1000),
-  // The SSRF guard is on in every mode; CALLBACK_ALLOW_HOSTS names the local receivers to call anyway.
-  CALLBACK_BLOCK_PRIVATE: bool.default(true),
-  CALLBACK_ALLOW_HOSTS: allowHostList,
-  // Open mode answers only requests whose Host is loopback or one of these (DNS rebinding).
-  PUBLIC_HOSTS: hostList('PUBLIC_HOSTS'),
-});
+/** Where a setting belongs in the reference: what every deployment sets, what a team decides, what a load asks. */
+export type SettingGroup = 'essential' | 'policy' | 'tuning';
+
+/** One setting: its Config key, its group, its validation, and its line in the reference. */
+export interface SettingSpec<K extends string = string, S extends z.ZodType = z.ZodType> {
+  key: K;
+  group: SettingGroup;
+  /** The default as the reference shows it. */
+  default: string;
+  /** What it does, in a line. */
+  about: string;
+  schema: S;
+  /** Never echoed in errors (a URL may carry a password). */
+  secret?: boolean;
+}
+
+const setting = <K extends string, S extends z.ZodType>(spec: SettingSpec<K, S>) => spec;
+
+/** Every setting, once: the schema, the Config type and its mapping, and docs/configuration.md follow from it. */
+export const SETTING_SPECS = {
+  PORT: setting({
+    key: 'port',
+    group: 'essential',
+    default: '`8081`',
+    about: 'HTTP port of the api role',
+    schema: int(0, 65_535).default(8081),
+  }),
+  HOST: setting({
+    key: 'host',
+    group: 'essential',
+    default: '`127.0.0.1`',
+    about: 'address the api role listens on (`0.0.0.0` in the Docker image)',
+    schema: z.string().min(1).default('127.0.0.1'),
+  }),
+  MYSQL_URL: setting({
+    key: 'mysqlUrl',
+    secret: true,
+    group: 'essential',
+    default: '`mysql://root@127.0.0.1:3306/xtimer`',
+    about:
+      'MySQL 8 / MariaDB ≥ 10.6; must name a database, which is created if missing and migrated at start',
+    schema: z
+      .url({ protocol: /^mysql$/ })
+      .default('mysql://root@127.0.0.1:3306/xtimer')
+      .refine((u) => {
+        try {
+          return /^\/[A-Za-z0-9_$]{1,64}$/.test(new URL(u).pathname);
+        } catch {
+          return false;
+        }
+      }, 'must name a database, e.g. /xtimer'),
+  }),
+  REDIS_URL: setting({
+    key: 'redisUrl',
+    secret: true,
+    group: 'essential',
+    default: '`redis://127.0.0.1:6379`',
+    about:
+      'Redis ≥ 6.2 (`rediss://` for TLS), or a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](../README.md#redis-cluster))',
+    schema: z
+      .string()
+      .default('redis://127.0.0.1:6379')
+      .superRefine((u, ctx) => {
+        try {
+          if (clusterTarget(u) !== null) return;
+          if (!/^rediss?:$/.test(new URL(u).protocol)) throw new Error('');
+        } catch (err) {
+          const why = (err as Error).message;
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port for a Redis Cluster${why ? ` (${why})` : ''}`,
+          });
+        }
+      }),
+  }),
+  REDIS_CLUSTER_NODES: setting({
+    key: 'redisClusterNodes',
+    group: 'essential',
+    default: '—',
+    about:
+      "a Redis Cluster's seed nodes, `host:port,host:port`; `REDIS_URL` then gives only the user, password and TLS ([Redis Cluster](../README.md#redis-cluster))",
+    schema: z
+      .string()
+      .superRefine((nodes, ctx) => {
+        try {
+          clusterTarget(`redis+cluster://${nodes}`);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: `a comma list of host:port: ${(err as Error).message}` });
+        }
+      })
+      .optional(),
+  }),
+  XTIMER_PREFIX: setting({
+    key: 'prefix',
+    group: 'essential',
+    default: '`xtimer:`',
+    about:
+      'prefix of every Redis key (BullMQ queues use it as a hash tag, `{xtimer}`); processes of one cluster share it',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,32}$/, 'letters, digits and _ . : - only, at most 32')
+      .default('xtimer:'),
+  }),
+  XTIMER_ROLES: setting({
+    key: 'roles',
+    group: 'essential',
+    default: 'all: `api,scheduler,migrator,trigger,executor`',
+    about: 'the roles this process runs; `--roles=` on the command line wins',
+    schema: z
+      .string()
+      .default(ROLES.join(','))
+      .transform((v, ctx) => {
+        const roles = [
+          ...new Set(
+            v
+              .split(',')
+              .map((r) => r.trim())
+              .filter(Boolean),
+          ),
+        ];
+        const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
+        if (roles.length === 0 || unknown.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown role(s) ${JSON.stringify(unknown)}; use a comma list of ${ROLES.join(', ')}`,
+          });
+          return z.NEVER;
+        }
+        return roles as Role[];
+      }),
+  }),
+  BUCKETS: setting({
+    key: 'buckets',
+    group: 'tuning',
+    default: '`10`',
+    about: 'buckets per minute (slices that can be walked in parallel)',
+    schema: int(1, 1024).default(10),
+  }),
+  MAX_BUCKETS: setting({
+    key: 'maxBuckets',
+    group: 'tuning',
+    default: '`200`',
+    about: 'upper bound of the adaptive bucket count (`BUCKETS + runs/200` per minute); ≥ `BUCKETS`',
+    schema: int(1, 4096).default(200),
+  }),
+  SCHEDULER_TICK_MS: setting({
+    key: 'schedulerTickMs',
+    group: 'tuning',
+    default: '`1000`',
+    about: 'how often a scheduler tries to claim slices',
+    schema: int(50, 10_000).default(1000),
+  }),
+  PREFETCH_MS: setting({
+    key: 'prefetchMs',
+    group: 'tuning',
+    default: '`2000`',
+    about: 'how long before a minute starts its slices are claimed',
+    schema: int(0, 30_000).default(2000),
+  }),
+  PREREAD_MS: setting({
+    key: 'prereadMs',
+    group: 'tuning',
+    default: '`1500`',
+    about: 'how far ahead of each 1 s window the trigger reads it and queues its runs',
+    schema: int(0, 10_000).default(1500),
+  }),
+  MIGRATE_STEP_MINUTES: setting({
+    key: 'migrateStepMinutes',
+    group: 'tuning',
+    default: '`60`',
+    about: 'the migration window: runs are materialised this far ahead, at this interval',
+    schema: int(1, 1440).default(60),
+  }),
+  TRIGGER_CONCURRENCY: setting({
+    key: 'triggerConcurrency',
+    group: 'tuning',
+    default: '`640`',
+    about:
+      'slice jobs one process walks at once; a slice job holds its slot for its whole minute, so the trigger processes together need 3 × `MAX_BUCKETS` (previous, current and next minute)',
+    schema: int(1, 10_000).default(640),
+  }),
+  EXECUTOR_CONCURRENCY: setting({
+    key: 'executorConcurrency',
+    group: 'tuning',
+    default: '`10000`',
+    about:
+      'execute jobs one process holds at most, each a run or a batch of up to 500 runs of one slice second (waiting for their due ms or in their callback); fewer while `EXECUTOR_MAX_RUNS` has little room left, so that a backlog stays in the queue',
+    schema: int(1, 100_000).default(10_000),
+  }),
+  EXECUTOR_WORKERS: setting({
+    key: 'executorWorkers',
+    group: 'tuning',
+    default: '`4`',
+    about:
+      'BullMQ workers sharing `EXECUTOR_CONCURRENCY` in one process (each fetches jobs one round trip at a time)',
+    schema: int(1, 64).default(4),
+  }),
+  EXECUTOR_MAX_RUNS: setting({
+    key: 'executorMaxRuns',
+    group: 'tuning',
+    default: '`20000`',
+    about:
+      'runs one executor process carries at once (claimed, waiting for their due ms, or in their callback); past it the process fetches no more jobs and the backlog waits in the queue unclaimed, so an overloaded process keeps its pace: runs get late, not lost',
+    schema: int(100, 1_000_000).default(20_000),
+  }),
+  BACKFILL_RATE: setting({
+    key: 'backfillRate',
+    group: 'policy',
+    default: '`50`',
+    about: 'runs a second one backfill sends (`POST /api/v1/timers/{id}/backfills`), across the cluster',
+    schema: int(1, 10_000).default(50),
+  }),
+  CALLBACK_TIMEOUT_MS: setting({
+    key: 'callbackTimeoutMs',
+    group: 'policy',
+    default: '`5000`',
+    about: 'default callback timeout of a timer that sets none',
+    schema: int(100, 300_000).default(5000),
+  }),
+  SHUTDOWN_GRACE_MS: setting({
+    key: 'shutdownGraceMs',
+    group: 'essential',
+    default: '`315000`',
+    about:
+      'how long a process stopping on `SIGTERM` waits for its calls in flight (each ends within its timeout, at most 300 s) and writes their outcomes; a second signal cuts it short. Give the container the same stop grace period',
+    schema: int(1000, 3_600_000).default(DEFAULT_SHUTDOWN_GRACE_MS),
+  }),
+  APP_MAX_IN_FLIGHT: setting({
+    key: 'appMaxInFlight',
+    group: 'policy',
+    default: '`1000`',
+    about:
+      "callbacks of one app in flight at once in one executor process; more wait for a slot of their app (without holding an executor slot), so one app's hanging receivers delay only that app's runs",
+    schema: int(1, 100_000).default(1000),
+  }),
+  CALLBACK_CONNECTIONS: setting({
+    key: 'callbackConnections',
+    group: 'tuning',
+    default: '`8192`',
+    about:
+      'most connections per callback origin and process, opened as needed: a burst of runs due at one instant goes out at once instead of queueing behind responses (each is a file descriptor: keep `ulimit -n` above it; lower it to spare a callback host)',
+    schema: int(1, 65_535).default(8192),
+  }),
+  TASK_RETENTION_DAYS: setting({
+    key: 'taskRetentionDays',
+    group: 'policy',
+    default: '`7`',
+    about:
+      'runs are kept this long: the run history is partitioned by day, and a day older than this is dropped whole (see Retention)',
+    schema: int(1, 3650).default(7),
+  }),
+  TASK_RETENTION_FAILED_DAYS: setting({
+    key: 'taskRetentionFailedDays',
+    group: 'policy',
+    default: '`30` (or `TASK_RETENTION_DAYS` if longer)',
+    about:
+      'failed and missed runs are kept this long (copied to `task_failures` when their day is dropped, and still listed); at least `TASK_RETENTION_DAYS`',
+    schema: int(1, 3650).optional(),
+  }),
+  LOG_LEVEL: setting({
+    key: 'logLevel',
+    group: 'essential',
+    default: '`info`',
+    about: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent` (pino JSON on stdout)',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }),
+  METRICS_PORT: setting({
+    key: 'metricsPort',
+    group: 'essential',
+    default: 'unset (`9464` in the Docker image)',
+    about: 'a process without the api role serves `/metrics` and `/healthz` on this port',
+    schema: int(0, 65_535).optional(),
+  }),
+  XTIMER_INSECURE: setting({
+    key: 'insecure',
+    group: 'policy',
+    default: '`false`',
+    about: 'an open api on a non-loopback `HOST`: anyone who reaches the port is the admin',
+    schema: bool.default(false),
+  }),
+  DASHBOARD_USER: setting({
+    key: 'dashboardUser',
+    group: 'policy',
+    default: 'unset',
+    about: 'basic-auth user of `/dashboard`; set together with `DASHBOARD_PASSWORD`',
+    schema: z.string().min(1).max(256).optional(),
+  }),
+  DASHBOARD_PASSWORD: setting({
+    key: 'dashboardPassword',
+    secret: true,
+    group: 'policy',
+    default: 'unset',
+    about: 'basic-auth password of `/dashboard` (never printed in errors)',
+    schema: z.string().min(1).max(256).optional(),
+  }),
+  XTIMER_ADMIN_TOKEN: setting({
+    key: 'adminToken',
+    secret: true,
+    group: 'essential',
+    default: 'unset: open mode',
+    about:
+      'set, every call needs a token, and the api may listen anywhere; unset, anyone on this machine is the admin (the browser defences below apply)',
+    schema: secret(24),
+  }),
+  XTIMER_SECRET_KEY: setting({
+    key: 'secretKey',
+    secret: true,
+    group: 'essential',
+    default: 'unset',
+    about:
+      "key material (≥ 24 characters) that encrypts the apps' signing secrets at rest; required with `XTIMER_ADMIN_TOKEN`; the same on every process",
+    schema: secret(24),
+  }),
+  APP_KEY_GRACE_SECONDS: setting({
+    key: 'appKeyGraceSeconds',
+    group: 'policy',
+    default: '`86400`',
+    about: 'how long a rotated-out API key or signing secret stays valid by default',
+    schema: int(0, 30 * 86_400).default(86_400),
+  }),
+  APP_RATE_LIMIT_PER_MINUTE: setting({
+    key: 'appRateLimitPerMinute',
+    group: 'policy',
+    default: '`600`',
+    about:
+      'mutating API calls, previews and dry runs per app key and minute, across all api processes (`0` = no limit); 429 with `Retry-After` beyond',
+    schema: int(0, 1_000_000).default(600),
+  }),
+  MAX_TIMERS_PER_APP: setting({
+    key: 'maxTimersPerApp',
+    group: 'policy',
+    default: '`10000`',
+    about: 'timers one app may have (`0` = no limit); 409 `TIMER_LIMIT_REACHED` beyond',
+    schema: int(0, 100_000_000).default(10_000),
+  }),
+  MIN_RUN_INTERVAL_MS: setting({
+    key: 'minRunIntervalMs',
+    group: 'policy',
+    default: '`1000`',
+    about: 'crons whose runs come closer than this are refused with 400 `CRON_TOO_FREQUENT` (`0` = no limit)',
+    schema: int(0, 86_400_000).default(1000),
+  }),
+  CALLBACK_BLOCK_PRIVATE: setting({
+    key: 'callbackBlockPrivate',
+    group: 'policy',
+    default: '`true`',
+    about: '`false`: callbacks may reach anything this host reaches, metadata endpoints included',
+    schema: bool.default(true),
+  }),
+  CALLBACK_ALLOW_HOSTS: setting({
+    key: 'callbackAllowHosts',
+    group: 'policy',
+    default: 'none',
+    about: 'the listed names and addresses as callback targets, private or not (`host:port`: that port only)',
+    schema: allowHostList,
+  }),
+  PUBLIC_HOSTS: setting({
+    key: 'publicHosts',
+    group: 'policy',
+    default: 'none',
+    about: 'more `Host` names an open api answers to (the name a proxy or colleagues use)',
+    schema: hostList('PUBLIC_HOSTS'),
+  }),
+};
+
+type Specs = typeof SETTING_SPECS;
+
+const schema = z.object(
+  Object.fromEntries(Object.entries(SETTING_SPECS).map(([name, spec]) => [name, spec.schema])) as {
+    [E in keyof Specs]: Specs[E]['schema'];
+  },
+);
 
 /** Settings whose values are never echoed in errors. */
-const SECRET_SETTINGS: ReadonlySet<string> = new Set([
-  // URLs may carry a password.
-  'MYSQL_URL',
-  'REDIS_URL',
-  'DASHBOARD_PASSWORD',
-  'XTIMER_ADMIN_TOKEN',
-  'XTIMER_SECRET_KEY',
-]);
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(
+  Object.entries(SETTING_SPECS as Record<string, SettingSpec>)
+    .filter(([, spec]) => spec.secret)
+    .map(([name]) => name),
+);
 
 /** Every environment variable the configuration reads (docs and deployment files are checked against it). */
 export const SETTINGS = Object.keys(schema.shape) as ReadonlyArray<keyof typeof schema.shape>;
 
+/** The configuration, one key per setting (TASK_RETENTION_FAILED_DAYS resolved to a number). */
 export type Config = {
-  port: number;
-  host: string;
-  mysqlUrl: string;
-  redisUrl: string;
-  prefix: string;
-  roles: Role[];
-  buckets: number;
-  maxBuckets: number;
-  schedulerTickMs: number;
-  prefetchMs: number;
-  prereadMs: number;
-  migrateStepMinutes: number;
-  triggerConcurrency: number;
-  executorConcurrency: number;
-  executorMaxRuns: number;
-  /** BACKFILL_RATE: runs a second per backfill. */
-  backfillRate: number;
-  executorWorkers: number;
-  callbackTimeoutMs: number;
-  /** SHUTDOWN_GRACE_MS: how long a stopping process waits for its calls in flight and the rest of its shutdown. */
-  shutdownGraceMs: number;
-  /** Callbacks of one app in flight at once per executor process. */
-  appMaxInFlight: number;
-  callbackConnections: number;
-  taskRetentionDays: number;
-  taskRetentionFailedDays: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  metricsPort?: number | undefined;
-  insecure: boolean;
-  /** Dashboard basic-auth credentials; both set or both absent. */
-  dashboardUser?: string | undefined;
-  dashboardPassword?: string | undefined;
-  /** Bearer token that administers everything; absent = open mode (README "Security"). */
-  adminToken?: string | undefined;
-  /** Key material for the signing secrets at rest; absent = a built-in development key. */
-  secretKey?: string | undefined;
-  appKeyGraceSeconds: number;
-  /** Mutating API calls per app key and minute (0 = no limit). */
-  appRateLimitPerMinute: number;
-  /** 0 = no limit. */
-  maxTimersPerApp: number;
-  /** Crons firing more often than this are refused (0 = no limit). */
-  minRunIntervalMs: number;
-  callbackBlockPrivate: boolean;
-  /** Host names and IP addresses exempt from the SSRF guard. */
-  callbackAllowHosts: string[];
-  /** Besides loopback, the host names (or addresses) an open-mode API answers to. */
-  publicHosts: string[];
-};
+  [E in Exclude<keyof Specs, 'TASK_RETENTION_FAILED_DAYS'> as Specs[E]['key']]: z.output<Specs[E]['schema']>;
+} & { taskRetentionFailedDays: number };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -340,46 +553,13 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
       "XTIMER_SECRET_KEY: must be set when XTIMER_ADMIN_TOKEN is (it encrypts the apps' signing secrets at rest)",
     ]);
   }
-  return {
-    port: e.PORT,
-    host: e.HOST,
-    mysqlUrl: e.MYSQL_URL,
-    redisUrl: e.REDIS_CLUSTER_NODES ? clusterUrl(e.REDIS_URL, e.REDIS_CLUSTER_NODES) : e.REDIS_URL,
-    prefix: e.XTIMER_PREFIX,
-    roles: e.XTIMER_ROLES,
-    buckets: e.BUCKETS,
-    maxBuckets: e.MAX_BUCKETS,
-    schedulerTickMs: e.SCHEDULER_TICK_MS,
-    prefetchMs: e.PREFETCH_MS,
-    prereadMs: e.PREREAD_MS,
-    migrateStepMinutes: e.MIGRATE_STEP_MINUTES,
-    triggerConcurrency: e.TRIGGER_CONCURRENCY,
-    executorConcurrency: e.EXECUTOR_CONCURRENCY,
-    executorMaxRuns: e.EXECUTOR_MAX_RUNS,
-    backfillRate: e.BACKFILL_RATE,
-    executorWorkers: e.EXECUTOR_WORKERS,
-    callbackTimeoutMs: e.CALLBACK_TIMEOUT_MS,
-    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
-    appMaxInFlight: e.APP_MAX_IN_FLIGHT,
-    callbackConnections: e.CALLBACK_CONNECTIONS,
-    taskRetentionDays: e.TASK_RETENTION_DAYS,
-    // Unset: 30 days, or TASK_RETENTION_DAYS if that is longer.
-    taskRetentionFailedDays: e.TASK_RETENTION_FAILED_DAYS ?? Math.max(30, e.TASK_RETENTION_DAYS),
-    logLevel: e.LOG_LEVEL,
-    metricsPort: e.METRICS_PORT,
-    insecure: e.XTIMER_INSECURE,
-    dashboardUser: e.DASHBOARD_USER,
-    dashboardPassword: e.DASHBOARD_PASSWORD,
-    adminToken: e.XTIMER_ADMIN_TOKEN,
-    secretKey: e.XTIMER_SECRET_KEY,
-    appKeyGraceSeconds: e.APP_KEY_GRACE_SECONDS,
-    appRateLimitPerMinute: e.APP_RATE_LIMIT_PER_MINUTE,
-    maxTimersPerApp: e.MAX_TIMERS_PER_APP,
-    minRunIntervalMs: e.MIN_RUN_INTERVAL_MS,
-    callbackBlockPrivate: e.CALLBACK_BLOCK_PRIVATE,
-    callbackAllowHosts: e.CALLBACK_ALLOW_HOSTS,
-    publicHosts: e.PUBLIC_HOSTS,
-  };
+  const config = Object.fromEntries(
+    Object.entries(SETTING_SPECS).map(([name, spec]) => [spec.key, e[name as keyof typeof e]]),
+  ) as Record<string, unknown>;
+  if (e.REDIS_CLUSTER_NODES) config.redisUrl = clusterUrl(e.REDIS_URL, e.REDIS_CLUSTER_NODES);
+  // Unset: 30 days, or TASK_RETENTION_DAYS if that is longer.
+  config.taskRetentionFailedDays = e.TASK_RETENTION_FAILED_DAYS ?? Math.max(30, e.TASK_RETENTION_DAYS);
+  return config as Config;
 }
 
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3}|\[::1\])$/i;
