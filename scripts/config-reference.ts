@@ -33,12 +33,19 @@ export function configurationReference(): string {
     'in for `XTIMER_ROLES`.',
   ];
   for (const { group, title, intro } of GROUPS) {
-    lines.push('', `## ${title}`, '', intro, '', '| name | default | meaning |', '| --- | --- | --- |');
-    for (const [name, spec] of Object.entries(SETTING_SPECS)) {
-      if (spec.group === group) lines.push(`| \`${name}\` | ${spec.default} | ${spec.about} |`);
-    }
+    const rows = Object.entries(SETTING_SPECS)
+      .filter(([, spec]) => spec.group === group)
+      .map(([name, spec]) => [`\`${name}\``, spec.default, spec.about]);
+    lines.push('', `## ${title}`, '', intro, '', ...table(['name', 'default', 'meaning'], rows));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A Markdown table with its columns padded, as the formatter writes them. */
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
 export const REFERENCE_FILE = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
