@@ -1,0 +1,638 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { PreparedCall } from '../../../../src/callback/callback-request.js';
+import type { CallResult } from '../../../../src/callback/http-caller.js';
+import { dayKey } from '../../../../src/domain/plan/slice.js';
+import { taskKey } from '../../../../src/domain/plan/task-key.js';
+import type { Timer } from '../../../../src/domain/timer.js';
+import { createLogger } from '../../../../src/observability/logger.js';
+import { Metrics } from '../../../../src/observability/metrics.js';
+import { AppSlots } from '../../../../src/services/firing/admission/app-slots.js';
+import { RunBudget } from '../../../../src/services/firing/admission/run-budget.js';
+import { LeaseKeeper } from '../../../../src/services/firing/lease-keeper.js';
+import { ReleaseGate } from '../../../../src/services/firing/release/release-gate.js';
+import { RunExecutor, type RunToExecute } from '../../../../src/services/firing/run-executor.js';
+import { RunRecorder } from '../../../../src/services/firing/settle/run-recorder.js';
+import { TimerCache } from '../../../../src/services/firing/timer-cache.js';
+import type { RunOutcome, RunState } from '../../../../src/storage/db/task-repository.js';
+import { createKeys } from '../../../../src/storage/redis/keys.js';
+import type { QueuedRun } from '../../../../src/storage/redis/queues.js';
+import { OverlapSlots } from '../../../../src/storage/redis/runs/overlap-slots.js';
+import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';
+import { createTestStores, deleteKeys, eventually, type TestStores } from '../../../helpers/stores.js';
+import { testTimer } from '../../../helpers/timers.js';
+
+/**
+ * RunExecutor over real claim records in Redis, with one injected clock for the claims,
+ * the leases, the release gate and the executor's decisions, and an HTTP caller that
+ * answers as each test says: what is sent, when, under which attempt, and when not.
+ */
+let stores: TestStores;
+let clock = 0;
+const T0 = Date.parse('2030-05-01T08:00:00Z');
+let seq = 0;
+
+interface Harness {
+  executor: RunExecutor;
+  claims: RunClaims;
+  leases: LeaseKeeper;
+  slots: AppSlots;
+  sent: PreparedCall[];
+  written: RunOutcome[];
+  retries: Array<{ run: QueuedRun; delayMs: number }>;
+  recorder: RunRecorder;
+  answer: (call: PreparedCall) => Promise<CallResult>;
+  history: Map<string, RunState>;
+  /** MySQL reads of run history fail this many more times (an outage). */
+  historyFailures: number;
+  /** The pause of the whole service, while there is one. */
+  paused: { note: string } | null;
+  /** Makes the next request building throw, as when Redis or MySQL is unreachable for a moment. */
+  failNextPrepare: boolean;
+}
+
+function ok(status = 200): CallResult {
+  return { kind: 'response', status, output: 'ok', retryAfter: null, sentAt: clock, durationMs: 3 };
+}
+
+function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harness {
+  clock = T0 + 1000 * seq;
+  const known = Array.isArray(timers) ? timers : [timers];
+  const keys = createKeys(stores.config.prefix);
+  const claims = new RunClaims(stores.redis, keys, { now: () => clock });
+  const leases = new LeaseKeeper(claims, () => clock);
+  const h = {} as Harness;
+  h.sent = [];
+  h.written = [];
+  h.retries = [];
+  h.history = new Map();
+  h.historyFailures = 0;
+  h.paused = null;
+  h.failNextPrepare = false;
+  h.answer = async () => ok();
+  h.claims = claims;
+  h.leases = leases;
+  h.slots = new AppSlots(perApp);
+  h.recorder = new RunRecorder(async (o) => {
+    h.written.push(...o);
+  }, createLogger('silent'));
+  h.executor = new RunExecutor({
+    claims,
+    leases,
+    history: async () => {
+      if (h.historyFailures > 0) {
+        h.historyFailures--;
+        throw new Error('connect ECONNREFUSED');
+      }
+      return h.history;
+    },
+    cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
+    recorder: h.recorder,
+    caller: {
+      send: async (call) => {
+        h.sent.push(call);
+        return h.answer(call);
+      },
+    },
+    gate: new ReleaseGate(() => clock),
+    slots: h.slots,
+    budget,
+    overlap: new OverlapSlots(stores.redis, keys),
+    continuations: {
+      retry: async (run, delayMs) => {
+        h.retries.push({ run, delayMs });
+      },
+      handBack: async () => undefined,
+    },
+    metrics: new Metrics(),
+    redisMayHaveLostData: () => false,
+    owner: 'test-host:1:abc',
+    paused: () => h.paused,
+    signing: {
+      forApp: async () => {
+        if (!h.failNextPrepare) return null;
+        h.failNextPrepare = false;
+        throw new Error('Connection is closed.');
+      },
+    },
+    logger: createLogger('silent'),
+    now: () => clock,
+    sleep: async (ms) => {
+      clock += ms;
+    },
+  });
+  return h;
+}
+
+/** A run due now (the gate lets it go at once). */
+function dueRun(timer: Timer, extra: Partial<RunToExecute> = {}): RunToExecute {
+  clock = T0 + 1000 * ++seq;
+  return { timerId: timer.id, runAt: clock, slice: 'test', version: timer.version, ...extra };
+}
+
+async function outcomesOf(h: Harness, run: RunToExecute): Promise<RunOutcome[]> {
+  await h.recorder.flush();
+  return h.written.filter((o) => o.timerId === run.timerId && o.runAt === run.runAt);
+}
+
+beforeAll(async () => {
+  stores = await createTestStores('runexec');
+});
+beforeEach(async () => {
+  await deleteKeys(stores.redis, [`${stores.config.prefix}*`]);
+});
+afterAll(async () => {
+  await stores.cleanup();
+});
+
+describe('a run due now', () => {
+  it('is called once with its task id and attempt 1, and recorded succeeded', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+    expect(h.sent).toHaveLength(1);
+    expect(h.sent[0]!.headers).toMatchObject({
+      'x-xtimer-task-id': taskKey(timer.id, run.runAt),
+      'x-xtimer-attempt': '1',
+    });
+    expect(await outcomesOf(h, run)).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 1 })]);
+  });
+
+  it('is called once however many copies of it are executed', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const reports = await Promise.all([
+      h.executor.execute(run),
+      h.executor.execute(run),
+      h.executor.execute(run),
+    ]);
+    expect(reports.map((r) => r.verdict).sort()).toEqual(['duplicate', 'duplicate', 'succeeded']);
+    expect(h.sent).toHaveLength(1);
+  });
+
+  it('is not called when its lease was taken over while it waited (fenced), and records nothing', async () => {
+    const timer = testTimer();
+    const h = harness(timer, 1);
+    // The app's one slot is busy: the run waits detached from its job.
+    expect(h.slots.tryTake(timer.app)).toBe(true);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'deferred' });
+    // No heartbeat reaches Redis (this holder looks dead): another executor takes it over.
+    clock += 60_000;
+    const other = await h.claims.claim(
+      { key: taskKey(timer.id, run.runAt), runAt: run.runAt },
+      'other',
+      10_000,
+    );
+    // It waited parked, without a call: the takeover makes the same attempt.
+    expect(other).toMatchObject({ outcome: 'claimed', attempt: 1 });
+    h.slots.give(timer.app);
+    await h.executor.drain();
+    expect(h.sent).toHaveLength(0);
+    expect(await outcomesOf(h, run)).toEqual([]);
+  });
+
+  it('stays its holder through a wait longer than the lease when the heartbeat renews it', async () => {
+    const timer = testTimer();
+    const h = harness(timer, 1);
+    h.slots.tryTake(timer.app);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    for (let i = 0; i < 15; i++) {
+      clock += 2000;
+      await h.leases.beat();
+    }
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    expect(await h.claims.claim(key, 'other', 10_000)).toMatchObject({ outcome: 'busy' });
+    h.slots.give(timer.app);
+    await h.executor.drain();
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('a run whose execution fails before its call', () => {
+  it('has its attempt undone, so the next try of its job calls it at once, as attempt 1', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.failNextPrepare = true;
+    await expect(h.executor.execute(run)).rejects.toThrow('Connection is closed.');
+    expect(h.sent).toHaveLength(0);
+    // Its lease is neither renewed nor left held: the job's retry claims it.
+    expect(h.leases.size).toBe(0);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('a failed call', () => {
+  it('is handed to a retry job after its backoff: the job lets go, the claim backs off', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(503);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'retrying', attempt: 1, httpStatus: 503 });
+    expect(h.retries).toHaveLength(1);
+    expect(h.retries[0]!.run).toMatchObject({ timerId: timer.id, runAt: run.runAt, afterAttempt: 1 });
+    expect(h.retries[0]!.delayMs).toBeGreaterThanOrEqual(500);
+    const [record] = await h.claims.peek([{ key: taskKey(timer.id, run.runAt), runAt: run.runAt }]);
+    expect(record).toMatchObject({ state: 'backoff', attempt: 1 });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'running', attempts: 1, httpStatus: 503 }),
+    ]);
+  });
+
+  it('is retried by the retry job as attempt 2, with the same task id, and then recorded', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(503);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+    expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['1', '2']);
+    expect(new Set(h.sent.map((c) => c.headers['x-xtimer-task-id'])).size).toBe(1);
+  });
+
+  it('keeps its retries when the schedule changed meanwhile (a PATCH re-planned from after its time)', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(500);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    // The PATCH's new plan starts now, after the run's time, under a newer version.
+    const patched = testTimer({
+      ...timer,
+      version: timer.version + 1,
+      plannedFrom: clock,
+      endAt: clock + 60_000,
+    });
+    const after = harness(patched);
+    clock = run.runAt + h.retries[0]!.delayMs;
+    expect(await after.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+  });
+
+  it('keeps its retries under overlapPolicy skip when another run took the slot meanwhile', async () => {
+    const timer = testTimer({ overlapPolicy: 'skip', retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(500);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    // Its slot lapsed while its holder was taken over (or Redis lost it), and the next run took it.
+    const slot = createKeys(stores.config.prefix).overlap(timer.id, 'running');
+    await stores.redis.set(slot, taskKey(timer.id, run.runAt + 1000), 'PX', 60_000);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+  });
+
+  it('ends its retries skipped once the timer is disabled', async () => {
+    const timer = testTimer({ status: 'inactive' });
+    const h = harness(timer);
+    const run = dueRun(timer, { slice: 'retry', afterAttempt: 1 });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+  });
+
+  it('after a timeout is recorded failed with "timeout after N ms" once attempts are spent', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 1, backoffMs: 0 } });
+    const h = harness(timer);
+    h.answer = async () => ({
+      kind: 'error',
+      error: 'timeout after 5000 ms',
+      timedOut: true,
+      sentAt: clock,
+      durationMs: 5000,
+    });
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'failed' });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'failed', error: 'timeout after 5000 ms' }),
+    ]);
+  });
+});
+
+/**
+ * Apps `noisy` and `quiet`, one call in flight each at most; noisy's receiver never
+ * answers, and one noisy run is already in flight when this returns.
+ */
+async function noisyAppHanging(budget?: RunBudget) {
+  const noisy = testTimer({ id: 1, app: 'noisy' });
+  const quiet = testTimer({ id: 2, app: 'quiet' });
+  const h = harness([noisy, quiet], 1, budget);
+  h.answer = (call) =>
+    call.headers['x-xtimer-timer-id'] === '1' ? new Promise(() => undefined) : Promise.resolve(ok());
+  void h.executor.execute(dueRun(noisy));
+  await eventually(() => h.sent.length === 1, 'noisy call sent');
+  return { h, noisy, quiet };
+}
+
+describe("an app's in-flight limit", () => {
+  it('parks a run over the limit without its job, and calls it as soon as a call of its app ends', async () => {
+    const timer = testTimer();
+    const h = harness(timer, 1);
+    let answerFirst!: (r: CallResult) => void;
+    h.answer = () => new Promise((resolve) => (answerFirst = resolve));
+    const first = dueRun(timer);
+    const firstReport = h.executor.execute(first);
+    await eventually(() => h.sent.length === 1, 'first call sent');
+    h.answer = async () => ok();
+    const second = dueRun(timer);
+    expect(await h.executor.execute(second)).toEqual({ verdict: 'deferred' });
+    expect(h.sent).toHaveLength(1);
+    answerFirst(ok());
+    await firstReport;
+    await h.executor.drain();
+    expect(h.sent).toHaveLength(2);
+    expect(await outcomesOf(h, second)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+  });
+
+  it("does not hold back another app's runs", async () => {
+    const { h, noisy, quiet } = await noisyAppHanging();
+    expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
+    expect(await h.executor.execute(dueRun(quiet))).toMatchObject({ verdict: 'succeeded' });
+  });
+});
+
+describe("the process's run budget", () => {
+  it('leaves a run beyond it unclaimed until a run ends, then carries it', async () => {
+    const timer = testTimer();
+    const budget = new RunBudget(1);
+    const h = harness(timer, 10, budget);
+    let answerFirst!: (r: CallResult) => void;
+    h.answer = () => new Promise((resolve) => (answerFirst = resolve));
+    const first = h.executor.execute(dueRun(timer));
+    await eventually(() => h.sent.length === 1, 'first call sent');
+    h.answer = async () => ok();
+    const run = dueRun(timer);
+    const second = h.executor.execute(run);
+    await eventually(() => budget.waiting === 1, 'second run waits for a permit');
+    // Not claimed while it waits: its record is absent, so another executor may take it.
+    expect(await h.claims.peek([{ key: `${run.timerId}_${run.runAt}`, runAt: run.runAt }])).toEqual([null]);
+    answerFirst(ok());
+    await first;
+    expect(await second).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(2);
+  });
+
+  it('is given back by a run that lets go of its job to wait for its app', async () => {
+    const { h, noisy, quiet } = await noisyAppHanging(new RunBudget(2));
+    // The second noisy run waits for its app's slot, detached: it holds no permit...
+    expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
+    // ...so the quiet app's run gets the second permit at once.
+    expect(await h.executor.execute(dueRun(quiet))).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('withdraws a run still waiting for a permit at shutdown, unclaimed', async () => {
+    const timer = testTimer();
+    const budget = new RunBudget(1);
+    const h = harness(timer, 10, budget);
+    h.answer = () => new Promise(() => undefined);
+    void h.executor.execute(dueRun(timer));
+    await eventually(() => h.sent.length === 1, 'first call sent');
+    const waiting = h.executor.execute(dueRun(timer));
+    await eventually(() => budget.waiting === 1, 'second run waits for a permit');
+    budget.close();
+    expect(await waiting).toEqual({ verdict: 'withdrawn' });
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('a run that must not be called', () => {
+  it('is skipped with its reason when a newer plan of its timer superseded it', async () => {
+    // Version 3 fires at second 0 only; the run was planned by version 2 for second 30.
+    const timer = testTimer({ cron: '0 * * * * *', version: 3, plannedFrom: T0 });
+    const h = harness(timer);
+    clock = T0 + 30_000;
+    const run: RunToExecute = { timerId: timer.id, runAt: clock, slice: 'test', version: 2 };
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+    const [outcome] = await outcomesOf(h, run);
+    expect(outcome).toMatchObject({ status: 'skipped', attempts: 0 });
+    expect(outcome!.error).toMatch(/^superseded: planned for timer version 2/);
+  });
+
+  it('still fires when the newer plan makes the same instant', async () => {
+    const timer = testTimer({ cron: '*/10 * * * * *', version: 3, plannedFrom: T0 });
+    const h = harness(timer);
+    clock = T0 + 30_000;
+    expect(
+      await h.executor.execute({ timerId: timer.id, runAt: clock, slice: 'test', version: 2 }),
+    ).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('is skipped when its timer was disabled before it went out', async () => {
+    const timer = testTimer({ status: 'inactive' });
+    const h = harness(timer);
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+  });
+
+  it('is recorded missed when picked up past its misfire threshold and its successor is late too', async () => {
+    const timer = testTimer({ misfireThresholdMs: 5000 });
+    const h = harness(timer);
+    const run = dueRun(timer);
+    clock += 30_000;
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'missed' });
+    expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('a run of a timer that completed meanwhile', () => {
+  it('is still owed: a backlog may settle the final run first, and completion cancels no run', async () => {
+    const timer = testTimer({ status: 'completed' });
+    const h = harness(timer);
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('after Redis lost the claim records', () => {
+  it('leaves a run that MySQL shows running under a live lease to its holder', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), {
+      status: 'running',
+      attempts: 1,
+      leaseUntil: clock + 60_000,
+    });
+    // No bloom filter yet: the claim cannot rule out that the run ran, so MySQL is asked.
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
+  });
+
+  it('sends a run whose holder died mid-call (MySQL lease over) as the next attempt', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), { status: 'running', attempts: 1, leaseUntil: clock - 1 });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });
+    expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
+  });
+});
+
+describe('while MySQL cannot be read', () => {
+  it('calls a run claimed before its time without asking MySQL, whatever the bloom filter says', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.historyFailures = Number.POSITIVE_INFINITY;
+    // No bloom filter for the day yet ("unknown"), and the run is due a second from now.
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+
+  it('never reads a failed history check as "never ran": it asks again, then fails the job', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.history.set(taskKey(timer.id, run.runAt), { status: 'succeeded', attempts: 1, leaseUntil: null });
+    h.historyFailures = 10;
+    await expect(h.executor.execute(run)).rejects.toThrow('ECONNREFUSED');
+    expect(h.sent).toHaveLength(0);
+    expect(h.leases.size).toBe(0);
+    // A blip: the next read answers, and the run is found done.
+    h.historyFailures = 2;
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('a run that will not be called', () => {
+  it("needs no permit: a disabled timer's backlog is settled while every permit is held", async () => {
+    const active = testTimer({ id: 50 });
+    const disabled = testTimer({ id: 51, status: 'inactive' });
+    const budget = new RunBudget(1);
+    const h = harness([active, disabled], 10, budget);
+    expect(await budget.take()).toBe(true);
+    const waiting = h.executor.execute(dueRun(active));
+    const skipped = await h.executor.execute(dueRun(disabled));
+    expect(skipped).toMatchObject({ verdict: 'skipped' });
+    budget.give();
+    expect(await waiting).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('is skipped while the service is paused, with its note, unless a user asked for it', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.paused = { note: 'incident 42' };
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'skipped' });
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'skipped', error: 'paused: incident 42' }),
+    ]);
+    expect(await h.executor.execute(dueRun(timer, { trigger: 'manual' }))).toMatchObject({
+      verdict: 'succeeded',
+    });
+    h.paused = null;
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
+  });
+
+  it('is skipped when the pause begins while it waits for its time, a long note cut to the column', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    h.paused = { note: 'n'.repeat(1024) };
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+    const [outcome] = await outcomesOf(h, run);
+    expect(outcome!.error).toBe(`paused: ${'n'.repeat(1024 - 'paused: '.length)}`);
+  });
+
+  it('is called when the pause ends before its time: a pause is judged at the run time, not at pick-up', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    h.paused = { note: 'almost over' };
+    const run = { timerId: timer.id, runAt: clock + 1000, slice: 'test', version: timer.version };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    h.paused = null;
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
+  });
+});
+
+describe('the claim of a run being called', () => {
+  it('says the call may have gone out only once it is sent, so a takeover before counts no call', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    let answer!: (r: CallResult) => void;
+    h.answer = () => new Promise<CallResult>((r) => (answer = r));
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.sent.length === 1, 'sent');
+    await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
+    answer(ok());
+    expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+
+  it('is marked called before the call goes out, so a holder killed mid-call is never repeated as the same attempt', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    let seenAtSend: string | undefined;
+    h.answer = async () => {
+      seenAtSend = (await h.claims.peek([key]))[0]?.state;
+      return ok();
+    };
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+    expect(seenAtSend).toBe('running');
+  });
+
+  it('is not sent when marking it finds another holder: the mark is a fence', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    // Between the executor's last look at its lease and its call, the run was taken over.
+    const claims = h.claims;
+    const mark = claims.markCalled.bind(claims);
+    claims.markCalled = async (ref, owner, attempt, untilMs) => {
+      await stores.redis.set(
+        createKeys(stores.config.prefix).claim(dayKey(key.runAt), key.key),
+        `claimed|2|${clock + 10_000}|other`,
+      );
+      return mark(ref, owner, attempt, untilMs);
+    };
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'duplicate' });
+    expect(h.sent).toHaveLength(0);
+  });
+});
+
+describe('a job that came back after its holder died mid-call', () => {
+  it('is a continuation, past its misfire threshold too: the claim says a call was made', async () => {
+    const timer = testTimer({ misfirePolicy: 'skip', misfireThresholdMs: 1000 });
+    const h = harness(timer);
+    const run = dueRun(timer);
+    const ref = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    // Another process claimed it, called, and died: its lease lapsed long ago.
+    await h.claims.claim(ref, 'dead', 10_000);
+    await h.claims.markCalled(ref, 'dead', 1, clock + 10_000);
+    clock += 60_000;
+    // BullMQ hands the job back as it was queued, without afterAttempt.
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 2 });
+    expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
+  });
+});

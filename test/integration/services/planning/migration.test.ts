@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../../src/observability/logger.js';
+import { Migration } from '../../../../src/services/planning/migration.js';
+import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
+import { createKeys } from '../../../../src/storage/redis/keys.js';
+import { type ExecuteJob, runsOf } from '../../../../src/storage/redis/queues.js';
+import { SliceStore } from '../../../../src/storage/redis/runs/slice-store.js';
+import { createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
+import { testDraft } from '../../../helpers/timers.js';
+
+let stores: TestStores;
+let timers: TimerRepository;
+let tasks: TaskRepository;
+let slices: SliceStore;
+let migration: Migration;
+const dispatched: ExecuteJob[] = [];
+const keys = () => createKeys(stores.config.prefix);
+
+const HOUR = 3600_000;
+const T0 = Date.parse('2030-01-01T10:00:00Z');
+
+async function addTimer(name: string, cron: string, plannedUntil: number | null = null) {
+  const t = await timers.insert(
+    testDraft({
+      app: 'mig',
+      name,
+      cron,
+      callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+      retry: { maxAttempts: 1, backoffMs: 0 },
+    }),
+  );
+
+  await timers.setPlannedUntil([t.id], plannedUntil);
+  return t;
+}
+
+async function countRuns(where = '1=1'): Promise<number> {
+  const [rows] = await stores.database.pool.query(`SELECT COUNT(*) AS n FROM tasks WHERE ${where}`);
+  return Number((rows as Array<{ n: number }>)[0]!.n);
+}
+
+async function sliceMembers(): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  let cursor = '0';
+  do {
+    const [next, ks] = await stores.redis.scan(
+      cursor,
+      'MATCH',
+      `${stores.config.prefix}slice:*`,
+      'COUNT',
+      1000,
+    );
+    cursor = next;
+    for (const k of ks) {
+      const members = await stores.redis.zrange(k, 0, -1);
+      for (const m of members) found.set(m, (found.get(m) ?? 0) + 1);
+    }
+  } while (cursor !== '0');
+  return found;
+}
+
+beforeAll(async () => {
+  stores = await createTestStores('migration', { BUCKETS: '4', MAX_BUCKETS: '8' });
+  timers = new TimerRepository(stores.database.db);
+  tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  slices = new SliceStore(stores.redis, keys(), { buckets: 4, maxBuckets: 8 });
+  migration = new Migration(
+    timers,
+    tasks,
+    slices,
+    async (jobs) => dispatched.push(...jobs),
+    1500,
+    createLogger('silent'),
+    {
+      pageSize: 7,
+      flushRows: 500,
+    },
+  );
+});
+beforeEach(async () => {
+  dispatched.length = 0;
+  await stores.database.pool.query('DELETE FROM tasks');
+  await stores.database.pool.query('DELETE FROM timers');
+  await deleteKeys(stores.redis, [`${stores.config.prefix}*`]);
+});
+afterAll(async () => {
+  await stores.cleanup();
+});
+
+describe('migration', () => {
+  it('materialises every active timer’s runs in [now, horizon) into MySQL and the slices, paging through timers', async () => {
+    const ids = [];
+    for (let i = 0; i < 20; i++) ids.push((await addTimer(`m${i}`, '* * * * *')).id);
+    const result = await migration.run(T0 + HOUR, T0, { onProgress: () => undefined });
+    expect(result).toMatchObject({ timers: 20, runs: 20 * 60 });
+    expect(await countRuns("status = 'pending'")).toBe(1200);
+    const members = await sliceMembers();
+    expect(members.size).toBe(1200);
+    expect([...members.values()].every((n) => n === 1)).toBe(true);
+    // Each member names the run and the timer version it was planned for.
+    expect(members.has(`${ids[0]}_${T0}_1`)).toBe(true);
+    expect(members.has(`${ids[0]}_${T0 + HOUR}_1`)).toBe(false);
+    const [row] = (
+      await stores.database.pool.query('SELECT MIN(planned_until) AS p FROM timers')
+    )[0] as any[];
+    expect(row.p.getTime()).toBe(T0 + HOUR);
+  });
+
+  it('writes no runs for a timer disabled or changed after it read the list (their change planned them)', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`m${i}`, '* * * * *');
+    // The list is read whole before the first batch is written: change two timers between.
+    const racing = Object.create(timers) as TimerRepository;
+    racing.pageToPlan = async (...args) => {
+      const page = await timers.pageToPlan(...args);
+      if (page.length === 0) {
+        await stores.database.pool.query(
+          "UPDATE timers SET status = 'inactive', version = version + 1 WHERE name = 'm19'",
+        );
+        await stores.database.pool.query("UPDATE timers SET version = version + 1 WHERE name = 'm10'");
+      }
+      return page;
+    };
+    const racingMigration = new Migration(
+      racing,
+      tasks,
+      slices,
+      async (jobs) => dispatched.push(...jobs),
+      1500,
+      createLogger('silent'),
+      { pageSize: 7, flushRows: 500 },
+    );
+    await racingMigration.run(T0 + HOUR, T0);
+    const [rows] = await stores.database.pool.query(
+      'SELECT t.name, COUNT(k.run_at) AS n FROM timers t LEFT JOIN tasks k ON k.timer_id = t.id GROUP BY t.name',
+    );
+    const byName = new Map((rows as Array<{ name: string; n: number }>).map((r) => [r.name, Number(r.n)]));
+    expect(byName.get('m19')).toBe(0);
+    expect(byName.get('m10')).toBe(0);
+    expect(byName.get('m0')).toBe(60);
+    expect(await countRuns()).toBe(18 * 60);
+    expect((await sliceMembers()).size).toBe(18 * 60);
+  });
+
+  it('is idempotent: running it again adds nothing and a timer already planned is left alone', async () => {
+    await addTimer('a', '*/10 * * * * *');
+    await migration.run(T0 + HOUR, T0);
+    const again = await migration.run(T0 + HOUR, T0);
+    expect(again.timers).toBe(0);
+    // Even a forced re-plan of the same window only re-finds the same rows.
+    await timers.setPlannedUntil(
+      (await timers.list({ limit: 10 })).map((t) => t.id),
+      null,
+    );
+    await migration.run(T0 + HOUR, T0);
+    expect(await countRuns()).toBe(360);
+    expect((await sliceMembers()).size).toBe(360);
+  });
+
+  it('catches up from where a timer’s runs stop, so a window missed in an outage is materialised', async () => {
+    const t = await addTimer('late', '0 * * * * *', T0 - 3 * 60_000);
+    const result = await migration.run(T0 + 2 * 60_000, T0);
+    expect(result.runs).toBe(5);
+    const rows = await tasks.listForTimer({ timerId: t.id, limit: 10 });
+    expect(rows.map((r) => r.runAt).sort()).toEqual([-3, -2, -1, 0, 1].map((m) => T0 + m * 60_000));
+    // The runs already due will not be read from their slices: they are queued directly.
+    const queued = dispatched.flatMap((j) => runsOf(j.data)).map((r) => `${r.timerId}_${r.runAt}`);
+    expect(queued.sort()).toEqual([-3, -2, -1, 0].map((m) => `${t.id}_${T0 + m * 60_000}`));
+  });
+
+  it('spreads a busy minute over more buckets (BUCKETS + runs/64, capped at MAX_BUCKETS)', async () => {
+    for (let i = 0; i < 5; i++) await addTimer(`busy${i}`, '* * * * * *');
+    await migration.run(T0 + 60_000, T0);
+    // 300 runs in the minute: 4 + floor(300 / 64) = 8 buckets.
+    const [count] = await slices.bucketCounts([T0]);
+    expect(count).toBe(8);
+    expect((await sliceMembers()).size).toBe(300);
+  });
+
+  it('stops between batches when its signal is aborted (shutdown): what it wrote is whole, the next run plans the rest', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`s${i}`, '* * * * *');
+    const stopping = new AbortController();
+    const batched = new Migration(
+      timers,
+      tasks,
+      slices,
+      async () => undefined,
+      1500,
+      createLogger('silent'),
+      {
+        pageSize: 7,
+        flushRows: 100,
+      },
+    );
+    const first = await batched.run(T0 + HOUR, T0, {
+      signal: stopping.signal,
+      onProgress: (p) => {
+        if (p.phase === 'redis') stopping.abort();
+      },
+    });
+    expect(first.stopped).toBe(true);
+    expect(first.runs).toBeGreaterThan(0);
+    expect(first.runs).toBeLessThan(20 * 60);
+    // Every run it wrote to MySQL is in its slice too, and only those timers moved on.
+    expect(await countRuns()).toBe(first.runs);
+    expect((await sliceMembers()).size).toBe(first.runs);
+
+    const rest = await batched.run(T0 + HOUR, T0);
+    expect(rest.stopped).toBe(false);
+    expect(await countRuns()).toBe(20 * 60);
+    expect((await sliceMembers()).size).toBe(20 * 60);
+  });
+
+  it('rebuilds the slices from MySQL after Redis lost them', async () => {
+    for (let i = 0; i < 3; i++) await addTimer(`r${i}`, '*/5 * * * * *');
+    await migration.run(T0 + 10 * 60_000, T0);
+    await deleteKeys(stores.redis, [`${stores.config.prefix}*`]);
+    expect((await sliceMembers()).size).toBe(0);
+    const placed = await migration.rebuildSlices(T0 + 5 * 60_000, T0 + 10 * 60_000);
+    expect(placed).toBe(3 * 12 * 5);
+    expect((await sliceMembers()).size).toBe(180);
+  });
+});

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Core } from '../../../../src/core.js';
+import { createLogger } from '../../../../src/observability/logger.js';
+import { Migration } from '../../../../src/services/planning/migration.js';
+import type { MigrationRunner } from '../../../../src/services/planning/migration-runner.js';
+import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
+import { createMigrationRunner } from '../../../../workers/migrator.js';
+import { createTestCore, createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
+import { testDraft } from '../../../helpers/timers.js';
+
+/**
+ * Creates at scale: a create of a dense schedule plans only the near term
+ * (to the end of the minute after next) and the migrator's top-up plans the rest; a
+ * sparse one is planned to the full horizon at once. Across the boundary
+ * between the two every run exists once in MySQL and once in the slices: none missing,
+ * none doubled, including when a schedule change races the top-up.
+ */
+
+const MINUTE = 60_000;
+const T0 = Date.parse('2030-01-01T10:00:00Z');
+/** MIGRATE_STEP_MINUTES 60: planned to the end of the next window. */
+const HORIZON_AT_10 = Date.parse('2030-01-01T12:00:00Z');
+
+let stores: TestStores;
+let core: Core;
+let runner: MigrationRunner;
+let clock = T0;
+const silent = createLogger('silent');
+
+async function create(name: string, cron: string) {
+  return core.timers.create(
+    testDraft({
+      app: 'near',
+      name,
+      cron,
+      callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+    }),
+  );
+}
+
+/** The timer's runs in MySQL, in time order. */
+async function runsInMysql(timerId: number): Promise<Array<{ runAt: number; version: number }>> {
+  const [rows] = await stores.database.pool.query(
+    'SELECT run_at, timer_version FROM tasks WHERE timer_id = ? ORDER BY run_at',
+    [timerId],
+  );
+  return (rows as Array<{ run_at: Date; timer_version: number }>).map((r) => ({
+    runAt: r.run_at.getTime(),
+    version: r.timer_version,
+  }));
+}
+
+async function plannedUntil(timerId: number): Promise<number> {
+  const [rows] = await stores.database.pool.query('SELECT planned_until FROM timers WHERE id = ?', [timerId]);
+  return (rows as Array<{ planned_until: Date }>)[0]!.planned_until.getTime();
+}
+
+/** How many slice members each of the timer's run instants has. */
+async function runsInSlices(timerId: number): Promise<Map<number, number>> {
+  const found = new Map<number, number>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await stores.redis.scan(
+      cursor,
+      'MATCH',
+      `${stores.config.prefix}slice:*`,
+      'COUNT',
+      1000,
+    );
+    cursor = next;
+    for (const key of keys) {
+      for (const member of await stores.redis.zrange(key, 0, -1)) {
+        const [id, runAt] = member.split('_').map(Number);
+        if (id === timerId) found.set(runAt!, (found.get(runAt!) ?? 0) + 1);
+      }
+    }
+  } while (cursor !== '0');
+  return found;
+}
+
+/** Every `stepMs` in [from, to). */
+function instants(from: number, to: number, stepMs: number): number[] {
+  const out: number[] = [];
+  for (let t = from; t < to; t += stepMs) out.push(t);
+  return out;
+}
+
+beforeAll(async () => {
+  stores = await createTestStores('nearterm');
+  core = createTestCore(stores, () => clock);
+  runner = createMigrationRunner(core, silent);
+});
+beforeEach(async () => {
+  await stores.database.pool.query('DELETE FROM tasks');
+  await stores.database.pool.query('DELETE FROM timers');
+  await deleteKeys(stores.redis, [`${stores.config.prefix}*`, `{${stores.name}}:*`]);
+});
+afterAll(async () => {
+  await core.queues.close();
+  await stores.cleanup();
+});
+
+describe('near-term planning and the top-up', () => {
+  it('plans a dense timer to the end of the minute after next; the top-up plans the rest, each run once', async () => {
+    clock = T0 + 20_000;
+    const everySecond = await create('every-second', '* * * * * *');
+    const hourly = await create('hourly', '0 0 * * * *');
+    const nearEnd = T0 + 3 * MINUTE;
+
+    expect((await runsInMysql(everySecond.id)).map((r) => r.runAt)).toEqual(instants(clock, nearEnd, 1000));
+    expect(await plannedUntil(everySecond.id)).toBe(nearEnd);
+    // Hourly is sparse: its one run before the horizon is planned at once.
+    expect((await runsInMysql(hourly.id)).map((r) => r.runAt)).toEqual([Date.parse('2030-01-01T11:00:00Z')]);
+    expect(await plannedUntil(hourly.id)).toBe(HORIZON_AT_10);
+
+    clock = T0 + MINUTE + 1000;
+    await runner.topUp();
+
+    const expected = instants(T0 + 20_000, HORIZON_AT_10, 1000);
+    expect((await runsInMysql(everySecond.id)).map((r) => r.runAt)).toEqual(expected);
+    const inSlices = await runsInSlices(everySecond.id);
+    expect([...inSlices.keys()].sort((a, b) => a - b)).toEqual(expected);
+    expect([...inSlices.values()].every((n) => n === 1)).toBe(true);
+    expect((await runsInMysql(hourly.id)).map((r) => r.runAt)).toEqual([Date.parse('2030-01-01T11:00:00Z')]);
+    expect(await plannedUntil(everySecond.id)).toBe(HORIZON_AT_10);
+    expect(await plannedUntil(hourly.id)).toBe(HORIZON_AT_10);
+  });
+
+  it('tops up once a minute whichever migrator asks, and leaves fully planned timers alone', async () => {
+    clock = T0 + 20_000;
+    const timer = await create('once', '* * * * * *');
+    clock = T0 + MINUTE + 1000;
+    // A second migrator in the same minute finds the minute's lock taken.
+    await Promise.all([runner.topUp(), runner.topUp()]);
+    expect(await runsInMysql(timer.id)).toHaveLength((HORIZON_AT_10 - (T0 + 20_000)) / 1000);
+
+    // Runs deleted behind its back are not re-planned: planned_until says they exist.
+    await stores.database.pool.query('DELETE FROM tasks WHERE run_at >= ?', [new Date(T0 + 30 * MINUTE)]);
+    clock = T0 + 2 * MINUTE + 1000;
+    await runner.topUp();
+    expect(await runsInMysql(timer.id)).toHaveLength((T0 + 30 * MINUTE - (T0 + 20_000)) / 1000);
+  });
+
+  it('does not record a top-up over a schedule change made while it ran: the new schedule is planned too', async () => {
+    clock = T0 + 20_000;
+    const timer = await create('changed', '*/2 * * * * *');
+    clock = T0 + MINUTE + 1000;
+
+    // The top-up reads the timer as it is (version 1, even seconds); the change lands
+    // before the top-up writes (version 2, odd seconds, planned from now to 10:04).
+    let change: (() => Promise<unknown>) | undefined = () =>
+      core.timers.update(timer.id, { cron: '1/2 * * * * *' });
+    class RacingTimers extends TimerRepository {
+      override async pageToPlan(beforeMs: number, afterId: number, limit: number) {
+        const page = await super.pageToPlan(beforeMs, afterId, limit);
+        const run = change;
+        change = undefined;
+        await run?.();
+        return page;
+      }
+    }
+    const migration = new Migration(
+      new RacingTimers(stores.database.db),
+      new TaskRepository(stores.database.db, stores.database.pool),
+      core.slices,
+      async () => undefined,
+      stores.config.prereadMs,
+      silent,
+    );
+    await migration.run(HORIZON_AT_10, clock, { selectBeforeMs: clock + 3 * MINUTE });
+    expect(change).toBeUndefined();
+    // The top-up's plan of the old schedule is not recorded over the change's.
+    expect(await plannedUntil(timer.id)).toBe(T0 + 4 * MINUTE);
+
+    clock = T0 + 2 * MINUTE + 1000;
+    await runner.topUp();
+    expect(await plannedUntil(timer.id)).toBe(HORIZON_AT_10);
+    const rows = await runsInMysql(timer.id);
+    const atOrAfterChange = new Set(rows.filter((r) => r.runAt >= T0 + MINUTE + 1000).map((r) => r.runAt));
+    // Every run of the new schedule from the change to the horizon exists.
+    const missing = instants(T0 + MINUTE + 1000, HORIZON_AT_10, 2000).filter((t) => !atOrAfterChange.has(t));
+    expect(missing).toEqual([]);
+  });
+
+  it('leaves a window stopped for shutdown to the next migrator at once, not when its lock lapses', async () => {
+    clock = T0 + 20_000;
+    const timer = await create('stopped', '0 * * * * *');
+    await stores.database.pool.query('UPDATE timers SET planned_until = NULL WHERE id = ?', [timer.id]);
+    await stores.database.pool.query('DELETE FROM tasks');
+    const stopping = createMigrationRunner(core, silent);
+    stopping.stop();
+    await stopping.migrate();
+    expect(await runsInMysql(timer.id)).toEqual([]);
+
+    await createMigrationRunner(core, silent).migrate();
+    expect((await runsInMysql(timer.id)).length).toBeGreaterThan(0);
+    expect(await plannedUntil(timer.id)).toBe(HORIZON_AT_10);
+  });
+
+  it('leaves a window’s first minute to the migration, so a boundary plans each timer once', async () => {
+    // Created in the minute before the 11:00 window starts: planned to 11:02.
+    clock = T0 + 59 * MINUTE + 20_000;
+    const dense = await create('dense', '* * * * * *');
+    const horizonAt11 = HORIZON_AT_10 + 60 * MINUTE;
+    const original = Migration.prototype.run;
+    let underWay = 0;
+    let most = 0;
+    const planned: number[] = [];
+    const spy = vi.spyOn(Migration.prototype, 'run').mockImplementation(async function (
+      this: Migration,
+      ...args
+    ) {
+      most = Math.max(most, ++underWay);
+      try {
+        const result = await original.apply(this, args);
+        planned.push(result.runs);
+        return result;
+      } finally {
+        underWay--;
+      }
+    });
+    try {
+      clock = T0 + 60 * MINUTE + 1000;
+      const boundary = createMigrationRunner(core, silent);
+      await Promise.all([boundary.topUp(), boundary.migrate()]);
+      expect(most).toBe(1);
+      expect(planned).toEqual([(horizonAt11 - (T0 + 62 * MINUTE)) / 1000]);
+      expect(await plannedUntil(dense.id)).toBe(horizonAt11);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});

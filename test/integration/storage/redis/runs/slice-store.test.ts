@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minuteKey } from '../../../../../src/domain/plan/slice.js';
+import { createKeys } from '../../../../../src/storage/redis/keys.js';
+import { SliceStore } from '../../../../../src/storage/redis/runs/slice-store.js';
+import { createTestStores, type TestStores } from '../../../../helpers/stores.js';
+
+/**
+ * Slices over real Redis: a run is placed in bucket `timerId % count` of its minute, and
+ * removed from wherever it was placed, also after the minute's bucket count grew.
+ */
+let stores: TestStores;
+let slices: SliceStore;
+const M = Date.parse('2030-09-01T10:00:00Z');
+
+beforeAll(async () => {
+  stores = await createTestStores('slicestore');
+  slices = new SliceStore(stores.redis, createKeys(stores.config.prefix), { buckets: 10, maxBuckets: 200 });
+});
+afterAll(async () => {
+  await stores.cleanup();
+});
+
+async function members(minute: number): Promise<string[]> {
+  const keys = createKeys(stores.config.prefix);
+  const found: string[] = [];
+  for (let b = 0; b < 200; b++)
+    found.push(...(await stores.redis.zrange(keys.slice(minuteKey(minute), b), 0, -1)));
+  return found.sort();
+}
+
+describe('removing runs from their slices', () => {
+  it('finds a run placed before its minute grew more buckets, and only looks where runs can be', async () => {
+    // Timer 13 is in bucket 3 of 10; the minute then grows to 20 buckets (13 % 20 = 13).
+    await slices.addRuns([{ timerId: 13, runAt: M + 1000, version: 1 }]);
+    await slices.addRuns([{ timerId: 13, runAt: M + 2000, version: 1 }], new Map([[M, 10 * 64]]));
+    expect(await slices.bucketCounts([M])).toEqual([20]);
+    expect(await members(M)).toEqual([`13_${M + 1000}_1`, `13_${M + 2000}_1`]);
+    await slices.removeRuns([
+      { timerId: 13, runAt: M + 1000, version: 1 },
+      { timerId: 13, runAt: M + 2000, version: 1 },
+    ]);
+    expect(await members(M)).toEqual([]);
+  });
+});
