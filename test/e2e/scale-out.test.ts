@@ -45,7 +45,8 @@ beforeAll(async () => {
         ...stores.env,
         XTIMER_ROLES: 'trigger,executor',
         METRICS_PORT: String(port),
-        LOG_LEVEL: 'info',
+        // Slice walks are logged at debug: quiet at info.
+        LOG_LEVEL: 'debug',
       }),
     );
   }

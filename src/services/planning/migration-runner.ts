@@ -92,7 +92,7 @@ export class MigrationRunner {
     if (!token) return;
     const horizon = planHorizon(now, d.stepMinutes);
     const log = d.logger.child({ window: windowKey(window.start, d.stepMinutes) });
-    log.info({ horizon: new Date(horizon).toISOString() }, 'migration started');
+    log.debug({ horizon: new Date(horizon).toISOString() }, 'migration started');
     let lastLog = d.now();
     try {
       const result = await d.migration.run(horizon, now, {
@@ -117,7 +117,8 @@ export class MigrationRunner {
       d.metrics.migrationRuns.inc(result.runs);
       d.metrics.migrationSeconds.observe(result.ms / 1000);
       d.metrics.migrationProgress.reset();
-      log.info(
+      // Quiet at idle: a window that planned nothing is no news.
+      log[result.runs > 0 ? 'info' : 'debug'](
         { ...result, runsPerSecond: Math.round((result.runs * 1000) / Math.max(result.ms, 1)) },
         'migration done',
       );

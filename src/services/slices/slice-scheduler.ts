@@ -99,7 +99,7 @@ export class SliceScheduler {
           return;
         }
         claimed.push(slice);
-        d.logger.info({ slice, bucketCount: data.bucketCount }, 'slice claimed');
+        d.logger.debug({ slice, bucketCount: data.bucketCount }, 'slice claimed');
       } catch (err) {
         // The lock lapses within SLICE_PENDING_MS and the slice is claimed again.
         d.logger.error({ slice, err: (err as Error).message }, 'slice claimed but not enqueued');

@@ -108,7 +108,7 @@ export class SliceWalker {
     const acked = await d.ack(data);
     if (!acked) log.warn('slice claimed by another before the ack; it may be walked again');
     d.metrics.slices.inc({ acked: String(acked) });
-    log.info({ runs: fanned, acked, lateMs: d.now() - end }, 'slice walked');
+    log.debug({ runs: fanned, acked, lateMs: d.now() - end }, 'slice walked');
     return { kind: 'walked', runs: fanned, acked, source };
   }
 
