@@ -166,6 +166,8 @@ export function createApp(deps: AppDeps) {
     const toDashboard = (c: Context) => dashboard.fetch(c.req.raw, c.env);
     app.all(path, toDashboard);
     app.all(`${path}/*`, toDashboard);
+    // The console is the home page: a person who opens the service's address lands there.
+    app.get('/', (c) => c.redirect(`${path}/timers`, 302));
   }
   app.notFound((c) =>
     respondErrorByPath(c, new XtimerError(ErrorCode.NOT_FOUND, `no route for ${c.req.method} ${c.req.path}`)),

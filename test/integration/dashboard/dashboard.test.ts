@@ -76,6 +76,14 @@ describe('basic auth over the dashboard', () => {
   });
 });
 
+describe('the home page', () => {
+  it('sends a person who opens the address to the console', async () => {
+    const res = await open.request('/');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/dashboard/timers');
+  });
+});
+
 describe('the board', () => {
   it('serves bull-board at /dashboard and /dashboard/ with its title and link to the timers page', async () => {
     for (const path of ['/dashboard', '/dashboard/']) {
