@@ -774,9 +774,9 @@ export const BackfillSchema = z
 const queryInt = (min: number, max: number, fallback: number) =>
   z
     .string()
-    .regex(/^[0-9]{1,6}$/, 'must be a whole number')
+    .regex(/^[0-9]{1,15}$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
     .default(fallback)
     .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
 

@@ -608,4 +608,12 @@ describe('query parameters', () => {
     }
     expect((await call(app, 'GET', '/api/v1/timers?app=bad%20app')).body.error.code).toBe('INVALID_APP');
   });
+
+  it('says what a limit may be: a whole number, at most 500', async () => {
+    const messages = async (q: string) =>
+      JSON.stringify((await call(app, 'GET', `/api/v1/timers?${q}`)).body.error.details);
+    expect(await messages('limit=1000000')).toContain('must be at most 500');
+    expect(await messages('limit=0')).toContain('must be at least 1');
+    expect(await messages('limit=ten')).toContain('must be a whole number');
+  });
 });
