@@ -92,16 +92,54 @@ function codeOf(issue: z.core.$ZodIssue): ErrorCode {
   return ErrorCode.VALIDATION_FAILED;
 }
 
-/** A zod failure as one typed error: the first issue's code and message, every issue in details. */
+/**
+ * A zod failure as one typed error: the first issue's code and message, every issue in
+ * details, each saying what is expected in words of the API rather than zod's defaults.
+ * Several fields missing at once (an empty body) are named together.
+ */
 export function fromZodError(error: z.ZodError, where: string): XtimerError {
-  const issues = error.issues.map((i) => ({
-    path: i.path.map(String).join('.') || where,
-    message: i.message,
-  }));
-  const first = error.issues[0]!;
-  const field = first.path.map(String).join('.');
-  const message = field ? `${field}: ${first.message}` : first.message;
-  return new XtimerError(codeOf(first), message, issues);
+  const details = error.issues.flatMap((i) => detailsOf(i, where));
+  const missing = details.filter((d) => d.message.startsWith(REQUIRED));
+  if (missing.length > 1) {
+    return new XtimerError(
+      ErrorCode.VALIDATION_FAILED,
+      `missing ${missing.map((d) => d.path).join(', ')}`,
+      details,
+    );
+  }
+  const [first] = details;
+  const message = first!.path === where ? first!.message : `${first!.path}: ${first!.message}`;
+  return new XtimerError(codeOf(error.issues[0]!), message, details);
+}
+
+const REQUIRED = 'is required';
+const ZOD_TYPE = /^Invalid input: expected (\w+), received (\w+)$/;
+const ZOD_OPTION = /^Invalid option: expected one of (.+)$/;
+
+/** One issue as the API's details: an unknown key names the key itself. */
+function detailsOf(issue: z.core.$ZodIssue, where: string): Array<{ path: string; message: string }> {
+  const at = (extra: string[] = []) => [...issue.path.map(String), ...extra].join('.') || where;
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ path: at([key]), message: 'is not a field here' }));
+  }
+  return [{ path: at(), message: plainMessage(issue.message) }];
+}
+
+function plainMessage(message: string): string {
+  const type = ZOD_TYPE.exec(message);
+  if (type) {
+    const [, expected, received] = type;
+    return received === 'undefined'
+      ? `${REQUIRED} (${article(expected!)})`
+      : `must be ${article(expected!)}, not ${article(received!)}`;
+  }
+  const option = ZOD_OPTION.exec(message);
+  if (option) return `must be one of ${option[1]!.split('|').join(', ')}`;
+  return message === 'Invalid input' ? 'is not valid here' : message;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
 export function errorBody(err: XtimerError) {

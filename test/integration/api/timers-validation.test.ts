@@ -609,6 +609,28 @@ describe('query parameters', () => {
     expect((await call(app, 'GET', '/api/v1/timers?app=bad%20app')).body.error.code).toBe('INVALID_APP');
   });
 
+  it("names every missing field of an empty body, and an unknown key by its name, in the API's words", async () => {
+    const empty = await call(app, 'POST', '/api/v1/timers', {});
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'missing app, name, callback',
+    });
+    expect(empty.body.error.details).toEqual([
+      { path: 'app', message: 'is required (a string)' },
+      { path: 'name', message: 'is required (a string)' },
+      { path: 'callback', message: 'is required (an object)' },
+    ]);
+    const unknown = await call(app, 'POST', '/api/v1/timers', { ...timerBody(), label: 'x' });
+    expect(unknown.body.error.details).toEqual([{ path: 'label', message: 'is not a field here' }]);
+    const wrongType = await call(app, 'POST', '/api/v1/timers', {
+      ...timerBody(),
+      callback: 'https://x.example',
+    });
+    expect(wrongType.body.error.message).toBe('callback: must be an object, not a string');
+    expect(JSON.stringify([empty.body, unknown.body, wrongType.body])).not.toContain('Invalid input');
+  });
+
   it('says what a limit may be: a whole number, at most 500', async () => {
     const messages = async (q: string) =>
       JSON.stringify((await call(app, 'GET', `/api/v1/timers?${q}`)).body.error.details);
