@@ -64,7 +64,7 @@ export class BackfillService {
         throw new XtimerError(
           ErrorCode.BACKFILL_OVERLAPS,
           `backfill ${underway.id} of timer ${timer.id} is still under way over part of this range; wait for it or cancel it`,
-          { backfillId: underway.id },
+          [{ path: 'from', message: `overlaps backfill ${underway.id}, which is still under way` }],
         );
       }
       const existing = await backfills.existingRuns(timer.id, req.from, req.to);
@@ -143,26 +143,26 @@ export class BackfillService {
       throw new XtimerError(
         ErrorCode.VALIDATION_FAILED,
         'to: a backfill runs a past range; to must not be after now',
-        {
-          field: 'to',
-        },
+        [{ path: 'to', message: 'must not be after now' }],
       );
     }
     if (req.from >= req.to) {
-      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'from: must be before to', { field: 'from' });
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'from: must be before to', [
+        { path: 'from', message: 'must be before to' },
+      ]);
     }
     const kept = this.deps.historyDays;
     if (kept !== undefined && req.from < this.deps.now() - kept * DAY) {
       throw new XtimerError(
         ErrorCode.VALIDATION_FAILED,
         `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS); a backfill reaches back at most that far`,
-        { field: 'from' },
+        [{ path: 'from', message: `reaches back at most ${kept} days` }],
       );
     }
     if (timer.at !== null) {
-      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'a one-shot timer has no schedule to backfill', {
-        field: 'id',
-      });
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'a one-shot timer has no schedule to backfill', [
+        { path: 'id', message: 'is a one-shot timer' },
+      ]);
     }
     const instants = scheduleOf(timer)
       .next(req.from - 1, BACKFILL_MAX_RUNS + 1)
@@ -171,7 +171,7 @@ export class BackfillService {
       throw new XtimerError(
         ErrorCode.BACKFILL_TOO_LARGE,
         `the schedule has more than ${BACKFILL_MAX_RUNS} runs in [from, to); split the range into several backfills`,
-        { field: 'to', limit: BACKFILL_MAX_RUNS },
+        [{ path: 'to', message: `makes a range of more than ${BACKFILL_MAX_RUNS} runs` }],
       );
     }
     return instants;

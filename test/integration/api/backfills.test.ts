@@ -144,7 +144,7 @@ describe('starting a backfill', () => {
     expect(over.status).toBe(409);
     expect(over.body.error).toMatchObject({
       code: 'BACKFILL_OVERLAPS',
-      details: { backfillId: first.body.id },
+      details: [{ path: 'from', message: `overlaps backfill ${first.body.id}, which is still under way` }],
     });
     const beside = await startBackfill(timer.id, { from: iso(now - 50_000), to: iso(now - 20_000) });
     expect(beside.status).toBe(202);
