@@ -5,7 +5,7 @@ import { DurationSyntaxError, formatDuration, parseDuration } from '../../src/do
 import { CALENDAR_LIMITS, isCalendarDate } from '../../src/domain/schedule/calendar.js';
 import { findHashedCronProblem } from '../../src/domain/schedule/hashed-cron.js';
 import { MAX_JITTER_MS } from '../../src/domain/schedule/jitter.js';
-import { isValidTimeZone } from '../../src/domain/schedule/time-zone.js';
+import { FIXED_ABBREVIATIONS, isValidTimeZone } from '../../src/domain/schedule/time-zone.js';
 import {
   callbackProblem,
   HTTP_METHODS,
@@ -84,6 +84,13 @@ export const TimezoneSchema = z
     // The name echoed (JSON-quoted, cut short), so a typo shows.
     error: (issue) =>
       `${JSON.stringify(String(issue.input).slice(0, 64))} is not an IANA time zone name (a canonical name such as America/New_York, or a link such as US/Eastern)`,
+    ...withCode(ErrorCode.INVALID_TIMEZONE),
+  })
+  .refine((zone) => FIXED_ABBREVIATIONS[zone] === undefined, {
+    error: (issue) => {
+      const zone = String(issue.input);
+      return `"${zone}" is a fixed offset all year, without daylight saving; use ${FIXED_ABBREVIATIONS[zone]} for the region's time, or an Etc/GMT zone for a fixed offset`;
+    },
     ...withCode(ErrorCode.INVALID_TIMEZONE),
   })
   .openapi({ example: 'Asia/Shanghai' });

@@ -27,6 +27,17 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
+/**
+ * Zone names that read as a region's time but are a fixed offset all year (the tz
+ * database keeps them for old systems): whoever writes EST means New York, and would
+ * silently lose daylight saving. Each with the zone meant.
+ */
+export const FIXED_ABBREVIATIONS: Readonly<Record<string, string>> = {
+  EST: 'America/New_York',
+  MST: 'America/Denver',
+  HST: 'Pacific/Honolulu',
+};
+
 let canonical: ReadonlySet<string> | null = null;
 
 function runtimeCanonicalZones(): ReadonlySet<string> {

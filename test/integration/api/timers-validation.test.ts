@@ -111,6 +111,13 @@ const badCreates: BadCreate[] = [
     code: 'INVALID_TIMEZONE',
   },
   { what: 'an empty time zone', body: timerBody({ timezone: '' }), status: 400, code: 'INVALID_TIMEZONE' },
+  {
+    what: 'EST, a fixed offset that reads as New York',
+    body: timerBody({ timezone: 'EST' }),
+    status: 400,
+    code: 'INVALID_TIMEZONE',
+    messageMentions: 'America/New_York',
+  },
   // url
   {
     what: 'an ftp: URL',
