@@ -3219,7 +3219,7 @@ export interface components {
             firedAt: string | null;
             /** @description When the first attempt was sent. */
             firstFiredAt: string | null;
-            /** @description How late the first call left: firstFiredAt − runAt. */
+            /** @description How late the first call left: firstFiredAt − runAt; null if never called, and for a backfill's runs (past by design). */
             latencyMs: number | null;
             durationMs: number | null;
         };

@@ -666,11 +666,10 @@ export const TaskSchema = z
     error: z.string().nullable(),
     firedAt: z.string().nullable().openapi({ description: 'When the latest attempt was sent.' }),
     firstFiredAt: z.string().nullable().openapi({ description: 'When the first attempt was sent.' }),
-    latencyMs: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'How late the first call left: firstFiredAt − runAt.' }),
+    latencyMs: z.number().int().nullable().openapi({
+      description:
+        "How late the first call left: firstFiredAt − runAt; null if never called, and for a backfill's runs (past by design).",
+    }),
     durationMs: z.number().int().nullable(),
   })
   .openapi('Task');

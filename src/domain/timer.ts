@@ -223,10 +223,13 @@ export interface Task {
   durationMs: number | null;
 }
 
-/** How late the run's first call left (ms), null if it was never called. */
-export function latenessOf(t: Pick<Task, 'runAt' | 'firedAt' | 'firstFiredAt'>): number | null {
+/**
+ * How late the run's first call left (ms); null if it was never called, or if it is a
+ * backfill's (its instant is past by design: its delay is no lateness).
+ */
+export function latenessOf(t: Pick<Task, 'runAt' | 'firedAt' | 'firstFiredAt' | 'trigger'>): number | null {
   const first = t.firstFiredAt ?? t.firedAt;
-  return first === null ? null : first - t.runAt;
+  return first === null || t.trigger === 'backfill' ? null : first - t.runAt;
 }
 
 /** A callback that can be sent as configured, or why not. */
