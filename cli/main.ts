@@ -2,6 +2,12 @@
 // The `xtimer` command (package.json "bin"): see `xtimer --help` and README "Timers as code".
 import { runCli } from './program.js';
 
+// A reader that stopped reading (`xtimer runs 1 --follow | head -3`) is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

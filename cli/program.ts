@@ -51,7 +51,12 @@ const timerId = (value: string): string => {
   return value;
 };
 
-const scheduleOf = (t: Timer) => t.cron ?? (t.at ? `at ${t.at}` : '');
+/** The schedule as the API takes it: a cron, `every 30s` (with its offset), or a one-shot's `at`. */
+const scheduleOf = (t: Timer) => {
+  if (t.cron) return t.cron;
+  if (t.every) return `every ${t.every}${t.offset && t.offset !== '0s' ? ` offset ${t.offset}` : ''}`;
+  return t.at ? `at ${t.at}` : '';
+};
 
 /** The `xtimer` command line over a terminal (the process's own, or a test's). */
 export function createProgram(term: Terminal): Command {
@@ -376,10 +381,14 @@ export function createProgram(term: Terminal): Command {
     .description('Show what `apply` would change, as a diff; changes nothing')
     .requiredOption('-f, --file <path>', 'timers file (YAML or JSON): {app, timers: [...]}')
     .option('--prune', 'also show the deletions of timers the file leaves out')
-    .action(async (opts: { file: string; prune?: boolean }, cmd: Command) => {
+    .option('--detailed-exitcode', 'exit 3 when there are changes, 0 when there are none (for CI)')
+    .action(async (opts: { file: string; prune?: boolean; detailedExitcode?: boolean }, cmd: Command) => {
       const { app, result } = await applyFile(cmd, opts.file, opts.prune === true, true);
-      if (globals(cmd).json) return printJson(result);
-      out(renderPlan(app, result.plan, colors));
+      if (globals(cmd).json) printJson(result);
+      else out(renderPlan(app, result.plan, colors));
+      if (opts.detailedExitcode && hasChanges(result.plan)) {
+        throw new CommanderError(EXIT.changes, 'xtimer.changes', 'changes planned');
+      }
     });
 
   program
@@ -431,6 +440,7 @@ export async function runCli(argv: readonly string[], term: Terminal): Promise<n
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'xtimer.declined') return EXIT.api;
+      if (err.code === 'xtimer.changes') return EXIT.changes;
       // Help asked for exits 0; commander has printed its message for anything else.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }

@@ -129,6 +129,9 @@ describe('the xtimer CLI', () => {
       ANSI,
     );
 
+    // For CI: 3 when the plan has changes (0 when it has none, below).
+    expect((await xtimer(['plan', '-f', file, '--detailed-exitcode'])).code).toBe(3);
+
     const asked = await xtimer(['apply', '-f', file]);
     expect(asked.code).toBe(2);
     expect(asked.stderr).toMatch(/--yes/);
@@ -139,7 +142,7 @@ describe('the xtimer CLI', () => {
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/Applied to app ops: 2 created, 0 updated, 0 deleted, 0 unchanged/);
 
-    const again = await xtimer(['plan', '-f', file, '--json']);
+    const again = await xtimer(['plan', '-f', file, '--json', '--detailed-exitcode']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({
       applied: false,
@@ -233,9 +236,20 @@ describe('the xtimer CLI', () => {
         expect(new Set(ids).size).toBe(ids.length);
         if (json) expect(JSON.parse(lines[0]!)).toMatchObject({ timerId: heartbeatId, status: 'succeeded' });
         else expect(lines[0]).toMatch(/succeeded/);
+        if (!json) {
+          // The reader goes away (`| head -3`): the next line ends the command quietly, exit 0.
+          let stderr = '';
+          child.stderr.on('data', (b: Buffer) => (stderr += b));
+          child.stdout.destroy();
+          const [code] = await once(child, 'exit');
+          expect(code).toBe(0);
+          expect(stderr).toBe('');
+        }
       } finally {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
+        if (child.exitCode === null) {
+          child.kill('SIGTERM');
+          await once(child, 'exit');
+        }
       }
     }
   });
@@ -314,6 +328,23 @@ describe('the xtimer CLI', () => {
     expect((await xtimer(['timers', 'delete', id, '--if-match', '"1"'])).code).toBe(1);
     expect((await xtimer(['timers', 'delete', id])).code).toBe(0);
     expect((await xtimer(['timers', 'get', id])).code).toBe(1);
+    // An interval timer shows its schedule as written.
+    const every = await xtimer([
+      'timers',
+      'create',
+      '--data',
+      JSON.stringify({
+        app: 'ops',
+        name: 'cli-every',
+        every: '90s',
+        offset: '15s',
+        callback: { url: sink.url('/cli') },
+      }),
+    ]);
+    expect(every.stdout).toMatch(/schedule\s+every 90s offset 15s/);
+    expect((await xtimer(['timers', 'list', '--app', 'ops'])).stdout).toMatch(
+      /cli-every\s+\w+\s+every 90s offset 15s/,
+    );
   });
 
   it('pauses everything with a note, shows it, and resumes; only with the admin token', async () => {
