@@ -18,6 +18,7 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly status: number,
+    readonly details: ReadonlyArray<{ path: string; message: string }> = [],
   ) {
     super(message);
     this.name = 'ApiError';

@@ -32,11 +32,16 @@ interface Answer<T> {
 async function must<T>(pending: Promise<Answer<T>>): Promise<T> {
   const { data, error, response } = await pending;
   if (response.ok) return data as T;
-  const envelope = (error as { error?: { code?: string; message?: string } } | undefined)?.error;
+  const envelope = (
+    error as
+      | { error?: { code?: string; message?: string; details?: Array<{ path: string; message: string }> } }
+      | undefined
+  )?.error;
   throw new ApiError(
     envelope?.code ?? `HTTP_${response.status}`,
     envelope?.message ?? response.statusText,
     response.status,
+    Array.isArray(envelope?.details) ? envelope.details : [],
   );
 }
 
@@ -421,6 +426,14 @@ export function createProgram(term: Terminal): Command {
   return program;
 }
 
+/** `timers.2.cron` as a person counts: the file's timer #3. */
+function readablePath(path: string): string {
+  return path.replace(
+    /^timers\.(\d+)(\.|$)/,
+    (_, i: string, dot: string) => `timer #${Number(i) + 1}${dot ? ' ' : ''}`,
+  );
+}
+
 async function confirm(term: Terminal, question: string): Promise<boolean> {
   const rl = createInterface({ input: term.stdin, output: term.stdout as NodeJS.WritableStream });
   try {
@@ -449,7 +462,16 @@ export async function runCli(argv: readonly string[], term: Terminal): Promise<n
       return EXIT.usage;
     }
     if (err instanceof ApiError) {
-      term.stderr.write(`error: ${err.code}: ${err.message}\n`);
+      term.stderr.write(`error: ${err.code}: ${readablePath(err.message)}\n`);
+      // Every problem, not just the first; a timer of a file by its place in it, counted from 1.
+      for (const d of err.details.slice(err.details.length > 1 ? 0 : 1)) {
+        term.stderr.write(`  ${readablePath(d.path)}: ${d.message}\n`);
+      }
+      // A script reading --json gets the error as JSON on stdout too.
+      if (argv.includes('--json')) {
+        const { code, message, details } = err;
+        term.stdout.write(`${JSON.stringify({ error: { code, message, details } }, null, 2)}\n`);
+      }
       return EXIT.api;
     }
     const cause = (err as { cause?: { message?: string } }).cause?.message;

@@ -260,11 +260,18 @@ describe('the xtimer CLI', () => {
     expect(missing.stderr).toMatch(/TIMER_NOT_FOUND: timer 999999 does not exist/);
     const badFile = writeFile(
       'bad.yaml',
-      'app: ops\ntimers:\n  - name: x\n    cron: "nope"\n    callback: {url: "http://127.0.0.1:9/"}\n',
+      'app: ops\ntimers:\n  - name: x\n    cron: "nope"\n    callback: {url: "http://127.0.0.1:9/"}\n' +
+        '  - name: y\n    cron: "* * * * *"\n    timezone: "Mars/Base"\n    callback: {url: "http://127.0.0.1:9/"}\n',
     );
     const bad = await xtimer(['plan', '-f', badFile]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/INVALID_CRON: timers\.0\.cron: /);
+    // Every problem, each timer counted from 1 as a person reads the file.
+    expect(bad.stderr).toMatch(/INVALID_CRON: timer #1 cron: /);
+    expect(bad.stderr).toMatch(/timer #2 timezone: /);
+    // With --json the error is on stdout too, for a script.
+    const badJson = await xtimer(['plan', '-f', badFile, '--json']);
+    expect(badJson.code).toBe(1);
+    expect(JSON.parse(badJson.stdout).error).toMatchObject({ code: 'INVALID_CRON' });
     const unauthorised = await xtimer(['timers', 'list'], { XTIMER_TOKEN: 'wrong' });
     expect(unauthorised.code).toBe(1);
     expect(unauthorised.stderr).toMatch(/UNAUTHORIZED/);
