@@ -210,19 +210,50 @@ export function createProgram(term: Terminal): Command {
       else out(`Deleted timer ${id}.\n`);
     });
 
-  for (const [name, what] of [
-    ['enable', 'Activate a timer: its runs are planned at once'],
-    ['disable', 'Deactivate a timer: nothing due after this fires'],
-  ] as const) {
-    timers
-      .command(name)
-      .description(what)
-      .argument('<id>', 'timer id', timerId)
-      .action(async (id: string, _opts: unknown, cmd: Command) => {
-        const path = name === 'enable' ? '/api/v1/timers/{id}/enable' : '/api/v1/timers/{id}/disable';
-        printTimer(cmd, await must(clientOf(cmd).POST(path, { params: { path: { id } } })));
-      });
-  }
+  timers
+    .command('enable')
+    .description('Activate a timer: its runs are planned at once')
+    .argument('<id>', 'timer id', timerId)
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      printTimer(
+        cmd,
+        await must(clientOf(cmd).POST('/api/v1/timers/{id}/enable', { params: { path: { id } } })),
+      );
+    });
+
+  timers
+    .command('disable')
+    .description('Deactivate a timer: nothing due after this fires')
+    .argument('<id>', 'timer id', timerId)
+    .option('--note <text>', 'why (shown on the timer and in the console)')
+    .option('--until <time>', 'resume by itself at this ISO time')
+    .action(async (id: string, opts: { note?: string; until?: string }, cmd: Command) => {
+      const body = {
+        ...(opts.note === undefined ? {} : { note: opts.note }),
+        ...(opts.until === undefined ? {} : { until: opts.until }),
+      };
+      // The API reads this body as optional; its OpenAPI route declares none, so the typed
+      // client is told it may send one.
+      const init = { params: { path: { id } }, body } as { params: { path: { id: string } } };
+      printTimer(cmd, await must(clientOf(cmd).POST('/api/v1/timers/{id}/disable', init)));
+    });
+
+  timers
+    .command('backfill')
+    .description('Run the schedule’s runs over a past range [from, to), paced; prints the backfill')
+    .argument('<id>', 'timer id', timerId)
+    .requiredOption('--from <time>', 'the first instant of the range (ISO time, included)')
+    .requiredOption('--to <time>', 'the end of the range (ISO time, not included)')
+    .action(async (id: string, opts: { from: string; to: string }, cmd: Command) => {
+      const b = await must(
+        clientOf(cmd).POST('/api/v1/timers/{id}/backfills', {
+          params: { path: { id } },
+          body: { from: opts.from, to: opts.to },
+        }),
+      );
+      if (globals(cmd).json) return printJson(b);
+      out(`Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`);
+    });
 
   timers
     .command('trigger')
@@ -232,6 +263,20 @@ export function createProgram(term: Terminal): Command {
       const run = await must(clientOf(cmd).POST('/api/v1/timers/{id}/trigger', { params: { path: { id } } }));
       if (globals(cmd).json) return printJson(run);
       out(`Queued run ${run.id} of timer ${run.timerId} at ${run.runAt}.\n`);
+    });
+
+  program
+    .command('retry')
+    .description('Send an ended run again, as its next attempt (same task id)')
+    .argument('<taskId>', 'the run’s task id, <timerId>_<runAtMs>')
+    .action(async (taskId: string, _opts: unknown, cmd: Command) => {
+      const id = /^([1-9][0-9]{0,15})_[0-9]{1,16}$/.exec(taskId)?.[1];
+      if (id === undefined) throw new UsageError(`${taskId}: a task id is <timerId>_<runAtMs>`);
+      const run = await must(
+        clientOf(cmd).POST('/api/v1/timers/{id}/tasks/{taskId}/retry', { params: { path: { id, taskId } } }),
+      );
+      if (globals(cmd).json) return printJson(run);
+      out(`Queued run ${run.id} again.\n`);
     });
 
   program

@@ -328,10 +328,51 @@ describe('the xtimer CLI', () => {
     const id = String(JSON.parse(created.stdout).id);
     expect((await xtimer(['timers', 'get', id])).stdout).toMatch(/name\s+cli-made/);
     expect(JSON.parse((await xtimer(['timers', 'enable', id, '--json'])).stdout).status).toBe('active');
-    expect(JSON.parse((await xtimer(['timers', 'disable', id, '--json'])).stdout).status).toBe('inactive');
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const disabled = await xtimer([
+      'timers',
+      'disable',
+      id,
+      '--note',
+      'INC-7: receiver down',
+      '--until',
+      until,
+      '--json',
+    ]);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({
+      status: 'inactive',
+      pausedNote: 'INC-7: receiver down',
+    });
+    expect(Date.parse(JSON.parse(disabled.stdout).pausedUntil)).toBe(Date.parse(until));
     const trigger = await xtimer(['timers', 'trigger', id]);
     expect(trigger.stdout).toMatch(new RegExp(`^Queued run ${id}_\\d+ of timer ${id}`));
     await eventually(() => sink.deliveries.some((d) => d.path === '/cli'), 'the triggered run');
+    // An ended run sent again, and a past range backfilled, from the command line too.
+    const taskId = /Queued run (\d+_\d+)/.exec(trigger.stdout)![1]!;
+    await eventually(
+      async () =>
+        JSON.parse((await xtimer(['runs', id, '--json'])).stdout).some(
+          (t: any) => t.id === taskId && t.status === 'succeeded',
+        ),
+      'the triggered run recorded',
+    );
+    const retried = await xtimer(['retry', taskId]);
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stdout).toBe(`Queued run ${taskId} again.\n`);
+    await xtimer(['timers', 'enable', id]);
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const from = new Date(hour - 3 * 3_600_000).toISOString();
+    const backfill = await xtimer([
+      'timers',
+      'backfill',
+      id,
+      '--from',
+      from,
+      '--to',
+      new Date(hour).toISOString(),
+    ]);
+    expect(backfill.code, backfill.stderr).toBe(0);
+    expect(backfill.stdout).toMatch(new RegExp(`^Backfill \\d+ of timer ${id}: 3 of 3 runs to send`));
     expect((await xtimer(['timers', 'delete', id, '--if-match', '"1"'])).code).toBe(1);
     expect((await xtimer(['timers', 'delete', id])).code).toBe(0);
     expect((await xtimer(['timers', 'get', id])).code).toBe(1);
