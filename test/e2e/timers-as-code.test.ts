@@ -344,6 +344,9 @@ describe('the xtimer CLI', () => {
       pausedNote: 'INC-7: receiver down',
     });
     expect(Date.parse(JSON.parse(disabled.stdout).pausedUntil)).toBe(Date.parse(until));
+    // Its receiver refuses the run now (a 400 is final), so it ends failed: one to retry.
+    const respond = sink.respond;
+    sink.respond = (d) => (d.path === '/cli' ? { status: 400, body: 'no' } : respond(d));
     const trigger = await xtimer(['timers', 'trigger', id]);
     expect(trigger.stdout).toMatch(new RegExp(`^Queued run ${id}_\\d+ of timer ${id}`));
     await eventually(() => sink.deliveries.some((d) => d.path === '/cli'), 'the triggered run');
@@ -352,10 +355,11 @@ describe('the xtimer CLI', () => {
     await eventually(
       async () =>
         JSON.parse((await xtimer(['runs', id, '--json'])).stdout).some(
-          (t: any) => t.id === taskId && t.status === 'succeeded',
+          (t: any) => t.id === taskId && t.status === 'failed',
         ),
-      'the triggered run recorded',
+      'the triggered run recorded failed',
     );
+    sink.respond = respond;
     const retried = await xtimer(['retry', taskId]);
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toBe(`Queued run ${taskId} again.\n`);
