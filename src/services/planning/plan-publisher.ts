@@ -1,6 +1,7 @@
 import { copyTtlMs, planHorizon } from '../../domain/plan/migration-window.js';
 import { MINUTE } from '../../domain/plan/slice.js';
 import type { Timer } from '../../domain/timer.js';
+import { GroupCommit } from '../../lib/group-commit.js';
 import type { Logger } from '../../observability/logger.js';
 import type { AppRepository } from '../../storage/db/app-repository.js';
 import type { Transaction } from '../../storage/db/client.js';
@@ -14,6 +15,9 @@ import type { RunStopper } from './run-stopper.js';
 
 /** A mark this old is taken for a publisher that died or failed, and published again. */
 export const REPAIR_AFTER_MS = 10_000;
+/** Changes published together at most, and batches on their way at once. */
+const PUBLISH_BATCH = 100;
+const PUBLISHES_IN_FLIGHT = 4;
 /** Marks one repair pass publishes at most. */
 const REPAIR_BATCH = 200;
 
@@ -25,7 +29,7 @@ export interface PlanPublisherDeps {
   apps: Pick<AppRepository, 'findMany'>;
   planner: Pick<RunPlanner, 'publish'>;
   /** Stops a disabled timer's runs (its backlog skipped, its future runs cancelled). */
-  stopper: Pick<RunStopper, 'stop'>;
+  stopper: Pick<RunStopper, 'stopMany'>;
   /** Tells every process a timer changed (their caches drop it). */
   announce(timerId: number): Promise<void>;
   timers: Pick<TimerRepository, 'findByIds'>;
@@ -57,6 +61,14 @@ export interface Publication {
  */
 export class PlanPublisher {
   private readonly ttlMs: number;
+  private readonly batches = new GroupCommit<Publication, void>(
+    async (ps) => {
+      await this.publishAll(ps);
+      return ps.map(() => ({ status: 'fulfilled', value: undefined }));
+    },
+    PUBLISH_BATCH,
+    PUBLISHES_IN_FLIGHT,
+  );
 
   constructor(private readonly d: PlanPublisherDeps) {
     this.ttlMs = copyTtlMs(d.stepMinutes);
@@ -69,28 +81,47 @@ export class PlanPublisher {
 
   /**
    * Once the change has committed. A failure is logged, not thrown: the change stands in
-   * MySQL, and the repair publishes it within seconds.
+   * MySQL, and the repair publishes it within seconds. Changes committed together are
+   * published together (an incident's thousands of disables: a few round trips a batch).
    */
-  async publish(p: Publication): Promise<void> {
+  publish(p: Publication): Promise<void> {
+    return this.batches.add(p);
+  }
+
+  private async publishAll(ps: readonly Publication[]): Promise<void> {
+    const marks = ps.flatMap((p) => p.marks);
     try {
+      // The newest copy of a timer changed twice in the batch.
+      const newest = new Map<number, Timer>();
+      for (const t of ps.flatMap((p) => p.timers)) {
+        const seen = newest.get(t.id);
+        if (!seen || seen.version < t.version) newest.set(t.id, t);
+      }
+      const timers = [...newest.values()];
       // Copies first: a cache that drops its entry at the announcement reads the new one.
-      await this.d.copies.put(p.timers, this.ttlMs);
+      await this.d.copies.put(timers, this.ttlMs);
       await this.d.appCopies.ensure(
-        p.timers.map((t) => t.app),
+        timers.map((t) => t.app),
         (names) => this.d.apps.findMany(names),
       );
-      if (p.deleted && p.deleted.length > 0) await this.d.copies.forget(p.deleted, this.ttlMs);
-      for (const id of p.announce) await this.d.announce(id);
+      const deleted = ps.flatMap((p) => p.deleted ?? []);
+      if (deleted.length > 0) await this.d.copies.forget(deleted, this.ttlMs);
+      await Promise.all([...new Set(ps.flatMap((p) => p.announce))].map((id) => this.d.announce(id)));
       // A disabled timer's runs go once every executor skips them (its copy says so).
-      const stopped: PlanChange['cancelled'] = [];
-      for (const t of p.timers.filter((t) => t.status === 'inactive'))
-        stopped.push(...(await this.d.stopper.stop(t.id, t.version, t.pausedAt ?? this.d.now())));
-      const change = { planned: p.change.planned, cancelled: [...p.change.cancelled, ...stopped] };
+      const stopped = await this.d.stopper.stopMany(
+        timers
+          .filter((t) => t.status === 'inactive')
+          .map((t) => ({ timerId: t.id, version: t.version, disabledAt: t.pausedAt ?? this.d.now() })),
+      );
+      const change = {
+        planned: ps.flatMap((p) => p.change.planned),
+        cancelled: [...ps.flatMap((p) => p.change.cancelled), ...stopped.flat()],
+      };
       await this.d.planner.publish(change, this.d.now());
-      await this.d.outbox.clear(p.marks);
+      await this.d.outbox.clear(marks);
     } catch (err) {
       this.d.logger.warn(
-        { timers: p.marks.map((m) => m.timerId), err: (err as Error).message },
+        { timers: marks.map((m) => m.timerId), err: (err as Error).message },
         'a committed timer change did not reach Redis yet; it is published again within seconds',
       );
     }

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { taskKey } from '../../domain/plan/task-key.js';
 import type { Timer } from '../../domain/timer.js';
 import type { Database, Transaction } from '../../storage/db/client.js';
@@ -9,6 +9,13 @@ import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
 
 /** How far ahead of its time a run may already be claimed (the trigger's preread, with room). */
 const CLAIMED_AHEAD_MS = 60_000;
+
+/** A committed disable whose runs are to stop: the timer at the version the disable wrote. */
+export interface StopRequest {
+  timerId: number;
+  version: number;
+  disabledAt: number;
+}
 
 /** What a disabled timer's backlog is recorded as. */
 export const DISABLED_REASON = 'skipped: the timer was disabled';
@@ -31,14 +38,46 @@ export class RunStopper {
 
   /** Returns the runs cancelled (to take out of the slices); none if the timer changed since. */
   async stop(timerId: number, version: number, disabledAt: number): Promise<PendingRun[]> {
+    return (await this.stopMany([{ timerId, version, disabledAt }]))[0] ?? [];
+  }
+
+  /**
+   * Stops a batch of disables in one transaction: an incident's thousands of disables
+   * cost a few statements a batch, not each. The runs cancelled, for each request.
+   */
+  async stopMany(requests: readonly StopRequest[]): Promise<PendingRun[][]> {
+    if (requests.length === 0) return [];
+    const ids = [...new Set(requests.map((r) => r.timerId))].sort((a, b) => a - b);
     return this.database.transaction(async (tx) => {
-      const [row] = await tx.db
-        .select({ version: timers.version, status: timers.status, maxRuns: timers.maxRuns })
+      // In id order, as every batch locks them: two batches never wait on each other in a cycle.
+      const rows = await tx.db
+        .select({ id: timers.id, version: timers.version, status: timers.status, maxRuns: timers.maxRuns })
         .from(timers)
-        .where(eq(timers.id, timerId))
+        .where(inArray(timers.id, ids))
+        .orderBy(timers.id)
         .for('update');
-      if (!row || row.version !== version || row.status !== 'inactive') return [];
-      return this.stopIn(tx, { id: timerId, maxRuns: row.maxRuns }, disabledAt);
+      const current = new Map(rows.map((r) => [r.id, r]));
+      // The same disable published twice (a repair racing its publisher) is stopped once.
+      const due = [
+        ...new Map(
+          requests
+            .filter((r) => {
+              const row = current.get(r.timerId);
+              return row !== undefined && row.version === r.version && row.status === 'inactive';
+            })
+            .map((r) => [r.timerId, r]),
+        ).values(),
+      ];
+      const stopped = await this.stopAll(
+        tx,
+        due.map((r) => ({
+          id: r.timerId,
+          maxRuns: current.get(r.timerId)?.maxRuns ?? null,
+          disabledAt: r.disabledAt,
+        })),
+      );
+      const stopping = new Set(due);
+      return requests.map((r) => (stopping.has(r) ? (stopped.get(r.timerId) ?? []) : []));
     });
   }
 
@@ -52,38 +91,61 @@ export class RunStopper {
     timer: Pick<Timer, 'id' | 'maxRuns'>,
     disabledAt: number,
   ): Promise<PendingRun[]> {
-    const timerId = timer.id;
+    return (await this.stopAll(tx, [{ ...timer, disabledAt }])).get(timer.id) ?? [];
+  }
+
+  private async stopAll(
+    tx: Transaction,
+    stops: readonly { id: number; maxRuns: number | null; disabledAt: number }[],
+  ): Promise<Map<number, PendingRun[]>> {
+    const cancelled = new Map<number, PendingRun[]>();
+    if (stops.length === 0) return cancelled;
     const tasks = new TaskRepository(tx.db, tx.conn);
-    const backlog = await tasks.pendingOfTimer(timerId, 0, disabledAt);
-    if (backlog.length > 0) {
-      const records = await this.claims.peek(backlog.map(refOf));
-      // Left to its holder only while the holder lives (renews its lease).
-      const now = this.now();
-      const unheld = backlog.filter((_, i) => {
-        const record = records[i];
-        return record === null || record === undefined || (isHeld(record.state) && record.untilMs < now);
-      });
-      await tasks.skipRuns(
-        timerId,
-        unheld.map((r) => r.runAt),
-        DISABLED_REASON,
-      );
+    const disabledAt = new Map(stops.map((s) => [s.id, s.disabledAt]));
+    const pending = await tasks.pendingOfTimers(stops.map((s) => s.id));
+    const backlog: PendingRun[] = [];
+    const soon: PendingRun[] = [];
+    const later: PendingRun[] = [];
+    const claimedAhead = this.now() + CLAIMED_AHEAD_MS;
+    for (const run of pending) {
+      const from = disabledAt.get(run.timerId) ?? 0;
+      (run.runAt < from ? backlog : run.runAt < claimedAhead ? soon : later).push(run);
     }
+    const records = await this.claims.peek([...backlog, ...soon].map(refOf));
+    // A backlog run is left to its holder only while the holder lives (renews its lease).
+    const now = this.now();
+    const unheld = backlog.filter((_, i) => {
+      const record = records[i];
+      return record === null || record === undefined || (isHeld(record.state) && record.untilMs < now);
+    });
+    await tasks.skipEach(unheld, DISABLED_REASON);
     // A run due from the disable on may already be claimed (runs are claimed ahead of
     // their time) or even called and answered: its row stays, for its holder to record.
-    const soon = await tasks.pendingOfTimer(timerId, disabledAt, this.now() + CLAIMED_AHEAD_MS);
-    const taken = soon.length === 0 ? [] : await this.claims.peek(soon.map(refOf));
-    const spared = soon.filter((_, i) => taken[i] !== null && taken[i] !== undefined).map((r) => r.runAt);
-    const cancelled = await tasks.deletePending(timerId, disabledAt, spared);
+    const spared: PendingRun[] = [];
+    soon.forEach((run, i) => {
+      const record = records[backlog.length + i];
+      (record === null || record === undefined ? later : spared).push(run);
+    });
+    await tasks.deletePendingFrom(
+      stops.map((s) => ({ timerId: s.id, fromMs: s.disabledAt })),
+      spared,
+    );
+    for (const run of later) {
+      const list = cancelled.get(run.timerId) ?? [];
+      list.push(run);
+      cancelled.set(run.timerId, list);
+    }
     // maxRuns counts planned runs: the cancelled ones no longer count.
-    if (timer.maxRuns !== null && cancelled.length > 0) {
+    for (const s of stops) {
+      const count = cancelled.get(s.id)?.length ?? 0;
+      if (s.maxRuns === null || count === 0) continue;
       await tx.db
         .update(timers)
         .set({
-          runsPlanned: sql`GREATEST(0, ${timers.runsPlanned} - ${cancelled.length})`,
+          runsPlanned: sql`GREATEST(0, ${timers.runsPlanned} - ${count})`,
           updatedAt: sql`${timers.updatedAt}`,
         })
-        .where(eq(timers.id, timerId));
+        .where(eq(timers.id, s.id));
     }
     return cancelled;
   }

@@ -113,6 +113,11 @@ function toPendingRun(r: PendingRow): PendingRun {
   return { timerId: Number(r.timer_id), runAt: r.run_at.getTime(), version: Number(r.timer_version) };
 }
 
+/** `(timer_id, run_at)` pairs for a row-constructor IN list. */
+function runKeys(runs: readonly { timerId: number; runAt: number }[]): string {
+  return runs.map((r) => `(${Number(r.timerId)},CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`).join(',');
+}
+
 function literal(pool: Pick<Pool, 'escape'>, v: string | number | null): string {
   if (v === null) return 'NULL';
   return typeof v === 'number' ? String(v) : pool.escape(v);
@@ -275,6 +280,45 @@ export class TaskRepository {
     if (rows.length === 0) return [];
     await this.db.delete(tasks).where(cond);
     return rows.map((r) => ({ timerId, runAt: r.runAt.getTime(), version: r.version }));
+  }
+
+  /** The scheduled runs of `timerIds` still `pending`, in one query (a batch of disables). */
+  async pendingOfTimers(timerIds: readonly number[]): Promise<PendingRun[]> {
+    if (timerIds.length === 0) return [];
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at, timer_version FROM tasks
+        WHERE timer_id IN (${timerIds.map(Number).join(',')}) AND status = 'pending' AND run_trigger = 'schedule'`,
+    );
+    return (rows as PendingRow[]).map(toPendingRun);
+  }
+
+  /** Records these runs, where still `pending`, as `skipped` with `reason`. */
+  async skipEach(runs: readonly { timerId: number; runAt: number }[], reason: string): Promise<void> {
+    for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
+      await this.pool.query(
+        `UPDATE tasks SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
+          WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + UPDATE_BATCH))})`,
+        [reason],
+      );
+    }
+  }
+
+  /**
+   * Deletes each timer's scheduled runs still `pending` from its `fromMs` on, but those in
+   * `spared`: one statement for a batch of disabled timers, by index ranges.
+   */
+  async deletePendingFrom(
+    starts: readonly { timerId: number; fromMs: number }[],
+    spared: readonly { timerId: number; runAt: number }[],
+  ): Promise<void> {
+    if (starts.length === 0) return;
+    const ranges = starts.map(
+      (s) => `(timer_id = ${Number(s.timerId)} AND run_at >= '${sqlDateTime(s.fromMs)}')`,
+    );
+    await this.pool.query(
+      `DELETE FROM tasks WHERE (${ranges.join(' OR ')}) AND status = 'pending' AND run_trigger = 'schedule'
+        ${spared.length > 0 ? `AND (timer_id, run_at) NOT IN (${runKeys(spared)})` : ''}`,
+    );
   }
 
   /** Records the timer's runs at `runAts` that are still `pending` as `skipped` with `reason`. */

@@ -46,3 +46,49 @@ it('leaves a run due from the disable on that is already claimed (or called) to 
     null,
   ]);
 });
+
+it('stops a batch of disables in one go: each timer’s backlog skipped and later runs cancelled, a stale version left alone', async () => {
+  const timers = new TimerRepository(stores.database.db);
+  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  const claims = new RunClaims(stores.redis, createKeys(stores.config.prefix), { now: () => T0 });
+  const made = await Promise.all(
+    ['a', 'b', 'stale'].map((name) => timers.insert(testDraft({ app: 'batch', name, maxRuns: 100 }))),
+  );
+  const runAts = [-2000, -1000, 1000, 2000, 90_000].map((ms) => T0 + ms);
+  for (const t of made) {
+    await stores.database.pool.query(
+      "UPDATE timers SET status = 'inactive', version = version + 1, runs_planned = 5 WHERE id = ?",
+      [t.id],
+    );
+    await tasks.insertRuns(runAts.map((runAt) => ({ timerId: t.id, app: 'batch', runAt, version: 1 })));
+  }
+  const [a, b, stale] = made.map((t) => ({ id: t.id, version: t.version + 1 }));
+  // Its backlog run held by a live executor (in its call): left to it.
+  await claims.claim({ key: taskKey(a!.id, T0 - 1000), runAt: T0 - 1000 }, 'holder', 10_000);
+
+  const stopper = new RunStopper(stores.database, claims, () => T0);
+  const cancelled = await stopper.stopMany([
+    { timerId: a!.id, version: a!.version, disabledAt: T0 },
+    { timerId: b!.id, version: b!.version, disabledAt: T0 },
+    { timerId: stale!.id, version: stale!.version - 1, disabledAt: T0 },
+  ]);
+  expect(cancelled.map((runs) => runs.map((r) => r.runAt - T0).sort((x, y) => x - y))).toEqual([
+    [1000, 2000, 90_000],
+    [1000, 2000, 90_000],
+    [],
+  ]);
+  const statuses = async (id: number) => {
+    const states = await tasks.states(runAts.map((runAt) => ({ timerId: id, runAt })));
+    return runAts.map((runAt) => states.get(taskKey(id, runAt))?.status ?? null);
+  };
+  expect(await statuses(a!.id)).toEqual(['skipped', 'pending', null, null, null]);
+  expect(await statuses(b!.id)).toEqual(['skipped', 'skipped', null, null, null]);
+  expect(await statuses(stale!.id)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending']);
+  const [rows] = await stores.database.pool.query('SELECT id, runs_planned FROM timers WHERE app = ?', [
+    'batch',
+  ]);
+  const planned = new Map(
+    (rows as Array<{ id: number; runs_planned: number }>).map((r) => [Number(r.id), r.runs_planned]),
+  );
+  expect([a, b, stale].map((t) => planned.get(t!.id))).toEqual([2, 2, 5]);
+});
