@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # xtimer: one image, every role. Pick the roles per container with XTIMER_ROLES (or
-# --roles=...); see docker-compose.yml and README "Operating".
+# --roles=...); see docker-compose.yml and docs/operating.md.
 
 # Node 24 is the active LTS (Node 20 reached its end of life in April 2026).
 ARG NODE_IMAGE=node:24-bookworm-slim

@@ -65,7 +65,7 @@ export interface MountedApp {
 }
 
 /**
- * Headers every answer carries for browsers (README "Security"): the dashboard and /docs
+ * Headers every answer carries for browsers (docs/security.md): the dashboard and /docs
  * may not be framed (clickjacking), run only scripts served from here (no inline script,
  * so markup slipped into a page runs nothing), nothing is sniffed into another type, no
  * Referer leaks a page's query to another site (same-origin: the dashboard's own form
@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps) {
   const app = newRouter<ApiEnv>();
   app.use('*', browserHeaders, refuseLineBreaksInQuery);
   app.use('*', openModeGuard({ open: deps.apps.open, publicHosts: deps.publicHosts ?? [] }));
-  // Who is calling, before anything else is read (README "Security").
+  // Who is calling, before anything else is read (docs/security.md).
   app.use('/api/*', authenticate(deps.apps));
   // What an executor in this process yields to: an operator's API calls, once
   // authenticated, and the console; not probes and scrapes, nor callers turned away.

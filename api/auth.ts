@@ -12,7 +12,7 @@ export const BEARER_SCHEME = 'bearerAuth';
 export const secured = { security: [{ [BEARER_SCHEME]: [] }] };
 
 /**
- * The one authentication check (README "Security"): every /api request names its actor
+ * The one authentication check (docs/security.md): every /api request names its actor
  * with `Authorization: Bearer <admin token | app API key>`; without a valid one it is
  * answered 401 (in the compat envelope on compat paths). In open mode (no
  * XTIMER_ADMIN_TOKEN) a request without the header acts as the admin. What an actor

@@ -53,7 +53,7 @@ function crossSite(c: Context): string | null {
 }
 
 /**
- * Open mode's defence against the browser (README "Security"). Without a token any local
+ * Open mode's defence against the browser (docs/security.md). Without a token any local
  * web page could otherwise drive the API, so in open mode:
  *
  * - `Host` must be loopback or one of PUBLIC_HOSTS (421): a page whose DNS name is

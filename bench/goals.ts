@@ -1,6 +1,6 @@
 /**
- * The timing targets of the delivery lines on the 2-core box (README
- * Benchmarks). A line that misses one says so; missing or doubled runs make it FAILED.
+ * The timing targets of the delivery lines on the 2-core box (docs/benchmarks.md). A line
+ * that misses one says so; missing or doubled runs make it FAILED.
  */
 export const GOALS = {
   /** Slow receivers: the call starts on time although each call lasts 2 s. */

@@ -195,7 +195,7 @@ async function apiCall(
   body?: unknown,
 ): Promise<unknown> {
   for (let tries = 1; ; tries++) {
-    // Open mode wants every change to say it is JSON, a bodiless disable too (README Security).
+    // Open mode wants every change to say it is JSON, a bodiless disable too (docs/security.md).
     const res = await request(`${base}${path}`, {
       method,
       dispatcher: apiClient,

@@ -1,5 +1,5 @@
 /**
- * Exit codes (README "Timers as code"): 0 ok, 1 the API refused or could not be reached,
+ * Exit codes (docs/timers-as-code.md): 0 ok, 1 the API refused or could not be reached,
  * 2 the command line was wrong, 3 `plan --detailed-exitcode` found changes.
  */
 export const EXIT = { ok: 0, api: 1, usage: 2, changes: 3 } as const;

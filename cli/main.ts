@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `xtimer` command (package.json "bin"): see `xtimer --help` and README "Timers as code".
+// The `xtimer` command (package.json "bin"): see `xtimer --help` and docs/timers-as-code.md.
 import { runCli } from './program.js';
 
 // A reader that stopped reading (`xtimer runs 1 --follow | head -3`) is not an error.

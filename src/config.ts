@@ -148,7 +148,7 @@ export const SETTING_SPECS = {
     group: 'essential',
     default: '`redis://127.0.0.1:6379`',
     about:
-      'Redis ≥ 6.2 (`rediss://` for TLS), or a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](../README.md#redis-cluster))',
+      'Redis ≥ 6.2 (`rediss://` for TLS), or a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](operating.md#redis-cluster))',
     schema: z
       .string()
       .default('redis://127.0.0.1:6379')
@@ -170,7 +170,7 @@ export const SETTING_SPECS = {
     group: 'essential',
     default: '—',
     about:
-      "a Redis Cluster's seed nodes, `host:port,host:port`; `REDIS_URL` then gives only the user, password and TLS ([Redis Cluster](../README.md#redis-cluster))",
+      "a Redis Cluster's seed nodes, `host:port,host:port`; `REDIS_URL` then gives only the user, password and TLS ([Redis Cluster](operating.md#redis-cluster))",
     schema: z
       .string()
       .superRefine((nodes, ctx) => {
@@ -338,7 +338,7 @@ export const SETTING_SPECS = {
     group: 'policy',
     default: '`7`',
     about:
-      'runs are kept this long: the run history is partitioned by day, and a day older than this is dropped whole (see Retention)',
+      'runs are kept this long: the run history is partitioned by day, and a day older than this is dropped whole ([Retention](operating.md#retention))',
     schema: int(1, 3650).default(7),
   }),
   TASK_RETENTION_FAILED_DAYS: setting({
@@ -367,7 +367,8 @@ export const SETTING_SPECS = {
     key: 'insecure',
     group: 'policy',
     default: '`false`',
-    about: 'an open api on a non-loopback `HOST`: anyone who reaches the port is the admin',
+    about:
+      'let an api without `XTIMER_ADMIN_TOKEN` (open mode) listen on a non-loopback `HOST`: anyone who reaches the port is then the admin ([Security](security.md#the-model))',
     schema: bool.default(false),
   }),
   DASHBOARD_USER: setting({
@@ -391,7 +392,7 @@ export const SETTING_SPECS = {
     group: 'essential',
     default: 'unset: open mode',
     about:
-      'set, every call needs a token, and the api may listen anywhere; unset, anyone on this machine is the admin (the browser defences below apply)',
+      'bearer token that administers everything (≥ 24 printable characters); set, every call needs a token and the api may listen anywhere; unset, open mode: anyone on this machine is the admin, loopback only ([Security](security.md#the-model))',
     schema: secret(24),
   }),
   XTIMER_SECRET_KEY: setting({
@@ -436,21 +437,24 @@ export const SETTING_SPECS = {
     key: 'callbackBlockPrivate',
     group: 'policy',
     default: '`true`',
-    about: '`false`: callbacks may reach anything this host reaches, metadata endpoints included',
+    about:
+      'the SSRF guard: refuse callback targets in loopback, private, link-local, CGNAT and other non-public ranges, at create time (400 `TARGET_BLOCKED`) and on every connection; `false` lets every timer call anything this host can reach, metadata endpoints included ([Callback targets](security.md#callback-targets-ssrf-guard))',
     schema: bool.default(true),
   }),
   CALLBACK_ALLOW_HOSTS: setting({
     key: 'callbackAllowHosts',
     group: 'policy',
     default: 'none',
-    about: 'the listed names and addresses as callback targets, private or not (`host:port`: that port only)',
+    about:
+      'comma list of host names (allowed whatever they resolve to) and IP addresses (`127.0.0.1`, `::1`) callbacks may reach despite the guard, each at every port or, as `host:port` (`127.0.0.1:3000`, `[::1]:3000`), at that one',
     schema: allowHostList,
   }),
   PUBLIC_HOSTS: setting({
     key: 'publicHosts',
     group: 'policy',
     default: 'none',
-    about: 'more `Host` names an open api answers to (the name a proxy or colleagues use)',
+    about:
+      'comma list of host names or addresses an open-mode api (no `XTIMER_ADMIN_TOKEN`) answers to besides `localhost`, `127.0.0.1` and `[::1]` (other `Host`s get 421): the name a proxy or colleagues use; with a token unused',
     schema: hostList('PUBLIC_HOSTS'),
   }),
 };

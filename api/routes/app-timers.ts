@@ -99,7 +99,7 @@ const routes = {
   }),
 };
 
-/** Timers as code (README "Timers as code"): the idempotent PUT by name and the declarative apply. */
+/** Timers as code (docs/timers-as-code.md): the idempotent PUT by name and the declarative apply. */
 export function appTimerRoutes({ timers: service, callbackTimeoutMs }: AppTimerRoutesDeps) {
   return newRouter<ApiEnv>()
     .openapi(routes.upsert, async (c) => {

@@ -110,7 +110,7 @@ function presentApp(a: AppInfo | IssuedApp) {
 /** An answer holding a key or secret: no cache, proxy or browser history may keep it. */
 const NOT_STORED = { 'cache-control': 'no-store' };
 
-/** The apps API (README "Security"). Who may do what is decided in AppService. */
+/** The apps API (docs/security.md). Who may do what is decided in AppService. */
 export function appRoutes(apps: AppService) {
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) =>

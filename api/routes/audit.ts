@@ -26,7 +26,7 @@ const list = createRoute({
   },
 });
 
-/** The audit log (README "Audit log"); an app key reads its own app's entries. */
+/** The audit log (docs/audit.md); an app key reads its own app's entries. */
 export function auditRoutes(audit: AuditService) {
   return newRouter<ApiEnv>().openapi(list, async (c) => {
     const result = await audit.list(c.var.actor, c.req.valid('query'));

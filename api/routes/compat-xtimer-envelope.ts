@@ -6,7 +6,7 @@ import type { Logger } from '../../src/observability/logger.js';
 
 /**
  * The Go xTimer's `{code, msg, err}` envelope and the statuses its errors answer with
- * (README "Migrating from the Go xTimer"), apart from its routes: authentication and the
+ * (docs/migrating-from-go-xtimer.md), apart from its routes: authentication and the
  * app's own 404 and 413 answer compat paths in it too.
  */
 

@@ -25,7 +25,7 @@ import {
 import { BindError, envelope, respondCompatError } from './compat-xtimer-envelope.js';
 
 /**
- * Drop-in routes for clients of the Go xTimer (README "Migrating from the Go xTimer"):
+ * Drop-in routes for clients of the Go xTimer (docs/migrating-from-go-xtimer.md):
  * its routes, DTOs and `{code, msg, err}` envelope, over the same TimerService as the
  * native API. Errors answer as the original does: 400 when the request does not bind,
  * HTTP 200 with `code: -1` otherwise; `msg` starts with the native error code.

@@ -56,7 +56,7 @@ const routes = {
   }),
 };
 
-/** The emergency brake (README "Emergency brake"): the admin's alone, decided in ServicePause.as. */
+/** The emergency brake (docs/operating.md "Emergency brake"): the admin's alone, decided in ServicePause.as. */
 export function pauseRoutes(servicePause: ServicePause) {
   return newRouter<ApiEnv>()
     .openapi(routes.get, async (c) =>

@@ -1,7 +1,7 @@
 /**
  * The chaos run's checker: pure, over the journal, the sink's log of calls and the final
  * rows of MySQL's `tasks`. It goes over every run a timer owed and every call the sink
- * received, and returns what broke a promise of the README's delivery chapter.
+ * received, and returns what broke a promise of docs/delivery.md.
  *
  * A run is owed when its instant falls on the schedule of the definition in force, with
  * the timer active; instants within `editToleranceMs` of a change to the timer may go
@@ -343,7 +343,7 @@ class Checker {
     if (!attempts.some((a, i) => a !== i + 1)) return;
     const first = calls[0]!;
     // A holder notes its call just before sending it: one killed in between leaves a gap
-    // (the README's delivery chapter says so), one per death, never a repeat.
+    // (docs/delivery.md says so), one per death, never a repeat.
     const gap = attempts[0]! - 1;
     const consecutive = attempts.every((a, i) => a === gap + i + 1);
     const deaths = this.input.journal.filter(
@@ -498,7 +498,7 @@ class Checker {
   }
 
   /**
-   * The limit the README's delivery chapter states: a call's outcome lives only in its
+   * The limit docs/delivery.md states: a call's outcome lives only in its
    * caller and Redis while MySQL is cut off from the caller; Redis losing its keys and the
    * caller dying, both before MySQL came back, lose it, and the run may be called again
    * or settled by its misfire policy. Null unless all three happened.

@@ -62,7 +62,7 @@ export class TimerApi {
     for (let tries = 1; ; tries++) {
       let res: Response;
       try {
-        // Open mode wants every change to say it is JSON, a bodiless one too (README Security).
+        // Open mode wants every change to say it is JSON, a bodiless one too (docs/security.md).
         res = await fetch(`${this.base}${path}`, {
           method,
           headers: method === 'GET' ? {} : { 'content-type': 'application/json' },

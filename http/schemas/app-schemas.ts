@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ROTATABLE } from '../../src/services/apps/app-service.js';
 import { AppSchema, NotifySchema } from './timer-schemas.js';
 
-/** Request and response schemas of the apps API (README "Security"). */
+/** Request and response schemas of the apps API (docs/security.md). */
 
 export const CreateAppSchema = z.strictObject({ app: AppSchema }).openapi('CreateApp');
 

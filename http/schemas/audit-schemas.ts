@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { AUDIT_ACTIONS } from '../../src/domain/audit.js';
 import { AppSchema, CursorSchema, LimitSchema, PositiveIdSchema, page } from './timer-schemas.js';
 
-/** The audit log's query and entries (README "Audit log"). */
+/** The audit log's query and entries (docs/audit.md). */
 
 export const AuditQuerySchema = z.object({
   app: AppSchema.optional(),

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 
-/** The emergency brake's body and answers (README "Emergency brake"). */
+/** The emergency brake's body and answers (docs/operating.md "Emergency brake"). */
 
 /** As long as service_pause.note holds. */
 export const SERVICE_PAUSE_NOTE_MAX_CHARS = 1024;

@@ -55,7 +55,7 @@ type LookupCallback = (
 ) => void;
 
 /**
- * The SSRF guard (README "Security"). Checked twice: when a callback URL is stored (its
+ * The SSRF guard (docs/security.md). Checked twice: when a callback URL is stored (its
  * host, or every address it resolves to now), and on every connection, through the
  * `lookup` undici's connector hands to net.connect — so the address actually dialled is
  * the one checked, and a DNS answer that changes in between (rebinding) gains nothing.

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses a callback may not reach (the SSRF guard, README "Security"): every
+ * Which addresses a callback may not reach (the SSRF guard, docs/security.md): every
  * address that is not ordinary global unicast by the IANA special-purpose registries, as
  * ipaddr.js keeps them — this host, private networks, link-local (cloud metadata at
  * 169.254.169.254), carrier-grade NAT, multicast, reserved and documentation ranges.

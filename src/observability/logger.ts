@@ -8,7 +8,7 @@ export const MAX_LOG_LINE_BYTES = 16 * 1024;
 const MAX_STRING_CHARS = 4096;
 
 /**
- * What never goes into a log (README "Security"): credentials, callback header values and
+ * What never goes into a log (docs/security.md): credentials, callback header values and
  * bodies, and the parameters of SQL statements (a timer's headers and body among them).
  */
 const REDACTED_PATHS = [

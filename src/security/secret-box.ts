@@ -4,7 +4,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
  * Encrypts the apps' signing secrets at rest (AES-256-GCM). They cannot be hashed like
  * API keys: the executor needs them back to sign. The key is derived (HKDF-SHA256) from
  * XTIMER_SECRET_KEY; without one (open mode) a fixed development key is used, which
- * hides the secrets from a casual look at the table and nothing more (README "Security").
+ * hides the secrets from a casual look at the table and nothing more (docs/security.md).
  * The app name is bound in as associated data, so a ciphertext moved to another app's
  * row does not decrypt.
  */

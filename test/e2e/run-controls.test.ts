@@ -40,7 +40,7 @@ afterAll(async () => {
 async function send(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${cluster.api()}${path}`, {
     method,
-    // Open mode takes changes only as JSON (README "Security").
+    // Open mode takes changes only as JSON (docs/security.md).
     headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? null : JSON.stringify(body),
   });

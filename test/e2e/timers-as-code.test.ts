@@ -36,7 +36,7 @@ beforeAll(async () => {
   stores = await createTestStores('ascode', {
     XTIMER_ADMIN_TOKEN: ADMIN_TOKEN,
     XTIMER_SECRET_KEY: 'secret-key-for-the-timers-as-code-tests-0123',
-    // The README's sample file calls these hosts; allowed by name, they are not resolved.
+    // The sample file of docs/timers-as-code.md calls these hosts; allowed by name, they are not resolved.
     CALLBACK_ALLOW_HOSTS: '127.0.0.1,billing.internal,reports.internal',
   });
   sink = await new Sink().start();
@@ -436,12 +436,11 @@ describe('the xtimer CLI', () => {
     });
   });
 
-  it("applies the README's sample timers.yaml as shown", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const chapter = readme.slice(readme.indexOf('## Timers as code'));
-    const sample = /```yaml\n# timers\.yaml\n([\s\S]*?)```/.exec(chapter)?.[1];
+  it('applies the sample timers.yaml of docs/timers-as-code.md as shown', async () => {
+    const doc = readFileSync(join(ROOT, 'docs/timers-as-code.md'), 'utf8');
+    const sample = /```yaml\n# timers\.yaml\n([\s\S]*?)```/.exec(doc)?.[1];
     expect(sample, 'a ```yaml block starting "# timers.yaml"').toBeDefined();
-    const file = writeFile('readme-timers.yaml', sample!);
+    const file = writeFile('doc-timers.yaml', sample!);
     const plan = await xtimer(['plan', '-f', file]);
     expect(plan.code, plan.stderr).toBe(0);
     const applied = await xtimer(['apply', '-f', file, '--yes', '--json']);

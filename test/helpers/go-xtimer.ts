@@ -18,7 +18,7 @@ const nonEmpty = z.string().min(1);
 
 /** consts.TimerStatus: Unabled 1, Enabled 2. */
 export const GoTimerStatus = { Unabled: 1, Enabled: 2 } as const;
-/** consts.TaskStatus, and the two values xtimer adds (README "Migrating from the Go xTimer"). */
+/** consts.TaskStatus, and the two values xtimer adds (docs/migrating-from-go-xtimer.md). */
 export const GoTaskStatus = {
   NotRunned: 0,
   Running: 1,

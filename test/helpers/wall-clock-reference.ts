@@ -1,6 +1,6 @@
 /**
- * A brute-force reference for the DST rule (README "Time zones and daylight
- * saving"), sharing no code with the scheduler: it reads the zone's wall clock with Intl
+ * A brute-force reference for the DST rule (docs/schedules.md "Time zones and
+ * daylight saving"), sharing no code with the scheduler: it reads the zone's wall clock with Intl
  * at every UTC minute, reads crons itself, and applies the rule to what it saw.
  *
  * - A frequent cron (minute or hour field starting with `*`) fires at every instant whose

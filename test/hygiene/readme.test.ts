@@ -1,18 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/config.js';
+import { receiverSamples } from '../helpers/doc-samples.js';
 
-/** The README's configuration reference stays the list src/config.ts reads. */
+/**
+ * The README is the front page a newcomer reads first; the manual is in docs/, and each
+ * chapter's own tests read it there.
+ */
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-function referenceTable(): string[] {
-  const start = readme.indexOf('### Configuration reference');
-  // Up to the next chapter: Security's defaults table names settings too.
-  const section = readme.slice(start, readme.indexOf('\n## ', start));
-  const rows = section.split('\n').filter((line) => /^\| `[A-Z_]+`\s*\|/.test(line));
-  return rows.map((line) => /^\| `([A-Z_]+)`/.exec(line)![1]!);
-}
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const readme = read('README.md');
 
 describe('README', () => {
   it('starts with the command to run the service and the one to run the tests', () => {
@@ -21,7 +17,18 @@ describe('README', () => {
     expect(block).toContain('npm install && npm test');
   });
 
-  it('documents every setting in its configuration reference, and no other', () => {
-    expect([...referenceTable()].sort()).toEqual([...SETTINGS].sort());
+  it('stays a front page of at most 300 lines', () => {
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(300);
+  });
+
+  it('says what xtimer is before what its tests need', () => {
+    expect(readme.indexOf('xtimer is a distributed timer service')).toBeGreaterThan(0);
+    expect(readme.indexOf('xtimer is a distributed timer service')).toBeLessThan(readme.indexOf('chromium'));
+  });
+
+  it('shows the same sample receiver as docs/receivers.md (test/e2e/sample-receiver.test.ts runs it)', () => {
+    const samples = receiverSamples(readme);
+    expect(samples).toHaveLength(1);
+    expect(receiverSamples(read('docs/receivers.md'))).toEqual(samples);
   });
 });

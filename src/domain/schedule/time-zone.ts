@@ -4,7 +4,7 @@ import { formatterFor, type OffsetChange, offsetChangesBetween, zoneOffsetAt } f
 /**
  * Time-zone arithmetic on epoch milliseconds: offsets from the zone's change table
  * (zone-transitions.ts, read from Intl), wall clocks, and wall time back to instants
- * under xtimer's DST rule (README "Time zones and daylight saving").
+ * under xtimer's DST rule (docs/schedules.md "Time zones and daylight saving").
  */
 
 const HOUR = 3600_000;

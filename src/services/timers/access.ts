@@ -1,7 +1,7 @@
 import { ErrorCode, XtimerError } from '../../errors.js';
 
 /**
- * Who is calling (README "Security"): the administrator (XTIMER_ADMIN_TOKEN, or anyone
+ * Who is calling (docs/security.md): the administrator (XTIMER_ADMIN_TOKEN, or anyone
  * in open mode), or one app by its API key. The rule, in one place: an app sees and
  * changes only its own timers, tasks and app record; everything else is the admin's.
  */

@@ -79,7 +79,7 @@ export interface TimerServiceDeps {
   /** Records every change made on a user's behalf (a ChangeAuthor given), in the change's transaction. */
   audit: AuditService;
   now(): number;
-  /** Limits on what a timer may be (README "Security"); absent = none. */
+  /** Limits on what a timer may be (docs/security.md); absent = none. */
   policy?: TimerPolicy | undefined;
   /** TASK_RETENTION_DAYS: how far back the run history goes (a backfill reaches no further). */
   historyDays?: number | undefined;

@@ -5,7 +5,7 @@ import { isDuplicateKey } from './timer-repository.js';
 
 export type { AppRow };
 
-/** Apps in MySQL (README "Security"). `db` may be a transaction. */
+/** Apps in MySQL (docs/security.md). `db` may be a transaction. */
 export class AppRepository {
   constructor(private readonly db: Db) {}
 

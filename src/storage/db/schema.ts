@@ -192,7 +192,7 @@ export const taskFailures = mysqlTable(
 );
 
 /**
- * Apps (README "Security"): who may use the API for an app's timers, and how its
+ * Apps (docs/security.md): who may use the API for an app's timers, and how its
  * callbacks are signed. API keys are stored as SHA-256 digests; signing secrets are
  * sealed (AES-GCM, src/security/secret-box.ts) because the executor needs them back.
  * A rotation keeps the previous key or secret valid until its `*_until` time.

@@ -10,7 +10,7 @@ import {
 } from '../../helpers/stores.js';
 
 /**
- * The routes of the Go xTimer (README "Migrating from the Go xTimer"): its DTOs, its
+ * The routes of the Go xTimer (docs/migrating-from-go-xtimer.md): its DTOs, its
  * `{code, msg, err}` envelope and error statuses, its cron dialect, over the same data
  * as the native API. test/integration/api/compat-contract.test.ts decodes every answer
  * through the original's structs.

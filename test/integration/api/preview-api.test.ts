@@ -22,9 +22,9 @@ afterAll(async () => {
 const preview = (query: Record<string, string>) =>
   call(app, 'GET', `/api/v1/preview?${new URLSearchParams(query)}`);
 
-describe('the New York table of the README’s "Time zones and daylight saving" section', () => {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('## Time zones and daylight saving'));
+describe('the New York table of docs/schedules.md, "Time zones and daylight saving"', () => {
+  const doc = readFileSync(new URL('../../../docs/schedules.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Time zones and daylight saving'));
   // | `cron` | day | local times | UTC instants |
   const rows = [...section.matchAll(/^\| `([^`]+)` +\| (\d{4}-\d{2}-\d{2}) \|([^|]+)\|([^|]+)\|$/gm)];
   const ABBREVIATION: Record<string, string> = { '-05:00': 'EST', '-04:00': 'EDT' };

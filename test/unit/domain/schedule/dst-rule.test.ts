@@ -65,7 +65,7 @@ function scanAround(zone: string, change: number): WallClockScan {
 const changesIn = (zone: string, fromYear: number, toYear: number) =>
   offsetChangesOf(zone, Date.UTC(fromYear, 0, 1), Date.UTC(toYear + 1, 0, 1));
 
-describe('the New York examples of the README', () => {
+describe('the New York examples of docs/schedules.md', () => {
   const zone = 'America/New_York';
   const local = (runs: number[]) =>
     runs.map((t) => `${new Date(t).toISOString().slice(11, 16)}Z ${formatInZone(t, zone).slice(11, 16)}`);
