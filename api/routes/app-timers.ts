@@ -5,12 +5,11 @@ import {
   ApplyResultSchema,
   ApplySchema,
   AppPathSchema,
-  ErrorSchema,
-  IfMatchHeaderSchema,
   TimerNameParamSchema,
-  TimerSchema,
   UpsertTimerSchema,
-} from '../../http/schemas/timer-schemas.js';
+} from '../../http/schemas/apply-schemas.js';
+import { ErrorSchema } from '../../http/schemas/common-schemas.js';
+import { IfMatchHeaderSchema, TimerSchema } from '../../http/schemas/timer-schemas.js';
 import { draftFrom } from '../../http/timer-draft.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';

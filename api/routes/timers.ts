@@ -13,27 +13,34 @@ import { AppParamSchema } from '../../http/schemas/app-schemas.js';
 import {
   BackfillParamSchema,
   BackfillSchema,
+  StartBackfillSchema,
+} from '../../http/schemas/backfill-schemas.js';
+import {
   CalendarParamSchema,
   CalendarSchema,
-  CreateTimerBatchSchema,
-  CreateTimerSchema,
-  ErrorSchema,
-  ExplainedPreviewSchema,
-  IdParamSchema,
-  IfMatchHeaderSchema,
-  ListTasksQuerySchema,
-  ListTimersQuerySchema,
-  PauseSchema,
-  PreviewSchema,
   PutCalendarSchema,
-  page,
-  QueuedRunSchema,
+} from '../../http/schemas/calendar-schemas.js';
+import { ErrorSchema, page } from '../../http/schemas/common-schemas.js';
+import {
+  ExplainedPreviewSchema,
+  PreviewSchema,
   SchedulePreviewQuerySchema,
-  StartBackfillSchema,
+  TimerPreviewQuerySchema,
+} from '../../http/schemas/preview-schemas.js';
+import {
+  ListTasksQuerySchema,
+  QueuedRunSchema,
   TaskIdParamSchema,
   TaskSchema,
+} from '../../http/schemas/run-schemas.js';
+import { PauseSchema } from '../../http/schemas/timer-field-schemas.js';
+import {
+  CreateTimerBatchSchema,
+  CreateTimerSchema,
+  IdParamSchema,
+  IfMatchHeaderSchema,
+  ListTimersQuerySchema,
   TimerBatchSchema,
-  TimerPreviewQuerySchema,
   TimerSchema,
   UpdateTimerSchema,
 } from '../../http/schemas/timer-schemas.js';

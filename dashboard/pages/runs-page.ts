@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AppSchema } from '../../http/schemas/timer-schemas.js';
+import { AppSchema } from '../../http/schemas/common-schemas.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';

@@ -1,7 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { fromZodError, respondError } from '../../http/errors.js';
 import { presentPreview } from '../../http/presenters.js';
-import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../../http/schemas/timer-schemas.js';
+import { SchedulePreviewQuerySchema } from '../../http/schemas/preview-schemas.js';
+import { ListTimersQuerySchema } from '../../http/schemas/timer-schemas.js';
 import { ScheduleTooCostlyError } from '../../src/domain/evaluation-budget.js';
 import { wallToInstant } from '../../src/domain/schedule/time-zone.js';
 import { TASK_STATUSES, type TaskStatus, type Timer } from '../../src/domain/timer.js';
