@@ -88,7 +88,7 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
     const preview =
       timer === undefined
         ? { runs: [], timezone: 'UTC' }
-        : { runs: (await as(c).preview(timer.id, 5)).runs, timezone: timer.timezone };
+        : { runs: (await as(c).previews.ofTimer(timer.id, 5)).runs, timezone: timer.timezone };
     return c.html(
       timerFormPage({ ...ctxOf(c), mode: timer ? 'edit' : 'create', timer, values, errors, preview }),
       status,
@@ -103,7 +103,7 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
     const values = valuesFrom(await formOf(c));
     try {
       const draft = draftFrom(parseCreate(createBody(values)), callbackTimeoutMs);
-      const created = await as(c).create(draft);
+      const created = await as(c).definitions.create(draft);
       return c.redirect(withDone(`${paths.timers}/${created.id}`, 'created'), 303);
     } catch (err) {
       return formPage(c, values, formProblem(err));
@@ -111,17 +111,17 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
   });
 
   app.get('/:id/edit', async (c) => {
-    const timer = await as(c).get(timerId(c.req.param('id')));
+    const timer = await as(c).definitions.get(timerId(c.req.param('id')));
     return formPage(c, valuesOf(timer), fresh, timer);
   });
 
   app.post('/:id/edit', async (c) => {
     const id = timerId(c.req.param('id'));
-    const timer = await as(c).get(id);
+    const timer = await as(c).definitions.get(id);
     const values = valuesFrom(await formOf(c));
     try {
       const patch = parsePatch(patchBody(values, timer));
-      if (Object.keys(patch).length > 0) await as(c).update(id, patch);
+      if (Object.keys(patch).length > 0) await as(c).definitions.update(id, patch);
       return c.redirect(withDone(`${paths.timers}/${id}`, 'updated'), 303);
     } catch (err) {
       return formPage(c, values, formProblem(err), timer);
@@ -129,14 +129,14 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
   });
 
   app.get('/:id/delete', async (c) => {
-    const timer = await as(c).get(timerId(c.req.param('id')));
+    const timer = await as(c).definitions.get(timerId(c.req.param('id')));
     return c.html(deleteConfirmPage(ctxOf(c), timer));
   });
 
   app.post('/:id/delete', async (c) => {
     const id = timerId(c.req.param('id'));
     await formOf(c);
-    await as(c).delete(id);
+    await as(c).definitions.delete(id);
     return c.redirect(withDone(paths.timers, 'deleted'), 303);
   });
 
@@ -144,7 +144,7 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
     app.post(`/:id/${action}`, async (c) => {
       const id = timerId(c.req.param('id'));
       const back = backTo((await formOf(c)).back, `${paths.timers}/${id}`, paths);
-      await (action === 'enable' ? as(c).enable(id) : as(c).disable(id));
+      await (action === 'enable' ? as(c).lifecycle.enable(id) : as(c).lifecycle.disable(id));
       return c.redirect(withDone(back, `${action}d`), 303);
     });
   }
@@ -152,14 +152,14 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
   app.post('/:id/trigger', async (c) => {
     const id = timerId(c.req.param('id'));
     const back = backTo((await formOf(c)).back, `${paths.timers}/${id}`, paths);
-    const run = await as(c).trigger(id);
+    const run = await as(c).runs.trigger(id);
     return c.redirect(withDone(back, 'triggered', run.id), 303);
   });
 
   app.post('/:id/runs/:taskId/retry', async (c) => {
     const id = timerId(c.req.param('id'));
     const back = backTo((await formOf(c)).back, `${paths.timers}/${id}`, paths);
-    const run = await as(c).retryRun(id, c.req.param('taskId'));
+    const run = await as(c).runs.retry(id, c.req.param('taskId'));
     return c.redirect(withDone(back, 'retried', run.id), 303);
   });
 

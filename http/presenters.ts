@@ -7,8 +7,8 @@ import { formatInZone } from '../src/domain/schedule/time-zone.js';
 import { scheduleOf } from '../src/domain/schedule/timer-schedule.js';
 import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
 import type { ServicePauseState } from '../src/services/apps/service-pause.js';
-import type { BackfillView } from '../src/services/timers/backfill-service.js';
-import type { QueuedRunView } from '../src/services/timers/timer-use-cases.js';
+import type { BackfillView } from '../src/services/runs/backfill-service.js';
+import type { QueuedRunView } from '../src/services/runs/run-controls.js';
 
 /** Timer and task JSON exactly as the API documents them. */
 export function presentTimer(t: Timer) {

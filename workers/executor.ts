@@ -148,9 +148,9 @@ export async function startExecutor(core: Core): Promise<Role> {
   const pause = await new PauseWatch(fast, keys.servicePause()).start();
   const completions = new ConcurrencyLimit(TIMER_COMPLETIONS_AT_ONCE);
   const aftermath = new RunAftermath({
-    completeTimer: (id) => completions.run(() => core.timers.complete(id)),
+    completeTimer: (id) => completions.run(() => core.timers.lifecycle.complete(id)),
     countFailure: (id, failed) => timers.countFailure(id, failed),
-    autoPause: async (id) => (await core.timers.autoPause(id))?.pausedNote ?? null,
+    autoPause: async (id) => (await core.timers.lifecycle.autoPause(id))?.pausedNote ?? null,
     notifier: core.notifier,
     logger,
   });

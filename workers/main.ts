@@ -145,7 +145,7 @@ function collectClusterGauges(core: Core): void {
   core.metrics.onScrape(async () => {
     if (Date.now() - activeReadAt < 10_000) return;
     activeReadAt = Date.now();
-    core.metrics.activeTimers.set(await core.timers.countActive());
+    core.metrics.activeTimers.set(await core.timers.definitions.countActive());
   });
   core.metrics.onScrape(async () => {
     const { trigger, execute, executeLate } = core.queues;

@@ -10,7 +10,7 @@ import {
   RETAIN_HISTORY_EVERY_MS,
 } from '../src/services/planning/migration-runner.js';
 import { Compensator } from '../src/services/recovery/compensator.js';
-import { BackfillPacer } from '../src/services/timers/backfill-pacer.js';
+import { BackfillPacer } from '../src/services/runs/backfill-pacer.js';
 import { AppRepository } from '../src/storage/db/app-repository.js';
 import { TaskPartitions } from '../src/storage/db/task-partitions.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
@@ -66,7 +66,7 @@ export function createMigrationRunner(core: Core, logger: Logger): MigrationRunn
       record: (outcomes) => tasks.recordOutcomes(outcomes),
       stash: new OutcomeStash(redis, keys.outcomeStash()),
       notifier: core.notifier,
-      completeEnded: (now) => core.timers.completeEnded(now),
+      completeEnded: (now) => core.timers.lifecycle.completeEnded(now),
       logger: logger.child({ component: 'compensator' }),
     }),
     history: new HistoryRetention(
@@ -142,7 +142,7 @@ export async function startMigrator(core: Core): Promise<Role> {
   every('history retention', RETAIN_HISTORY_EVERY_MS, () => runner.retainHistory());
   // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
   // it happens once whichever nodes run, restart, or find Redis empty.
-  every('pause sweep', PAUSE_SWEEP_EVERY_MS, () => core.timers.resumeEnded(core.now()));
+  every('pause sweep', PAUSE_SWEEP_EVERY_MS, () => core.timers.lifecycle.resumeEnded(core.now()));
   // Backfills: every migrator paces those no other holds at the moment (row locks). Their
   // runs are past by design: they go in the catch-up lane, never ahead of runs due now.
   const backfills = new BackfillPacer({

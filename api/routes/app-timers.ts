@@ -5,12 +5,11 @@ import {
   ApplyResultSchema,
   ApplySchema,
   AppPathSchema,
-  ErrorSchema,
-  IfMatchHeaderSchema,
   TimerNameParamSchema,
-  TimerSchema,
   UpsertTimerSchema,
-} from '../../http/schemas/timer-schemas.js';
+} from '../../http/schemas/apply-schemas.js';
+import { ErrorSchema } from '../../http/schemas/common-schemas.js';
+import { IfMatchHeaderSchema, TimerSchema } from '../../http/schemas/timer-schemas.js';
 import { draftFrom } from '../../http/timer-draft.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';
@@ -112,7 +111,7 @@ export function appTimerRoutes({ timers: service, callbackTimeoutMs }: AppTimerR
       }
       const draft = draftFrom({ ...body, app, name }, callbackTimeoutMs);
       const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
-      const { timer, outcome } = await service.as(c.var.actor).upsert(draft, ifMatch);
+      const { timer, outcome } = await service.as(c.var.actor).asCode.upsert(draft, ifMatch);
       if (outcome === 'created') {
         return c.json(presentTimer(timer), 201, {
           ...timerHeaders(timer),
@@ -126,7 +125,7 @@ export function appTimerRoutes({ timers: service, callbackTimeoutMs }: AppTimerR
       const { timers, prune, dryRun } = c.req.valid('json');
       const batchId = randomUUID();
       const drafts = timers.map((t) => draftFrom({ ...t, app }, callbackTimeoutMs));
-      const result = await service.as(c.var.actor, { batchId }).apply(app, drafts, { prune, dryRun });
+      const result = await service.as(c.var.actor, { batchId }).asCode.apply(app, drafts, { prune, dryRun });
       const changed = result.applied && result.plan.some((s) => s.action !== 'unchanged');
       return c.json({ ...result, ...(changed ? { batchId } : {}) }, 200);
     });

@@ -8,7 +8,7 @@ import {
   RotateSchema,
   UpdateAppSchema,
 } from '../../http/schemas/app-schemas.js';
-import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
+import { ErrorSchema } from '../../http/schemas/common-schemas.js';
 import type { AppInfo, AppService, IssuedApp } from '../../src/services/apps/app-service.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { newRouter } from '../router.js';

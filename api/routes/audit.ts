@@ -1,7 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import { presentAuditEntry } from '../../http/presenters.js';
 import { AuditPageSchema, AuditQuerySchema } from '../../http/schemas/audit-schemas.js';
-import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
+import { ErrorSchema } from '../../http/schemas/common-schemas.js';
 import type { AuditService } from '../../src/services/apps/audit-service.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { newRouter } from '../router.js';

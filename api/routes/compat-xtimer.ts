@@ -5,8 +5,7 @@ import { draftFrom } from '../../http/timer-draft.js';
 import type { Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
-import type { ScopedTimers } from '../../src/services/timers/scoped-timers.js';
-import type { TimerService } from '../../src/services/timers/timer-service.js';
+import type { ScopedTimers, TimerService } from '../../src/services/timers/timer-service.js';
 import type { ApiEnv } from '../auth.js';
 import {
   CompatCreateSchema,
@@ -63,7 +62,7 @@ async function readJson(req: { json(): Promise<unknown> }): Promise<unknown> {
 
 /** The timer a request names. The original requires `app` and ignores it; given here, it must be the timer's. */
 async function timerOf(timers: ScopedTimers, ref: { id: number; app?: string | undefined }): Promise<Timer> {
-  const timer = await timers.get(ref.id);
+  const timer = await timers.definitions.get(ref.id);
   if (ref.app && ref.app !== timer.app) {
     throw new XtimerError(ErrorCode.TIMER_NOT_FOUND, `timer ${ref.id} does not exist in app ${ref.app}`);
   }
@@ -90,7 +89,7 @@ export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: Com
         callback: callbackFromGo(dto.notifyHTTPParam),
       });
       const draft = draftFrom(input, callbackTimeoutMs, { compatCron: dto.cron.trim() });
-      const timer = await timersOf(c).create(draft);
+      const timer = await timersOf(c).definitions.create(draft);
       return c.json(ok({ id: timer.id }));
     })
     .get('/api/timer/v1/def', async (c) => {
@@ -108,10 +107,13 @@ export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: Com
       });
       // The definition first, so that a refused change (a name taken) leaves the status alone too.
       if (patch.name !== undefined || patch.cron !== undefined || patch.callback !== undefined) {
-        await timers.update(dto.id, { ...patch, ...(dto.cron ? { compatCron: dto.cron.trim() } : {}) });
+        await timers.definitions.update(dto.id, {
+          ...patch,
+          ...(dto.cron ? { compatCron: dto.cron.trim() } : {}),
+        });
       }
-      if (dto.status === 2) await timers.enable(dto.id);
-      if (dto.status === 1) await timers.disable(dto.id);
+      if (dto.status === 2) await timers.lifecycle.enable(dto.id);
+      if (dto.status === 1) await timers.lifecycle.disable(dto.id);
       return c.json(ok({}));
     })
     .delete('/api/timer/v1/def', async (c) => {
@@ -119,17 +121,17 @@ export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: Com
       const ref = await bind(TimerRefDto, source);
       const timers = timersOf(c);
       await timerOf(timers, ref);
-      await timers.delete(ref.id);
+      await timers.definitions.delete(ref.id);
       return c.json(ok({}));
     })
     .get('/api/timer/v1/defs', async (c) => {
       const q = await bind(GetAppTimersDto, c.req.query());
-      const { items, total } = await timersOf(c).listNumbered({ app: q.app, ...offsetOf(q) });
+      const { items, total } = await timersOf(c).definitions.listNumbered({ app: q.app, ...offsetOf(q) });
       return c.json(ok({ data: items.map(goTimer), total }));
     })
     .get('/api/timer/v1/defsByName', async (c) => {
       const q = await bind(GetTimersByNameDto, c.req.query());
-      const { items, total } = await timersOf(c).listNumbered({
+      const { items, total } = await timersOf(c).definitions.listNumbered({
         app: q.app,
         nameContains: q.fuzzyName || undefined,
         name: q.name || undefined,
@@ -141,19 +143,19 @@ export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: Com
       const ref = await bind(TimerRefDto, await readJson(c.req));
       const timers = timersOf(c);
       await timerOf(timers, ref);
-      await timers.enable(ref.id);
+      await timers.lifecycle.enable(ref.id);
       return c.json(ok({}));
     })
     .post('/api/timer/v1/unable', async (c) => {
       const ref = await bind(TimerRefDto, await readJson(c.req));
       const timers = timersOf(c);
       await timerOf(timers, ref);
-      await timers.disable(ref.id);
+      await timers.lifecycle.disable(ref.id);
       return c.json(ok({}));
     })
     .get('/api/task/v1/records', async (c) => {
       const q = await bind(GetTasksDto, c.req.query());
-      const { items, total } = await timersOf(c).listTasksNumbered({
+      const { items, total } = await timersOf(c).history.listNumbered({
         timerId: q.timerID,
         statuses: RECORD_STATUSES,
         ...offsetOf(q),

@@ -1,12 +1,12 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import { presentServicePause, presentServicePaused, presentServiceResumed } from '../../http/presenters.js';
+import { ErrorSchema } from '../../http/schemas/common-schemas.js';
 import {
   PauseAllSchema,
   ServicePausedSchema,
   ServicePauseStateSchema,
   ServiceResumedSchema,
 } from '../../http/schemas/pause-schemas.js';
-import { ErrorSchema } from '../../http/schemas/timer-schemas.js';
 import type { ServicePause } from '../../src/services/apps/service-pause.js';
 import { type ApiEnv, secured } from '../auth.js';
 import { newRouter } from '../router.js';

@@ -13,27 +13,34 @@ import { AppParamSchema } from '../../http/schemas/app-schemas.js';
 import {
   BackfillParamSchema,
   BackfillSchema,
+  StartBackfillSchema,
+} from '../../http/schemas/backfill-schemas.js';
+import {
   CalendarParamSchema,
   CalendarSchema,
-  CreateTimerBatchSchema,
-  CreateTimerSchema,
-  ErrorSchema,
-  ExplainedPreviewSchema,
-  IdParamSchema,
-  IfMatchHeaderSchema,
-  ListTasksQuerySchema,
-  ListTimersQuerySchema,
-  PauseSchema,
-  PreviewSchema,
   PutCalendarSchema,
-  page,
-  QueuedRunSchema,
+} from '../../http/schemas/calendar-schemas.js';
+import { ErrorSchema, page } from '../../http/schemas/common-schemas.js';
+import {
+  ExplainedPreviewSchema,
+  PreviewSchema,
   SchedulePreviewQuerySchema,
-  StartBackfillSchema,
+  TimerPreviewQuerySchema,
+} from '../../http/schemas/preview-schemas.js';
+import {
+  ListTasksQuerySchema,
+  QueuedRunSchema,
   TaskIdParamSchema,
   TaskSchema,
+} from '../../http/schemas/run-schemas.js';
+import { PauseSchema } from '../../http/schemas/timer-field-schemas.js';
+import {
+  CreateTimerBatchSchema,
+  CreateTimerSchema,
+  IdParamSchema,
+  IfMatchHeaderSchema,
+  ListTimersQuerySchema,
   TimerBatchSchema,
-  TimerPreviewQuerySchema,
   TimerSchema,
   UpdateTimerSchema,
 } from '../../http/schemas/timer-schemas.js';
@@ -414,46 +421,46 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
   const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
   return newRouter<ApiEnv>()
     .openapi(routes.create, async (c) => {
-      const timer = await timersOf(c).create(draftFrom(c.req.valid('json'), callbackTimeoutMs));
+      const timer = await timersOf(c).definitions.create(draftFrom(c.req.valid('json'), callbackTimeoutMs));
       return c.json(presentTimer(timer), 201, timerHeaders(timer));
     })
     .openapi(routes.createBatch, async (c) => {
       const drafts = c.req.valid('json').timers.map((t) => draftFrom(t, callbackTimeoutMs));
-      return c.json({ items: (await timersOf(c).createMany(drafts)).map(presentTimer) }, 201);
+      return c.json({ items: (await timersOf(c).definitions.createMany(drafts)).map(presentTimer) }, 201);
     })
     .openapi(routes.list, async (c) => {
       const { label, q: nameContains, ...q } = c.req.valid('query');
-      const result = await timersOf(c).list({ ...q, labels: label, nameContains });
+      const result = await timersOf(c).definitions.list({ ...q, labels: label, nameContains });
       return c.json({ items: result.items.map(presentTimer), nextCursor: result.nextCursor }, 200);
     })
     .openapi(routes.get, async (c) => {
-      const timer = await timersOf(c).get(c.req.valid('param').id);
+      const timer = await timersOf(c).definitions.get(c.req.valid('param').id);
       return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.update, async (c) => {
       const { id } = c.req.valid('param');
       const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
-      const timer = await timersOf(c).update(id, patchFrom(c.req.valid('json')), ifMatch);
+      const timer = await timersOf(c).definitions.update(id, patchFrom(c.req.valid('json')), ifMatch);
       return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.remove, async (c) => {
       const ifMatch = ifMatchOf(c.req.valid('header')['if-match']);
-      await timersOf(c).delete(c.req.valid('param').id, ifMatch);
+      await timersOf(c).definitions.delete(c.req.valid('param').id, ifMatch);
       return c.body(null, 204);
     })
     .openapi(routes.enable, async (c) => {
-      const timer = await timersOf(c).enable(c.req.valid('param').id);
+      const timer = await timersOf(c).lifecycle.enable(c.req.valid('param').id);
       return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.disable, async (c) => {
       const pause = await optionalBody(c.req, PauseSchema);
-      const timer = await timersOf(c).disable(c.req.valid('param').id, pause);
+      const timer = await timersOf(c).lifecycle.disable(c.req.valid('param').id, pause);
       return c.json(presentTimer(timer), 200, timerHeaders(timer));
     })
     .openapi(routes.putCalendar, async (c) => {
       const { app, name } = c.req.valid('param');
       const { dates, description } = c.req.valid('json');
-      const { calendar, created } = await timersOf(c).putCalendar(app, name, {
+      const { calendar, created } = await timersOf(c).calendars.put(app, name, {
         dates,
         description: description ?? null,
       });
@@ -461,30 +468,30 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     })
     .openapi(routes.getCalendar, async (c) => {
       const { app, name } = c.req.valid('param');
-      return c.json(presentCalendar(await timersOf(c).getCalendar(app, name)), 200);
+      return c.json(presentCalendar(await timersOf(c).calendars.get(app, name)), 200);
     })
     .openapi(routes.listCalendars, async (c) => {
-      const items = await timersOf(c).listCalendars(c.req.valid('param').app);
+      const items = await timersOf(c).calendars.list(c.req.valid('param').app);
       return c.json({ items: items.map(presentCalendar) }, 200);
     })
     .openapi(routes.deleteCalendar, async (c) => {
       const { app, name } = c.req.valid('param');
-      await timersOf(c).deleteCalendar(app, name);
+      await timersOf(c).calendars.delete(app, name);
       return c.body(null, 204);
     })
     .openapi(routes.pauseApp, async (c) => {
       const { app } = c.req.valid('param');
       const pause = await optionalBody(c.req, PauseSchema);
-      return c.json({ app, changed: await timersOf(c).pauseApp(app, pause) }, 200);
+      return c.json({ app, changed: await timersOf(c).appPause.pause(app, pause) }, 200);
     })
     .openapi(routes.resumeApp, async (c) => {
       const { app } = c.req.valid('param');
-      return c.json({ app, changed: await timersOf(c).resumeApp(app) }, 200);
+      return c.json({ app, changed: await timersOf(c).appPause.resume(app) }, 200);
     })
     .openapi(routes.tasks, async (c) => {
       const { id } = c.req.valid('param');
       const q = c.req.valid('query');
-      const result = await timersOf(c).listTasks(id, {
+      const result = await timersOf(c).history.list(id, {
         limit: q.limit,
         statuses: q.status,
         fromMs: q.from,
@@ -495,37 +502,37 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
       return c.json({ items: result.items.map(presentTask), nextCursor: result.nextCursor }, 200);
     })
     .openapi(routes.trigger, async (c) =>
-      c.json(presentQueuedRun(await timersOf(c).trigger(c.req.valid('param').id)), 202),
+      c.json(presentQueuedRun(await timersOf(c).runs.trigger(c.req.valid('param').id)), 202),
     )
     .openapi(routes.retry, async (c) => {
       const { id, taskId } = c.req.valid('param');
-      return c.json(presentQueuedRun(await timersOf(c).retryRun(id, taskId)), 202);
+      return c.json(presentQueuedRun(await timersOf(c).runs.retry(id, taskId)), 202);
     })
     .openapi(routes.startBackfill, async (c) => {
       const { from, to, overlapPolicy } = c.req.valid('json');
-      const started = await timersOf(c).startBackfill(c.req.valid('param').id, { from, to, overlapPolicy });
+      const started = await timersOf(c).backfills.start(c.req.valid('param').id, { from, to, overlapPolicy });
       return c.json(presentBackfill(started), 202);
     })
     .openapi(routes.listBackfills, async (c) => {
-      const items = await timersOf(c).listBackfills(c.req.valid('param').id);
+      const items = await timersOf(c).backfills.list(c.req.valid('param').id);
       return c.json({ items: items.map(presentBackfill) }, 200);
     })
     .openapi(routes.backfill, async (c) => {
       const { id, backfillId } = c.req.valid('param');
-      return c.json(presentBackfill(await timersOf(c).backfill(id, backfillId)), 200);
+      return c.json(presentBackfill(await timersOf(c).backfills.get(id, backfillId)), 200);
     })
     .openapi(routes.cancelBackfill, async (c) => {
       const { id, backfillId } = c.req.valid('param');
-      return c.json(presentBackfill(await timersOf(c).cancelBackfill(id, backfillId)), 200);
+      return c.json(presentBackfill(await timersOf(c).backfills.cancel(id, backfillId)), 200);
     })
     .openapi(routes.preview, async (c) => {
       const { count, from, explain } = c.req.valid('query');
       const id = c.req.valid('param').id;
       if (explain) {
-        const { timer, runs } = await timersOf(c).explain(id, count, from);
+        const { timer, runs } = await timersOf(c).previews.explain(id, count, from);
         return c.json(presentExplained(timer, runs), 200);
       }
-      const { timer, runs } = await timersOf(c).preview(id, count, from);
+      const { timer, runs } = await timersOf(c).previews.ofTimer(id, count, from);
       return c.json(presentPreview(timer, runs), 200);
     })
     .openapi(routes.previewSchedule, async (c) => {
@@ -539,7 +546,7 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
         ...(name === undefined ? {} : { name }),
       };
       return c.json(
-        presentPreview({ timezone }, await timersOf(c).previewSchedule(schedule, count, from)),
+        presentPreview({ timezone }, await timersOf(c).previews.ofSchedule(schedule, count, from)),
         200,
       );
     });

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AppSchema } from '../../http/schemas/timer-schemas.js';
+import { AppSchema } from '../../http/schemas/common-schemas.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
@@ -31,14 +31,14 @@ export function runsPageRoutes({ timers, paths }: { timers: TimerService; paths:
     if (at === null && cursor !== undefined) {
       throw new XtimerError(ErrorCode.INVALID_CURSOR, 'cursor is not one this page gave');
     }
-    const page = await timers.runsByStatus({
+    const page = await timers.history.byStatus({
       status: status as ListedStatus,
       app,
       before: at ? { runAt: Number(at[1]), id: Number(at[2]) } : undefined,
       limit: RUNS_PER_PAGE,
     });
     const last = page.items.at(-1);
-    const owners = await timers.getMany(page.items.map((t) => t.timerId));
+    const owners = await timers.definitions.getMany(page.items.map((t) => t.timerId));
     return c.html(
       runsPage({
         paths,

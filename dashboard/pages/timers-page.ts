@@ -1,12 +1,14 @@
 import { type Context, Hono } from 'hono';
 import { fromZodError, respondError } from '../../http/errors.js';
 import { presentPreview } from '../../http/presenters.js';
-import { ListTimersQuerySchema, SchedulePreviewQuerySchema } from '../../http/schemas/timer-schemas.js';
+import { SchedulePreviewQuerySchema } from '../../http/schemas/preview-schemas.js';
+import { ListTimersQuerySchema } from '../../http/schemas/timer-schemas.js';
 import { ScheduleTooCostlyError } from '../../src/domain/evaluation-budget.js';
 import { wallToInstant } from '../../src/domain/schedule/time-zone.js';
 import { TASK_STATUSES, type TaskStatus, type Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { AuditService } from '../../src/services/apps/audit-service.js';
+import { INTERNAL } from '../../src/services/timers/access.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';
 import { timerActions, timerId } from '../timer-actions.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
@@ -98,8 +100,8 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
     });
     if (!parsed.success) throw fromZodError(parsed.error, 'query');
     const { label, q, ...query } = parsed.data;
-    const page = await timers.as(c.var.actor).list({ ...query, labels: label, nameContains: q });
-    const recent = await timers.recentRuns(
+    const page = await timers.as(c.var.actor).definitions.list({ ...query, labels: label, nameContains: q });
+    const recent = await timers.history.recent(
       page.items.map((t) => t.id),
       RUNS_ON_LIST,
     );
@@ -127,13 +129,15 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
   });
 
   /** The create and edit form's live preview: the preview API's answer for a cron and zone as typed (JSON). */
-  app.get('/preview', (c) => {
+  app.get('/preview', async (c) => {
     try {
       const parsed = SchedulePreviewQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw fromZodError(parsed.error, 'query');
       const { cron, every, offset, timezone, count } = parsed.data;
       const schedule = { cron: cron ?? null, everyMs: every ?? null, offsetMs: offset ?? 0, timezone };
-      return c.json(presentPreview({ timezone }, timers.previewSchedule(schedule, count)));
+      // Asked for as the form is typed: not spent on the app's rate limit, unlike the API's preview.
+      const runs = await timers.previews.ofSchedule(INTERNAL, schedule, count);
+      return c.json(presentPreview({ timezone }, runs));
     } catch (err) {
       return respondError(c, err);
     }
@@ -144,19 +148,19 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
     const scoped = timers.as(c.var.actor);
     const status = oneOf<TaskStatus>(TASK_STATUSES, c.req.query('status'), 'status');
     const cursor = c.req.query('cursor') || undefined;
-    const { timer, runs: next } = await scoped.preview(id, NEXT_ON_DETAIL);
+    const { timer, runs: next } = await scoped.previews.ofTimer(id, NEXT_ON_DETAIL);
     const atText = c.req.query('at')?.trim() || undefined;
     const at = atText === undefined ? undefined : parseInstant(atText, timer.timezone);
     const until = now() + 1;
     // Runs are planned ahead: "recent" means scheduled up to now (or up to the asked time).
     const [page, chart, changes] = await Promise.all([
-      scoped.listTasks(id, {
+      scoped.history.list(id, {
         limit: RUNS_PER_PAGE,
         statuses: status === undefined ? undefined : [status],
         toMs: at === undefined ? until : at + 1,
         cursor,
       }),
-      scoped.listTasks(id, { limit: RUNS_IN_CHART, toMs: until }),
+      scoped.history.list(id, { limit: RUNS_IN_CHART, toMs: until }),
       audit.list(c.var.actor, { timerId: id, limit: CHANGES_ON_DETAIL }),
     ]);
     // The page's own URL without the confirmation of the action that led here.
@@ -190,7 +194,7 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
 /** A timer's next fire time for the list; none shown (not the page refused) for one too costly to evaluate. */
 function nextFire(timers: TimerService, timer: Timer): number | null {
   try {
-    return timers.nextFires(timer, 1)[0] ?? null;
+    return timers.previews.nextFires(timer, 1)[0] ?? null;
   } catch (err) {
     if (err instanceof ScheduleTooCostlyError) return null;
     throw err;

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { ROTATABLE } from '../../src/services/apps/app-service.js';
-import { AppSchema, NotifySchema } from './timer-schemas.js';
+import { AppSchema } from './common-schemas.js';
+import { NotifySchema } from './timer-field-schemas.js';
 
 /** Request and response schemas of the apps API (docs/security.md). */
 

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { AUDIT_ACTIONS } from '../../src/domain/audit.js';
-import { AppSchema, CursorSchema, LimitSchema, PositiveIdSchema, page } from './timer-schemas.js';
+import { AppSchema, CursorSchema, LimitSchema, PositiveIdSchema, page } from './common-schemas.js';
 
 /** The audit log's query and entries (docs/audit.md). */
 

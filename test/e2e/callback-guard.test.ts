@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
+import { INTERNAL } from '../../src/services/timers/access.js';
 import { freePort, XtimerProcess } from '../helpers/processes.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestCore, createTestStores, eventually, type TestStores } from '../helpers/stores.js';
@@ -41,7 +42,8 @@ afterAll(async () => {
 
 describe('the SSRF guard at call time, by default', () => {
   it('fails a run whose host resolves to loopback, once and finally, without connecting', async () => {
-    const timer = await unguarded.timers.create(
+    const timer = await unguarded.timers.definitions.create(
+      INTERNAL,
       testDraft({
         app: 'guard',
         name: 'to-localhost',

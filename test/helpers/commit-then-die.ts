@@ -6,6 +6,7 @@
 import { loadConfig } from '../../src/config.js';
 import { createCore } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { INTERNAL } from '../../src/services/timers/access.js';
 import { openDatabase } from '../../src/storage/db/client.js';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { withScripts } from '../../src/storage/redis/scripts.js';
@@ -22,4 +23,4 @@ core.publisher.publish = async () => {
   process.stdout.write('committed\n');
   process.kill(process.pid, 'SIGKILL');
 };
-await core.timers.update(Number(id), JSON.parse(patch!));
+await core.timers.definitions.update(INTERNAL, Number(id), JSON.parse(patch!));

@@ -1,4 +1,6 @@
-import { ErrorCode, XtimerError } from '../../errors.js';
+import type { ChangeAuthor } from '../../domain/audit.js';
+import { ErrorCode, RateLimitedError, XtimerError } from '../../errors.js';
+import type { RateLimiter } from '../../storage/redis/rate-limiter.js';
 
 /**
  * Who is calling (docs/security.md): the administrator (XTIMER_ADMIN_TOKEN, or anyone
@@ -62,4 +64,78 @@ export function assertAdmin(actor: Actor): void {
   if (actor.kind !== 'admin') {
     throw new XtimerError(ErrorCode.FORBIDDEN, 'only the admin token may do this');
   }
+}
+
+/** What a key in its grace period may not do to a timer (RETIRED_KEY). */
+export const SET_NOTIFY = 'set or change a notify URL';
+
+/**
+ * One caller's reach over the use cases: its actor (the access rule above), who the
+ * audit log names for its changes (none: not audited), and the app's rate limit, spent
+ * on every change an app key makes and on every preview and dry run, which evaluate
+ * schedules and look up callback hosts as a change does (APP_RATE_LIMIT_PER_MINUTE; the
+ * admin is not limited). A use case an actor may call takes one as its first argument.
+ */
+export class AccessScope {
+  constructor(
+    readonly actor: Actor,
+    readonly author: ChangeAuthor | undefined,
+    private readonly limiter?: RateLimiter | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** FORBIDDEN unless this actor may act for `app`. */
+  useApp(app: string): void {
+    assertCanUseApp(this.actor, app);
+  }
+
+  /** RETIRED_KEY for a key in its grace period. */
+  notRetired(what: string): void {
+    assertNotRetired(this.actor, what);
+  }
+
+  /** One call of the app's rate limit (RATE_LIMITED once it is spent). */
+  async spend(): Promise<void> {
+    if (this.actor.kind !== 'app' || !this.limiter) return;
+    const decision = await this.limiter.hit(this.actor.app, this.now());
+    if (!decision.allowed) {
+      throw new RateLimitedError(
+        `app ${this.actor.app} made more changes, previews and dry runs this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,
+        decision.retryAfterSec,
+      );
+    }
+  }
+}
+
+/** xtimer's own calls (the dashboard's unsaved preview, tests' setup): the admin's reach, no limit, no audit entry. */
+export const INTERNAL = new AccessScope(ADMIN, undefined);
+
+/** A method taking an AccessScope first, as the caller sees it once the scope is bound; never for any other. */
+type BoundMethod<F> = F extends (...args: infer P) => infer R
+  ? P extends [AccessScope, ...infer A]
+    ? (...args: A) => R
+    : never
+  : never;
+
+/**
+ * A concept's use cases as one caller may call them: its methods that take an AccessScope
+ * first, without that argument. The rest (xtimer's own: sweeps, the executor's
+ * completions) are not reachable through it.
+ */
+export type Scoped<T> = {
+  readonly [K in keyof T as [BoundMethod<T[K]>] extends [never] ? never : K]: BoundMethod<T[K]>;
+};
+
+/**
+ * `concept` with `scope` bound as the first argument of its use cases, so a new use case
+ * (a method taking the scope) is reachable as soon as it is written, with no wrapper to keep.
+ */
+export function scoped<T extends object>(concept: T, scope: AccessScope): Scoped<T> {
+  return new Proxy(concept, {
+    get(target, key) {
+      const member: unknown = Reflect.get(target, key, target);
+      if (typeof member !== 'function') return undefined;
+      return (...args: unknown[]) => member.apply(target, [scope, ...args]);
+    },
+  }) as unknown as Scoped<T>;
 }

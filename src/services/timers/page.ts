@@ -30,3 +30,9 @@ export function pageOf<T>(items: T[], limit: number, keyOf: (item: T) => number)
   if (more) items.length = limit;
   return { items, nextCursor: more ? encodeCursor(keyOf(items[items.length - 1]!)) : null };
 }
+
+/** An offset page and the number of all matches (the xtimer-compatible API's paging). */
+export interface Numbered<T> {
+  items: T[];
+  total: number;
+}

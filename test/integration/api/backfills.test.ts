@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
 import type { Core } from '../../../src/core.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { BACKFILL_RECHECK_MS, BackfillPacer } from '../../../src/services/timers/backfill-pacer.js';
+import { BACKFILL_RECHECK_MS, BackfillPacer } from '../../../src/services/runs/backfill-pacer.js';
 import { sqlDateTime } from '../../../src/storage/db/multi-row-insert.js';
 import { TaskRepository } from '../../../src/storage/db/task-repository.js';
 import type { ExecuteJob, QueuedRun } from '../../../src/storage/redis/queues.js';

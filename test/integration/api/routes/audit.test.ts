@@ -310,8 +310,8 @@ describe('what is recorded', () => {
     const id = (
       await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'beta', name: 'batched' }), AS_ADMIN)
     ).body.id;
-    await batch.update(id, { description: 'applied' });
-    await batch.enable(id);
+    await batch.definitions.update(id, { description: 'applied' });
+    await batch.lifecycle.enable(id);
     const entries = await audit('batchId=apply-42');
     expect(entries.map((e) => [e.action, e.batchId, e.timerId])).toEqual([
       ['enable', 'apply-42', id],

@@ -104,9 +104,9 @@ describe('the pause sweep', () => {
       note: 'back in a minute',
       until: new Date(now + 60_000).toISOString(),
     });
-    expect(await core.timers.resumeEnded(now + 59_999)).toBe(0);
+    expect(await core.timers.lifecycle.resumeEnded(now + 59_999)).toBe(0);
     now += 60_000;
-    const swept = await Promise.all([1, 2, 3].map(() => core.timers.resumeEnded(now)));
+    const swept = await Promise.all([1, 2, 3].map(() => core.timers.lifecycle.resumeEnded(now)));
     expect(swept.reduce((a, b) => a + b, 0)).toBe(1);
     const after = (await call(app, 'GET', `/api/v1/timers/${t.id}`)).body;
     expect(after).toMatchObject({ status: 'active', pausedNote: null, pausedUntil: null });
@@ -123,7 +123,7 @@ describe('the pause sweep', () => {
     await call(app, 'POST', `/api/v1/timers/${t.id}/enable`);
     await call(app, 'POST', `/api/v1/timers/${t.id}/disable`);
     now += 2000;
-    expect(await core.timers.resumeEnded(now)).toBe(0);
+    expect(await core.timers.lifecycle.resumeEnded(now)).toBe(0);
     expect((await call(app, 'GET', `/api/v1/timers/${t.id}`)).body.status).toBe('inactive');
   });
 });
@@ -135,10 +135,13 @@ describe('autoPause', () => {
     const timers = new TimerRepository(stores.database.db);
     expect(await timers.countFailure(t.id, true)).toBe(1);
     expect(await timers.countFailure(t.id, true)).toBe(2);
-    expect(await core.timers.autoPause(t.id)).toBeNull();
+    expect(await core.timers.lifecycle.autoPause(t.id)).toBeNull();
     expect(await timers.countFailure(t.id, false)).toBe(0);
     for (let i = 1; i <= 3; i++) expect(await timers.countFailure(t.id, true)).toBe(i);
-    const [first, second] = await Promise.all([core.timers.autoPause(t.id), core.timers.autoPause(t.id)]);
+    const [first, second] = await Promise.all([
+      core.timers.lifecycle.autoPause(t.id),
+      core.timers.lifecycle.autoPause(t.id),
+    ]);
     expect([first, second].filter((x) => x !== null)).toHaveLength(1);
     const after = (await call(app, 'GET', `/api/v1/timers/${t.id}`)).body;
     expect(after).toMatchObject({

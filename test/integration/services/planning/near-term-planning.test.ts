@@ -3,6 +3,7 @@ import type { Core } from '../../../../src/core.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { Migration } from '../../../../src/services/planning/migration.js';
 import type { MigrationRunner } from '../../../../src/services/planning/migration-runner.js';
+import { INTERNAL } from '../../../../src/services/timers/access.js';
 import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createMigrationRunner } from '../../../../workers/migrator.js';
@@ -29,7 +30,8 @@ let clock = T0;
 const silent = createLogger('silent');
 
 async function create(name: string, cron: string) {
-  return core.timers.create(
+  return core.timers.definitions.create(
+    INTERNAL,
     testDraft({
       app: 'near',
       name,
@@ -150,7 +152,7 @@ describe('near-term planning and the top-up', () => {
     // The top-up reads the timer as it is (version 1, even seconds); the change lands
     // before the top-up writes (version 2, odd seconds, planned from now to 10:04).
     let change: (() => Promise<unknown>) | undefined = () =>
-      core.timers.update(timer.id, { cron: '1/2 * * * * *' });
+      core.timers.definitions.update(INTERNAL, timer.id, { cron: '1/2 * * * * *' });
     class RacingTimers extends TimerRepository {
       override async pageToPlan(beforeMs: number, afterId: number, limit: number) {
         const page = await super.pageToPlan(beforeMs, afterId, limit);

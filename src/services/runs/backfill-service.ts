@@ -1,4 +1,4 @@
-import { auditEntry, type ChangeAuthor } from '../../domain/audit.js';
+import { auditEntry } from '../../domain/audit.js';
 import { BACKFILL_MAX_RUNS, type Backfill, type BackfillProgress } from '../../domain/backfill.js';
 import { DAY } from '../../domain/plan/day-partitions.js';
 import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
@@ -8,6 +8,8 @@ import { BackfillRepository } from '../../storage/db/backfill-repository.js';
 import type { Database } from '../../storage/db/client.js';
 import { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { AuditService } from '../apps/audit-service.js';
+import type { AccessScope } from '../timers/access.js';
+import type { TimerStore } from '../timers/timer-store.js';
 
 /** How many of a timer's backfills its list shows. */
 const LIST_LIMIT = 20;
@@ -39,17 +41,24 @@ export interface BackfillServiceDeps {
 /**
  * Backfills: a timer's schedule run over a past range. Starting one writes
  * its runs (trigger `backfill`) beside the timer's history, leaving alone the instants
- * the history has already; BackfillPacer then sends them at BACKFILL_RATE. The timer
- * given has been read, and its access checked, by the caller (ScopedTimers).
+ * the history has already; BackfillPacer then sends them at BACKFILL_RATE.
  */
 export class BackfillService {
   private readonly backfills: BackfillRepository;
 
-  constructor(private readonly deps: BackfillServiceDeps) {
+  constructor(
+    private readonly deps: BackfillServiceDeps,
+    /** Reads a timer the caller may use. */
+    private readonly timers: Pick<TimerStore, 'owned'>,
+  ) {
     this.backfills = new BackfillRepository(deps.database.db, deps.database.pool);
   }
 
-  async start(given: Timer, req: BackfillRequest, by?: ChangeAuthor): Promise<BackfillView> {
+  /** Runs the schedule over a past range (its runs are paced). */
+  async start(scope: AccessScope, timerId: number, req: BackfillRequest): Promise<BackfillView> {
+    const given = await this.timers.owned(scope, timerId);
+    await scope.spend();
+    const by = scope.author;
     // Bad input is refused before any lock is taken.
     this.instants(given, req);
     const id = await this.deps.database.transaction(async (tx) => {
@@ -95,18 +104,16 @@ export class BackfillService {
       }
       return id;
     });
-    return this.get(given, id);
+    return this.view(given, id);
   }
 
-  async get(timer: Timer, id: number): Promise<BackfillView> {
-    const backfill = await this.backfills.find(timer.id, id);
-    if (!backfill)
-      throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
-    return { backfill, progress: await this.backfills.progress(backfill) };
+  async get(scope: AccessScope, timerId: number, id: number): Promise<BackfillView> {
+    return this.view(await this.timers.owned(scope, timerId), id);
   }
 
   /** The timer's backfills, newest first (the latest 20). */
-  async list(timer: Timer): Promise<BackfillView[]> {
+  async list(scope: AccessScope, timerId: number): Promise<BackfillView[]> {
+    const timer = await this.timers.owned(scope, timerId);
     const found = await this.backfills.listForTimer(timer.id, LIST_LIMIT);
     return Promise.all(
       found.map(async (backfill) => ({ backfill, progress: await this.backfills.progress(backfill) })),
@@ -114,7 +121,10 @@ export class BackfillService {
   }
 
   /** Stops a backfill: its runs not yet sent are removed; those sent end as they will. */
-  async cancel(timer: Timer, id: number, by?: ChangeAuthor): Promise<BackfillView> {
+  async cancel(scope: AccessScope, timerId: number, id: number): Promise<BackfillView> {
+    const timer = await this.timers.owned(scope, timerId);
+    await scope.spend();
+    const by = scope.author;
     await this.deps.database.transaction(async (tx) => {
       const backfills = this.backfills.withDb(tx.db, tx.conn);
       const locked = await backfills.lockOne(id);
@@ -131,7 +141,14 @@ export class BackfillService {
         );
       }
     });
-    return this.get(timer, id);
+    return this.view(timer, id);
+  }
+
+  private async view(timer: Timer, id: number): Promise<BackfillView> {
+    const backfill = await this.backfills.find(timer.id, id);
+    if (!backfill)
+      throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
+    return { backfill, progress: await this.backfills.progress(backfill) };
   }
 
   /**

@@ -1,0 +1,72 @@
+import { z } from '@hono/zod-openapi';
+import { RUN_TRIGGERS, TASK_STATUSES } from '../../src/domain/timer.js';
+import { CursorSchema, InstantSchema, LimitSchema, queryFlag } from './common-schemas.js';
+import { IdParamSchema } from './timer-schemas.js';
+
+/** A timer's runs (tasks): as listed, and as a run now or a retry answers them. */
+
+export const TaskSchema = z
+  .object({
+    id: z.string().openapi({ example: '42_1795304060000', description: 'The task key: timerId_runAtMs.' }),
+    timerId: z.number().int(),
+    runAt: z.string().openapi({ example: '2026-11-22T10:00:00.000Z' }),
+    status: z.enum(TASK_STATUSES),
+    trigger: z
+      .enum(RUN_TRIGGERS)
+      .openapi({ description: 'What made the run: its schedule, a run now, or a retry.' }),
+    attempts: z.number().int(),
+    httpStatus: z.number().int().nullable(),
+    output: z.string().nullable(),
+    error: z.string().nullable(),
+    firedAt: z.string().nullable().openapi({ description: 'When the latest attempt was sent.' }),
+    firstFiredAt: z.string().nullable().openapi({ description: 'When the first attempt was sent.' }),
+    latencyMs: z.number().int().nullable().openapi({
+      description:
+        "How late the first call left: firstFiredAt − runAt; null if never called, and for a backfill's runs (past by design).",
+    }),
+    durationMs: z.number().int().nullable(),
+  })
+  .openapi('Task');
+
+export const TaskIdParamSchema = IdParamSchema.extend({
+  taskId: z
+    .string()
+    .regex(/^[1-9][0-9]{0,14}_[0-9]{1,15}$/, 'must be a task id: timerId_runAtMs')
+    .openapi({ param: { name: 'taskId', in: 'path' }, example: '42_1795304060000' }),
+});
+
+export const QueuedRunSchema = z
+  .object({
+    id: z.string().openapi({ example: '42_1795304060000' }),
+    timerId: z.number().int(),
+    runAt: z.string(),
+    status: z.literal('pending'),
+    trigger: z.enum(['manual', 'retry']),
+  })
+  .openapi('QueuedRun');
+
+export const ListTasksQuerySchema = z.strictObject({
+  status: z
+    .string()
+    .transform((v, ctx) => {
+      const list = v.split(',').filter(Boolean);
+      const bad = list.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown status ${bad.join(', ')}; use ${TASK_STATUSES.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return list as (typeof TASK_STATUSES)[number][];
+    })
+    .optional()
+    .openapi({ type: 'string', example: 'succeeded,failed', description: 'Comma list of statuses.' }),
+  from: InstantSchema.optional(),
+  to: InstantSchema.optional(),
+  upcoming: queryFlag(
+    'true: the pending runs still to come, soonest first. Otherwise (default) history: runs at or before now, newest first.',
+  ),
+  limit: LimitSchema,
+  cursor: CursorSchema,
+});

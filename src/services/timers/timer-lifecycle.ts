@@ -1,0 +1,218 @@
+import type { ChangeAuthor } from '../../domain/audit.js';
+import { autoPauseNote, type PauseRequest, type Timer } from '../../domain/timer.js';
+import { ErrorCode, XtimerError } from '../../errors.js';
+import type { Transaction } from '../../storage/db/client.js';
+import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
+import type { AccessScope } from './access.js';
+import { hasRunsLeft } from './timer-rules.js';
+import type { TimerStore } from './timer-store.js';
+
+/** A timer whose final run was due this long ago and has settled is completed by the sweep. */
+const ENDED_GRACE_MS = 60_000;
+
+/** Who the audit log names for changes xtimer makes itself (a pause that ends, an auto-pause). */
+export const SYSTEM_AUTHOR: ChangeAuthor = Object.freeze({ actor: 'system', batchId: null });
+
+/**
+ * A timer's status over time: enable and disable (a pause with a note and an `until`),
+ * and what xtimer does by itself: resume a pause whose `until` came, auto-pause after
+ * failures, complete a timer whose schedule ended. Each change takes only the timer's
+ * row lock: under the app's mutex an incident's thousands of disables would queue.
+ */
+export class TimerLifecycle {
+  constructor(private readonly store: TimerStore) {}
+
+  /** Activates the timer and materialises its runs at once. Idempotent. */
+  async enable(scope: AccessScope, id: number): Promise<Timer> {
+    await this.store.owned(scope, id);
+    await scope.spend();
+    return this.enableAs(id, scope.author);
+  }
+
+  /**
+   * Deactivates the timer and cancels its runs not yet due, with an optional note and an
+   * `until` at which it resumes by itself. Idempotent; on a disabled timer, a note or
+   * `until` replaces the pause's.
+   */
+  async disable(scope: AccessScope, id: number, pause: PauseRequest = {}): Promise<Timer> {
+    await this.store.owned(scope, id);
+    await scope.spend();
+    return this.disableAs(id, scope.author, pause);
+  }
+
+  /** enable, once the caller's access is checked (an app's pause checks it once for all its timers). */
+  async enableAs(id: number, by: ChangeAuthor | undefined): Promise<Timer> {
+    return this.setStatus(id, 'active', by);
+  }
+
+  /** disable, once the caller's access is checked. */
+  async disableAs(id: number, by: ChangeAuthor | undefined, pause: PauseRequest = {}): Promise<Timer> {
+    if (pause.until != null && pause.until <= this.store.deps.now()) {
+      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'until: must be in the future', [
+        { path: 'until', message: 'must be in the future' },
+      ]);
+    }
+    return this.setStatus(id, 'inactive', by, pause);
+  }
+
+  /**
+   * Enables the disabled timers whose `until` has come (the migrator's pause sweep, every
+   * second on every node). Each resume is a conditional change under the timer's row lock,
+   * so it happens once in the cluster, also after a restart or Redis losing its data, and
+   * is audited as `system`.
+   */
+  async resumeEnded(now: number): Promise<number> {
+    let resumed = 0;
+    for (const id of await this.store.timers.pauseEndedIds(now)) {
+      let due = false;
+      const timer = await this.setStatus(id, 'active', SYSTEM_AUTHOR, {}, (t, at) => {
+        due = t.status === 'inactive' && t.pausedUntil !== null && t.pausedUntil <= at;
+        return due;
+      }).catch((err: unknown) => {
+        if (err instanceof XtimerError && err.code === ErrorCode.TIMER_NOT_FOUND) return null;
+        throw err;
+      });
+      if (due && timer?.status === 'active') resumed++;
+    }
+    return resumed;
+  }
+
+  /**
+   * Disables an active timer whose failure streak has reached its autoPause, with the
+   * note `auto-paused after N consecutive failures`, audited as `system`; the timer if this
+   * call paused it (one of several executors settling failures at once), else null.
+   */
+  async autoPause(id: number): Promise<Timer | null> {
+    const n = (await this.store.get(id)).autoPause?.afterConsecutiveFailures;
+    if (n === undefined) return null;
+    let paused = false;
+    const timer = await this.setStatus(id, 'inactive', SYSTEM_AUTHOR, { note: autoPauseNote(n) }, (t) => {
+      paused = t.status === 'active' && t.failureStreak >= n;
+      return paused;
+    });
+    return paused ? timer : null;
+  }
+
+  /** Completes a timer whose schedule has made its last run, and tells every process; false if it was not active. */
+  async complete(id: number): Promise<boolean> {
+    const done = await this.store.timers.complete(id);
+    if (done) await this.store.deps.announce(id);
+    return done;
+  }
+
+  /**
+   * Completes the timers whose schedule has ended and that have nothing left in flight
+   * (the compensator's sweep, behind the executor that completes a timer at its final run).
+   */
+  async completeEnded(now: number): Promise<number> {
+    let completed = 0;
+    for (const id of await this.store.timers.endedIds(now, ENDED_GRACE_MS))
+      if (await this.complete(id)) completed++;
+    return completed;
+  }
+
+  /**
+   * Sets the status under the timer's row lock; `onlyIf` (checked under the lock) lets
+   * the system's own changes happen only while still due.
+   */
+  private async setStatus(
+    id: number,
+    status: 'active' | 'inactive',
+    by?: ChangeAuthor,
+    pause: PauseRequest = {},
+    onlyIf?: (current: Timer, now: number) => boolean,
+  ): Promise<Timer> {
+    // The timer's row lock orders changes to it; the app's mutex would queue the app's
+    // other timers behind this one (thousands of disables during an incident).
+    const done = await this.store.deps.database.transaction(async (tx) => {
+      const change = await this.changeStatusIn(tx, id, status, by, pause, onlyIf);
+      return change === null ? null : { change, marks: await this.store.deps.publisher.mark(tx, [id]) };
+    });
+    if (done === null) return this.store.get(id);
+    return this.store.afterCommit(id, done.change, done.marks);
+  }
+
+  /** setStatus's change in `tx` (the timer's row lock held): null when there is none to make. */
+  private async changeStatusIn(
+    tx: Transaction,
+    id: number,
+    status: 'active' | 'inactive',
+    by: ChangeAuthor | undefined,
+    pause: PauseRequest,
+    onlyIf?: (current: Timer, now: number) => boolean,
+  ): Promise<PlanChange | null> {
+    const { deps } = this.store;
+    const timers = this.store.timersIn(tx);
+    const now = deps.now();
+    const current = await this.store.lockedTimer(tx, id);
+    if (onlyIf && !onlyIf(current, now)) return null;
+    const repausing = pause.note !== undefined || pause.until !== undefined;
+    if (current.status === status) {
+      if (status !== 'inactive' || !repausing) return null;
+      // A disabled timer gets a new note or `until`.
+      await timers.setPause(id, {
+        note: pause.note === undefined ? current.pausedNote : pause.note,
+        at: current.pausedAt ?? now,
+        until: pause.until ?? null,
+      });
+      if (by)
+        await this.store.audit(tx, by, 'disable', current, current, await this.store.lockedTimer(tx, id));
+      return NO_CHANGE;
+    }
+    if (status === 'inactive') {
+      // A completed timer stays completed when nothing is left to stop; one whose
+      // final run settled before earlier ones (a backlog) still owes those: a disable
+      // stops them as it would an active timer's.
+      if (current.status === 'completed' && !(await this.owesRuns(tx, id))) return null;
+      // One statement on the timer's row, and its runs are stopped once this commits
+      // (RunStopper, by the publisher): an incident's thousands of disables stay cheap.
+      const paused = { note: pause.note ?? null, at: now, until: pause.until ?? null };
+      await timers.disable(id, paused);
+      const after: Timer = {
+        ...current,
+        status: 'inactive',
+        version: current.version + 1,
+        plannedFrom: now,
+        finalRunAt: null,
+        pausedNote: paused.note,
+        pausedAt: paused.at,
+        pausedUntil: paused.until,
+        failureStreak: 0,
+      };
+      if (by) await this.store.audit(tx, by, 'disable', current, current, after);
+      return NO_CHANGE;
+    }
+    if (!hasRunsLeft(current, now)) {
+      if (by === SYSTEM_AUTHOR) {
+        // A pause that ends on a timer with nothing left to run: it stays disabled, no longer due.
+        await timers.setPause(id, {
+          note: current.pausedNote,
+          at: current.pausedAt ?? now,
+          until: null,
+        });
+        return NO_CHANGE;
+      }
+      throw new XtimerError(
+        ErrorCode.TIMER_COMPLETED,
+        `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
+      );
+    }
+    // The disable's stop may still be queued: done here first, under the row lock, so the
+    // runs of the disabled stretch are never left pending for an active timer.
+    const stopped =
+      current.status === 'inactive' ? await deps.stopper.stopIn(tx, current, current.pausedAt ?? now) : [];
+    await timers.setStatus(id, status);
+    await timers.setPause(id, null);
+    const updated = await this.store.lockedTimer(tx, id);
+    await this.store.audit(tx, by, 'enable', current, current, updated);
+    return {
+      planned: await deps.planner.plan(updated, now, this.store.tasksIn(tx), timers),
+      cancelled: stopped,
+    };
+  }
+
+  /** Whether runs of the timer are still to go (pending, or running: in a call or backing off). */
+  private async owesRuns(tx: Transaction, id: number): Promise<boolean> {
+    return (await this.store.tasksIn(tx).countForTimer(id, ['pending', 'running'])) > 0;
+  }
+}
