@@ -1,6 +1,7 @@
 import type { ChangeAuthor } from '../../domain/audit.js';
 import { autoPauseNote, type PauseRequest, type Timer } from '../../domain/timer.js';
-import { ErrorCode, XtimerError } from '../../errors.js';
+import { ErrorCode, timerNotFound, XtimerError } from '../../errors.js';
+import { GroupCommit } from '../../lib/group-commit.js';
 import type { Transaction } from '../../storage/db/client.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import type { AccessScope } from './access.js';
@@ -9,6 +10,18 @@ import type { TimerStore } from './timer-store.js';
 
 /** A timer whose final run was due this long ago and has settled is completed by the sweep. */
 const ENDED_GRACE_MS = 60_000;
+
+/** Disables stored together at most, and batches on their way at once. */
+const DISABLE_BATCH = 100;
+const DISABLES_IN_FLIGHT = 2;
+
+/** A disable waiting for its batch; `scope` null when the caller's access is already checked. */
+interface Disable {
+  id: number;
+  by: ChangeAuthor | undefined;
+  pause: PauseRequest;
+  scope: AccessScope | null;
+}
 
 /** Who the audit log names for changes xtimer makes itself (a pause that ends, an auto-pause). */
 export const SYSTEM_AUTHOR: ChangeAuthor = Object.freeze({ actor: 'system', batchId: null });
@@ -20,6 +33,12 @@ export const SYSTEM_AUTHOR: ChangeAuthor = Object.freeze({ actor: 'system', batc
  * row lock: under the app's mutex an incident's thousands of disables would queue.
  */
 export class TimerLifecycle {
+  private readonly disables = new GroupCommit<Disable, Timer>(
+    (items) => this.disableEach(items),
+    DISABLE_BATCH,
+    DISABLES_IN_FLIGHT,
+  );
+
   constructor(private readonly store: TimerStore) {}
 
   /** Activates the timer and materialises its runs at once. Idempotent. */
@@ -35,9 +54,9 @@ export class TimerLifecycle {
    * `until` replaces the pause's.
    */
   async disable(scope: AccessScope, id: number, pause: PauseRequest = {}): Promise<Timer> {
-    await this.store.owned(scope, id);
+    checkUntil(pause, this.store.deps.now());
     await scope.spend();
-    return this.disableAs(id, scope.author, pause);
+    return this.disables.add({ id, by: scope.author, pause, scope });
   }
 
   /** enable, once the caller's access is checked (an app's pause checks it once for all its timers). */
@@ -47,12 +66,8 @@ export class TimerLifecycle {
 
   /** disable, once the caller's access is checked. */
   async disableAs(id: number, by: ChangeAuthor | undefined, pause: PauseRequest = {}): Promise<Timer> {
-    if (pause.until != null && pause.until <= this.store.deps.now()) {
-      throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'until: must be in the future', [
-        { path: 'until', message: 'must be in the future' },
-      ]);
-    }
-    return this.setStatus(id, 'inactive', by, pause);
+    checkUntil(pause, this.store.deps.now());
+    return this.disables.add({ id, by, pause, scope: null });
   }
 
   /**
@@ -132,6 +147,65 @@ export class TimerLifecycle {
     return this.store.afterCommit(id, done.change, done.marks);
   }
 
+  /**
+   * Disables that arrive together, in one transaction: their rows locked in id order with
+   * one statement, one outbox mark, one commit and one read after it. An incident's
+   * thousands of disables from many clients cost a few round trips a batch, not each.
+   */
+  private async disableEach(items: readonly Disable[]): Promise<Array<PromiseSettledResult<Timer>>> {
+    const { deps } = this.store;
+    const results: Array<PromiseSettledResult<Timer> | undefined> = items.map(() => undefined);
+    const ids = [...new Set(items.map((d) => d.id))];
+    const done = await deps.database.transaction(async (tx) => {
+      const locked = new Map((await this.store.timersIn(tx).lockMany(ids)).map((t) => [t.id, t]));
+      const changed = new Set<number>();
+      for (const [i, item] of items.entries()) {
+        try {
+          // A timer named twice in the batch is read again the second time: the first changed it.
+          const current = locked.get(item.id) ?? (await this.store.lockedTimer(tx, item.id));
+          locked.delete(item.id);
+          item.scope?.useApp(current.app);
+          const change = await this.changeStatusIn(
+            tx,
+            item.id,
+            'inactive',
+            item.by,
+            item.pause,
+            undefined,
+            current,
+          );
+          if (change !== null) changed.add(item.id);
+        } catch (err) {
+          // Refused before it wrote anything (not found, another app's): the others go on.
+          if (!(err instanceof XtimerError)) throw err;
+          results[i] = { status: 'rejected', reason: err };
+        }
+      }
+      return {
+        changed: [...changed],
+        marks: changed.size > 0 ? await deps.publisher.mark(tx, [...changed]) : [],
+      };
+    });
+    const after = new Map((await this.store.timers.findByIds(ids)).map((t) => [t.id, t]));
+    if (done.changed.length > 0) {
+      await deps.publisher.publish({
+        marks: done.marks,
+        timers: done.changed.flatMap((id) => after.get(id) ?? []),
+        announce: done.changed,
+        change: NO_CHANGE,
+      });
+    }
+    return items.map((item, i) => {
+      const timer = after.get(item.id);
+      return (
+        results[i] ??
+        (timer
+          ? { status: 'fulfilled', value: timer }
+          : { status: 'rejected', reason: timerNotFound(item.id) })
+      );
+    });
+  }
+
   /** setStatus's change in `tx` (the timer's row lock held): null when there is none to make. */
   private async changeStatusIn(
     tx: Transaction,
@@ -140,11 +214,12 @@ export class TimerLifecycle {
     by: ChangeAuthor | undefined,
     pause: PauseRequest,
     onlyIf?: (current: Timer, now: number) => boolean,
+    locked?: Timer,
   ): Promise<PlanChange | null> {
     const { deps } = this.store;
     const timers = this.store.timersIn(tx);
     const now = deps.now();
-    const current = await this.store.lockedTimer(tx, id);
+    const current = locked ?? (await this.store.lockedTimer(tx, id));
     if (onlyIf && !onlyIf(current, now)) return null;
     const repausing = pause.note !== undefined || pause.until !== undefined;
     if (current.status === status) {
@@ -214,5 +289,13 @@ export class TimerLifecycle {
   /** Whether runs of the timer are still to go (pending, or running: in a call or backing off). */
   private async owesRuns(tx: Transaction, id: number): Promise<boolean> {
     return (await this.store.tasksIn(tx).countForTimer(id, ['pending', 'running'])) > 0;
+  }
+}
+
+function checkUntil(pause: PauseRequest, now: number): void {
+  if (pause.until != null && pause.until <= now) {
+    throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'until: must be in the future', [
+      { path: 'until', message: 'must be in the future' },
+    ]);
   }
 }

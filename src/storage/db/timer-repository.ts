@@ -277,6 +277,18 @@ export class TimerRepository {
     return rows.map(toTimer);
   }
 
+  /** The timers, their rows locked for the rest of the transaction in id order (batches never wait on each other in a cycle). */
+  async lockMany(ids: readonly number[]): Promise<Timer[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .select()
+      .from(timers)
+      .where(inArray(timers.id, [...ids]))
+      .orderBy(timers.id)
+      .for('update');
+    return rows.map(toTimer);
+  }
+
   async findByIds(ids: readonly number[]): Promise<Timer[]> {
     if (ids.length === 0) return [];
     const rows = await this.db

@@ -454,6 +454,35 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
     expect((await call(app, 'GET', `/api/v1/timers/${t.id}`)).body.status).toBe('inactive');
   });
 
+  it('answers disables sent together each for itself: each timer disabled once, a missing one 404 alone', async () => {
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => create({ app: 'incident', name: `brake-${i}`, cron: EVERY_MINUTE })),
+    );
+    await Promise.all(made.map((t) => call(app, 'POST', `/api/v1/timers/${t.id}/enable`)));
+    const versions = async () => {
+      const [rows] = await stores.database.pool.query('SELECT id, version FROM timers WHERE app = ?', ['incident']);
+      return new Map((rows as Array<{ id: number; version: number }>).map((r) => [Number(r.id), r.version]));
+    };
+    const before = await versions();
+    // Sent at once, a timer named twice among them and one that does not exist.
+    const ids = [...made.map((t) => t.id), made[0].id, 999_999_999];
+    const answers = await Promise.all(
+      ids.map((id) => call(app, 'POST', `/api/v1/timers/${id}/disable`, { note: 'INC-7: receiver down' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([...made.map(() => 200), 200, 404]);
+    expect(answers.at(-1)?.body.error.code).toBe('TIMER_NOT_FOUND');
+    for (const [i, t] of made.entries()) {
+      expect(answers[i]?.body).toMatchObject({ id: t.id, status: 'inactive', pausedNote: 'INC-7: receiver down' });
+      expect(await pendingRowCount(t.id)).toBe(0);
+    }
+    const after = await versions();
+    expect(made.map((t) => (after.get(t.id) ?? 0) - (before.get(t.id) ?? 0))).toEqual(made.map(() => 1));
+    const audit = await call(app, 'GET', '/api/v1/audit?app=incident&limit=100');
+    const disables = audit.body.items.filter((e: any) => e.action === 'disable');
+    // The timer named twice: disabled once (its version moved by one), its note set again.
+    expect(disables.map((e: any) => e.timerId).sort()).toEqual([...made.map((t) => t.id), made[0].id].sort());
+  });
+
   it('materialises future pending runs on enable, and cancels them on disable', async () => {
     const t = await create({ app: 'toggling', cron: EVERY_MINUTE, timezone: 'UTC' });
     const enabledAt = Date.now();
