@@ -456,11 +456,15 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
 
   it('answers disables sent together each for itself: each timer disabled once, a missing one 404 alone', async () => {
     const made = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => create({ app: 'incident', name: `brake-${i}`, cron: EVERY_MINUTE })),
+      Array.from({ length: 12 }, (_, i) =>
+        create({ app: 'incident', name: `brake-${i}`, cron: EVERY_MINUTE }),
+      ),
     );
     await Promise.all(made.map((t) => call(app, 'POST', `/api/v1/timers/${t.id}/enable`)));
     const versions = async () => {
-      const [rows] = await stores.database.pool.query('SELECT id, version FROM timers WHERE app = ?', ['incident']);
+      const [rows] = await stores.database.pool.query('SELECT id, version FROM timers WHERE app = ?', [
+        'incident',
+      ]);
       return new Map((rows as Array<{ id: number; version: number }>).map((r) => [Number(r.id), r.version]));
     };
     const before = await versions();
@@ -472,7 +476,11 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
     expect(answers.map((a) => a.status)).toEqual([...made.map(() => 200), 200, 404]);
     expect(answers.at(-1)?.body.error.code).toBe('TIMER_NOT_FOUND');
     for (const [i, t] of made.entries()) {
-      expect(answers[i]?.body).toMatchObject({ id: t.id, status: 'inactive', pausedNote: 'INC-7: receiver down' });
+      expect(answers[i]?.body).toMatchObject({
+        id: t.id,
+        status: 'inactive',
+        pausedNote: 'INC-7: receiver down',
+      });
       expect(await pendingRowCount(t.id)).toBe(0);
     }
     const after = await versions();
