@@ -121,15 +121,11 @@ export class RunStopper {
     await tasks.skipEach(unheld, DISABLED_REASON);
     // A run due from the disable on may already be claimed (runs are claimed ahead of
     // their time) or even called and answered: its row stays, for its holder to record.
-    const spared: PendingRun[] = [];
     soon.forEach((run, i) => {
       const record = records[backlog.length + i];
-      (record === null || record === undefined ? later : spared).push(run);
+      if (record === null || record === undefined) later.push(run);
     });
-    await tasks.deletePendingFrom(
-      stops.map((s) => ({ timerId: s.id, fromMs: s.disabledAt })),
-      spared,
-    );
+    await tasks.deletePendingRuns(later);
     for (const run of later) {
       const list = cancelled.get(run.timerId) ?? [];
       list.push(run);

@@ -1,4 +1,4 @@
-import type { ChangeAuthor } from '../../domain/audit.js';
+import { type AuditDraft, type ChangeAuthor, timerChange } from '../../domain/audit.js';
 import { autoPauseNote, type PauseRequest, type Timer } from '../../domain/timer.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../../errors.js';
 import { GroupCommit } from '../../lib/group-commit.js';
@@ -159,27 +159,67 @@ export class TimerLifecycle {
     const done = await deps.database.transaction(async (tx) => {
       const locked = new Map((await this.store.timersIn(tx).lockMany(ids)).map((t) => [t.id, t]));
       const changed = new Set<number>();
-      for (const [i, item] of items.entries()) {
+      // Active timers, the incident's case, are disabled by one statement per note and `until`.
+      const plain = new Map<
+        string,
+        { pause: Pausing; timers: Timer[]; by: Array<ChangeAuthor | undefined> }
+      >();
+      const now = deps.now();
+      const settle = async (i: number, step: () => Promise<void>) => {
         try {
-          // A timer named twice in the batch is read again the second time: the first changed it.
-          const current = locked.get(item.id) ?? (await this.store.lockedTimer(tx, item.id));
-          locked.delete(item.id);
-          item.scope?.useApp(current.app);
-          const change = await this.changeStatusIn(
-            tx,
-            item.id,
-            'inactive',
-            item.by,
-            item.pause,
-            undefined,
-            current,
-          );
-          if (change !== null) changed.add(item.id);
+          await step();
         } catch (err) {
           // Refused before it wrote anything (not found, another app's): the others go on.
           if (!(err instanceof XtimerError)) throw err;
           results[i] = { status: 'rejected', reason: err };
         }
+      };
+      // A timer named again in the batch is changed once its first disable is written.
+      const repeats: number[] = [];
+      for (const [i, item] of items.entries()) {
+        const current = locked.get(item.id);
+        if (!current) {
+          if (items.findIndex((d) => d.id === item.id) < i) repeats.push(i);
+          else results[i] = { status: 'rejected', reason: timerNotFound(item.id) };
+          continue;
+        }
+        locked.delete(item.id);
+        await settle(i, async () => {
+          item.scope?.useApp(current.app);
+          if (current.status === 'active') {
+            const pause = { note: item.pause.note ?? null, at: now, until: item.pause.until ?? null };
+            const key = `${pause.note}\0${pause.until}`;
+            const group = plain.get(key) ?? { pause, timers: [], by: [] };
+            group.timers.push(current);
+            group.by.push(item.by);
+            plain.set(key, group);
+            changed.add(item.id);
+          } else if (
+            await this.changeStatusIn(tx, item.id, 'inactive', item.by, item.pause, undefined, current)
+          ) {
+            changed.add(item.id);
+          }
+        });
+      }
+      const entries: AuditDraft[] = [];
+      for (const { pause, timers, by } of plain.values()) {
+        await this.store.timersIn(tx).disableMany(
+          timers.map((t) => t.id),
+          pause,
+        );
+        timers.forEach((current, i) => {
+          const author = by[i];
+          if (author)
+            entries.push(timerChange(author, 'disable', current, current, disabled(current, pause)));
+        });
+      }
+      if (entries.length > 0) await deps.audit.record(entries, tx);
+      for (const i of repeats) {
+        const item = items[i]!;
+        await settle(i, async () => {
+          item.scope?.useApp((await this.store.lockedTimer(tx, item.id)).app);
+          if (await this.changeStatusIn(tx, item.id, 'inactive', item.by, item.pause)) changed.add(item.id);
+        });
       }
       return {
         changed: [...changed],
@@ -242,19 +282,8 @@ export class TimerLifecycle {
       // One statement on the timer's row, and its runs are stopped once this commits
       // (RunStopper, by the publisher): an incident's thousands of disables stay cheap.
       const paused = { note: pause.note ?? null, at: now, until: pause.until ?? null };
-      await timers.disable(id, paused);
-      const after: Timer = {
-        ...current,
-        status: 'inactive',
-        version: current.version + 1,
-        plannedFrom: now,
-        finalRunAt: null,
-        pausedNote: paused.note,
-        pausedAt: paused.at,
-        pausedUntil: paused.until,
-        failureStreak: 0,
-      };
-      if (by) await this.store.audit(tx, by, 'disable', current, current, after);
+      await timers.disableMany([id], paused);
+      if (by) await this.store.audit(tx, by, 'disable', current, current, disabled(current, paused));
       return NO_CHANGE;
     }
     if (!hasRunsLeft(current, now)) {
@@ -298,4 +327,26 @@ function checkUntil(pause: PauseRequest, now: number): void {
       { path: 'until', message: 'must be in the future' },
     ]);
   }
+}
+
+/** A disable's pause: its note, when it began and when it ends by itself. */
+interface Pausing {
+  note: string | null;
+  at: number;
+  until: number | null;
+}
+
+/** The timer as a disable leaves it (what the audit entry records). */
+function disabled(current: Timer, pause: Pausing): Timer {
+  return {
+    ...current,
+    status: 'inactive',
+    version: current.version + 1,
+    plannedFrom: pause.at,
+    finalRunAt: null,
+    pausedNote: pause.note,
+    pausedAt: pause.at,
+    pausedUntil: pause.until,
+    failureStreak: 0,
+  };
 }

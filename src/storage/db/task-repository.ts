@@ -304,21 +304,16 @@ export class TaskRepository {
   }
 
   /**
-   * Deletes each timer's scheduled runs still `pending` from its `fromMs` on, but those in
-   * `spared`: one statement for a batch of disabled timers, by index ranges.
+   * Deletes these runs where still `pending` (a disabled timer's runs not yet due). By
+   * their keys, not a range: a range's gap locks would make concurrent enables and the
+   * migrator's inserts of neighbouring timers deadlock with it.
    */
-  async deletePendingFrom(
-    starts: readonly { timerId: number; fromMs: number }[],
-    spared: readonly { timerId: number; runAt: number }[],
-  ): Promise<void> {
-    if (starts.length === 0) return;
-    const ranges = starts.map(
-      (s) => `(timer_id = ${Number(s.timerId)} AND run_at >= '${sqlDateTime(s.fromMs)}')`,
-    );
-    await this.pool.query(
-      `DELETE FROM tasks WHERE (${ranges.join(' OR ')}) AND status = 'pending' AND run_trigger = 'schedule'
-        ${spared.length > 0 ? `AND (timer_id, run_at) NOT IN (${runKeys(spared)})` : ''}`,
-    );
+  async deletePendingRuns(runs: readonly { timerId: number; runAt: number }[]): Promise<void> {
+    for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
+      await this.pool.query(
+        `DELETE FROM tasks WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + UPDATE_BATCH))})`,
+      );
+    }
   }
 
   /** Records the timer's runs at `runAts` that are still `pending` as `skipped` with `reason`. */

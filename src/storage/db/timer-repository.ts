@@ -347,10 +347,13 @@ export class TimerRepository {
   }
 
   /**
-   * Disables the timer in one statement: inactive, a new version, its plan ended at now
+   * Disables the timers in one statement: inactive, a new version, its plan ended at now
    * (no runs planned past it), paused with the note and `until`, its failure streak reset.
    */
-  async disable(id: number, pause: { note: string | null; at: number; until: number | null }): Promise<void> {
+  async disableMany(
+    ids: readonly number[],
+    pause: { note: string | null; at: number; until: number | null },
+  ): Promise<void> {
     await this.db
       .update(timers)
       .set({
@@ -365,7 +368,7 @@ export class TimerRepository {
         failureStreak: 0,
         updatedAt: sql`CURRENT_TIMESTAMP(3)`,
       })
-      .where(eq(timers.id, id));
+      .where(inArray(timers.id, [...ids]));
   }
 
   /** Records why and until when a timer is paused (null: clears it, on enable), and restarts its failure streak. */

@@ -460,7 +460,10 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
         create({ app: 'incident', name: `brake-${i}`, cron: EVERY_MINUTE }),
       ),
     );
-    await Promise.all(made.map((t) => call(app, 'POST', `/api/v1/timers/${t.id}/enable`)));
+    const enabled = await Promise.all(made.map((t) => call(app, 'POST', `/api/v1/timers/${t.id}/enable`)));
+    expect(enabled.map((r) => (r.status === 200 ? r.status : JSON.stringify(r.body)))).toEqual(
+      made.map(() => 200),
+    );
     const versions = async () => {
       const [rows] = await stores.database.pool.query('SELECT id, version FROM timers WHERE app = ?', [
         'incident',
