@@ -83,7 +83,7 @@ export function presentBackfill({ backfill: b, progress: p }: BackfillView) {
     from: new Date(b.from).toISOString(),
     to: new Date(b.to).toISOString(),
     overlapPolicy: b.overlapPolicy,
-    status: backfillState(b),
+    status: backfillState(b, p),
     runs: b.runs,
     planned: b.planned,
     sent: b.sent,

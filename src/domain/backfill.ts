@@ -41,10 +41,18 @@ export interface Backfill {
   runsUntil: number;
 }
 
-/** What users see of a backfill's state. */
-export function backfillState(b: Pick<Backfill, 'stage' | 'cancelledAt'>): BackfillState {
+/**
+ * What users see of a backfill's state: completed as soon as all its runs have ended,
+ * though the pacer may not have looked at it since.
+ */
+export function backfillState(
+  b: Pick<Backfill, 'stage' | 'cancelledAt'>,
+  progress?: Pick<BackfillProgress, 'pending' | 'running'>,
+): BackfillState {
   if (b.cancelledAt !== null) return 'cancelled';
-  return b.stage === 'ended' ? 'completed' : b.stage;
+  if (b.stage === 'ended') return 'completed';
+  if (b.stage === 'sent' && progress && progress.pending + progress.running === 0) return 'completed';
+  return b.stage;
 }
 
 /** How a backfill's runs stand in the run history. */

@@ -1,5 +1,10 @@
 import { auditEntry } from '../../domain/audit.js';
-import { BACKFILL_MAX_RUNS, type Backfill, type BackfillProgress } from '../../domain/backfill.js';
+import {
+  BACKFILL_MAX_RUNS,
+  type Backfill,
+  type BackfillProgress,
+  backfillState,
+} from '../../domain/backfill.js';
 import { DAY } from '../../domain/plan/day-partitions.js';
 import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
@@ -68,7 +73,13 @@ export class BackfillService {
       const timer = await new TimerRepository(tx.db).findById(given.id, { forUpdate: true });
       if (!timer) throw timerNotFound(given.id);
       const instants = this.instants(timer, req);
-      const underway = await backfills.overlapping(timer.id, req.from, req.to);
+      // One whose runs have all ended is over, though the pacer has not marked it yet.
+      let underway: Backfill | undefined;
+      for (const b of await backfills.overlapping(timer.id, req.from, req.to)) {
+        if (backfillState(b, await backfills.progress(b)) === 'completed') continue;
+        underway = b;
+        break;
+      }
       if (underway) {
         throw new XtimerError(
           ErrorCode.BACKFILL_OVERLAPS,

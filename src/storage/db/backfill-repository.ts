@@ -127,8 +127,8 @@ export class BackfillRepository {
     return rows.map(toBackfill);
   }
 
-  /** A backfill of the timer still under way whose range meets `[from, to)`, if any. */
-  async overlapping(timerId: number, from: number, to: number): Promise<Backfill | null> {
+  /** The timer's backfills not yet ended whose range meets `[from, to)`. */
+  async overlapping(timerId: number, from: number, to: number): Promise<Backfill[]> {
     const rows = await this.db
       .select()
       .from(backfills)
@@ -140,9 +140,8 @@ export class BackfillRepository {
           lt(backfills.fromAt, new Date(to)),
           gt(backfills.toAt, new Date(from)),
         ),
-      )
-      .limit(1);
-    return rows[0] ? toBackfill(rows[0]) : null;
+      );
+    return rows.map(toBackfill);
   }
 
   /** Backfills under way, least recently paced first: with more than a tick takes, each gets its turn. */

@@ -227,6 +227,24 @@ describe('the pacer', () => {
     expect(got.body).toMatchObject({ status: 'completed', sent: 10, done: 10, failed: 2 });
   });
 
+  it('reads completed once all its runs ended, before the pacer looks again; the same range again plans nothing', async () => {
+    const timer = await everySecond('bf-done');
+    const from = second(now) - 300_000;
+    const range = { from: iso(from), to: iso(from + 5000) };
+    const started = await startBackfill(timer.id, range);
+    const { pacer: p, queued } = pacer();
+    now += 1000;
+    await p.tick(now);
+    expect(queued.filter((q) => q.run.timerId === timer.id)).toHaveLength(5);
+    for (let i = 0; i < 5; i++) await end(timer.id, from + i * 1000, 'succeeded');
+    // The pacer has not looked since: its stage is still "sent".
+    const got = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
+    expect(got.body).toMatchObject({ status: 'completed', done: 5 });
+    const again = await startBackfill(timer.id, range);
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    expect(again.body).toMatchObject({ planned: 0 });
+  });
+
   it('stops at a cancel: the runs not yet sent are removed, the sent ones stay', async () => {
     const timer = await everySecond('bf-cancel');
     const from = second(now) - 600_000;
