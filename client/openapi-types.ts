@@ -2880,7 +2880,11 @@ export interface components {
                 /** @example INVALID_CRON */
                 code: string;
                 message: string;
-                details?: unknown;
+                /** @description What exactly is wrong, by field; empty when the message says it all */
+                details: {
+                    path: string;
+                    message: string;
+                }[];
             };
         };
         CreateTimer: {

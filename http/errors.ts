@@ -147,7 +147,7 @@ export function errorBody(err: XtimerError) {
     error: {
       code: err.code,
       message: err.message,
-      ...(err.details === undefined ? {} : { details: err.details }),
+      details: err.details.map(({ path, message }) => ({ path, message })),
     },
   };
 }

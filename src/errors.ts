@@ -48,11 +48,19 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/** What exactly is wrong, field by field: `path` names it in the request (`timers.2.cron`). */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+  /** Of a batch's item, its index (for the code; the API shows `path` and `message` only). */
+  index?: number;
+}
+
 export class XtimerError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: unknown,
+    readonly details: readonly ErrorDetail[] = [],
   ) {
     super(message);
     this.name = 'XtimerError';
@@ -77,7 +85,7 @@ export const versionConflict = (what: string, version: number | null) =>
     version === null
       ? `${what} does not exist, so no version of it matches If-Match`
       : `${what} is at version ${version} (ETag "${version}"), not the one If-Match names; read it again and retry`,
-    version === null ? undefined : { version },
+    version === null ? [] : [{ path: 'If-Match', message: `the current version is ${version}` }],
   );
 
 export const timerNotFound = (id: number | string) =>

@@ -93,7 +93,9 @@ export const ErrorSchema = z
     error: z.object({
       code: z.string().openapi({ example: 'INVALID_CRON' }),
       message: z.string(),
-      details: z.unknown().optional(),
+      details: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .openapi({ description: 'What exactly is wrong, by field; empty when the message says it all' }),
     }),
   })
   .openapi('Error');

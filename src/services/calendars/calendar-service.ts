@@ -109,7 +109,7 @@ export class CalendarService {
           throw new XtimerError(
             ErrorCode.CALENDAR_IN_USE,
             `calendar ${name} is named by timers ${users.map((t) => `${t.id} (${t.name})`).join(', ')}; remove it from their skipCalendars first`,
-            { timers: users.map((t) => ({ id: t.id, name: t.name })) },
+            users.map((t) => ({ path: 'name', message: `named by timer ${t.id} (${t.name})` })),
           );
         }
         const calendars = this.store.calendars.withDb(tx.db);

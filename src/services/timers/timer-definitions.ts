@@ -118,7 +118,7 @@ export class TimerDefinitions {
       return await this.storeAll(drafts, scope.author);
     } catch (err) {
       // A name taken in MySQL: the repository says which timer's.
-      const index = (err as { details?: { index?: number } }).details?.index;
+      const index = (err as XtimerError).details?.[0]?.index;
       throw index === undefined
         ? err
         : atIndex(new XtimerError((err as XtimerError).code, (err as Error).message), index);
@@ -300,7 +300,7 @@ export class TimerDefinitions {
       );
       return stored.map((value) => ({ status: 'fulfilled', value }));
     } catch (err) {
-      const itsOwn = (err as { details?: { index?: number } }).details?.index !== undefined;
+      const itsOwn = (err as XtimerError).details?.[0]?.index !== undefined;
       const limit = err instanceof XtimerError && err.code === ErrorCode.TIMER_LIMIT_REACHED;
       if (drafts.length === 1 || !(itsOwn || limit)) throw err;
       const alone: Array<PromiseSettledResult<Timer>> = [];

@@ -227,7 +227,7 @@ export class TimersAsCode {
         planned.push(...inserted.planned);
         created.push(...inserted.marks.map((m) => m.timerId));
       } catch (err) {
-        const index = (err as { details?: { index?: number } }).details?.index;
+        const index = (err as XtimerError).details?.[0]?.index;
         if (index === undefined) throw err;
         throw atIndex(
           new XtimerError((err as XtimerError).code, (err as Error).message),

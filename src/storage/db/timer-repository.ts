@@ -229,7 +229,11 @@ export class TimerRepository {
       drafts.findIndex((d) => taken.has(nameKey(d))),
     );
     const err = nameTaken(drafts[index]!);
-    return drafts.length === 1 ? err : new XtimerError(err.code, err.message, { index });
+    return drafts.length === 1
+      ? err
+      : new XtimerError(err.code, err.message, [
+          { path: `timers.${index}.name`, message: err.message, index },
+        ]);
   }
 
   /** The ids of the stored timers with these apps and names, by nameKey. */

@@ -58,6 +58,38 @@ describe('GET /openapi.json', () => {
     expect(doc.paths[path][method], `${method} ${path} missing`).toBeDefined();
   });
 
+  it('gives every documented error of the API one shape: code, message and details of path and message', () => {
+    const resolve = (schema: any): any =>
+      schema?.$ref
+        ? resolve(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')])
+        : schema;
+    const envelope = resolve({ $ref: '#/components/schemas/Error' });
+    expect(envelope.required).toContain('error');
+    const error = resolve(envelope.properties.error);
+    expect(error.required).toEqual(expect.arrayContaining(['code', 'message']));
+    expect(resolve(error.properties.code).type).toBe('string');
+    expect(resolve(error.properties.message).type).toBe('string');
+    const detail = resolve(resolve(error.properties.details).items);
+    expect(Object.keys(detail.properties).sort()).toEqual(['message', 'path']);
+    expect(detail.required).toEqual(expect.arrayContaining(['path', 'message']));
+
+    const off: string[] = [];
+    let errors = 0;
+    // The API's routes (a health probe's 503 is its report, not an error).
+    for (const [path, methods] of Object.entries<any>(doc.paths).filter(([p]) => p.startsWith('/api/'))) {
+      for (const [method, op] of Object.entries<any>(methods)) {
+        for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+          if (!/^[45]/.test(status)) continue;
+          errors++;
+          const schema = response.content?.['application/json']?.schema;
+          if (resolve(schema) !== envelope) off.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(errors).toBeGreaterThan(50);
+    expect(off).toEqual([]);
+  });
+
   it('describes the create body from the validation schema, with the error envelope', () => {
     const create = doc.paths['/api/v1/timers'].post;
     expect(create.requestBody.content['application/json'].schema).toBeDefined();
