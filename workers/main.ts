@@ -3,43 +3,17 @@
  * It is the composition root: config → connections → services → roles, with shutdown
  * registered in reverse order.
  */
-import { createApp } from '../api/app.js';
-import { listen, metricsOnlyApp } from '../api/server.js';
-import { createDashboard, DASHBOARD_PATH } from '../dashboard/dashboard.js';
-import {
-  type Config,
-  ConfigError,
-  exposureProblem,
-  isLoopbackHost,
-  loadProcessConfig,
-  type Role,
-} from '../src/config.js';
-import { type Core, createCore } from '../src/core.js';
-import { createLogger, type Logger } from '../src/observability/logger.js';
+import { type Config, ConfigError, exposureProblem, loadProcessConfig } from '../src/config.js';
+import { createCore } from '../src/core.js';
+import { untilReady } from '../src/lib/until-ready.js';
+import { createLogger } from '../src/observability/logger.js';
 import { Shutdown } from '../src/shutdown.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
-import { runsOf } from '../src/storage/redis/queues.js';
 import { RedisClock } from '../src/storage/redis/redis-clock.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
-import { startExecutor } from './executor.js';
-import { startMigrator } from './migrator.js';
-import { startScheduler } from './scheduler.js';
-import { startTrigger } from './trigger.js';
-
-async function untilReady(what: string, logger: Logger, attempt: () => Promise<void>): Promise<void> {
-  for (let tries = 1; ; tries++) {
-    try {
-      await attempt();
-      return;
-    } catch (err) {
-      const wait = Math.min(tries * 500, 5000);
-      logger.warn({ err: (err as Error).message, retryInMs: wait, tries }, `${what} is not reachable yet`);
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-}
+import { startRoles } from './start-roles.js';
 
 export async function main(config: Config): Promise<Shutdown> {
   const logger = createLogger(config.logLevel);
@@ -66,102 +40,9 @@ export async function main(config: Config): Promise<Shutdown> {
   const core = createCore(config, logger, database, redis, clock.now);
   core.metrics.onScrape(async () => core.metrics.clockOffset.set(clock.offsetMs / 1000));
 
-  if (config.roles.includes('api')) {
-    if (config.adminToken === undefined) {
-      logger.warn(
-        { host: config.host, insecure: !isLoopbackHost(config.host) },
-        isLoopbackHost(config.host)
-          ? 'the API is open: no XTIMER_ADMIN_TOKEN is set (only this machine can reach it)'
-          : 'the API is open to the network: no XTIMER_ADMIN_TOKEN is set and XTIMER_INSECURE=1 allows it',
-      );
-    }
-    const apiLogger = logger.child({ component: 'api' });
-    // Served by the api app under /dashboard, after its browser headers and open-mode guard.
-    const dashboard = createDashboard({
-      timers: core.timers,
-      audit: core.audit,
-      servicePause: core.servicePause,
-      callbackTimeoutMs: config.callbackTimeoutMs,
-      queues: core.queues,
-      auth:
-        config.dashboardUser && config.dashboardPassword
-          ? { username: config.dashboardUser, password: config.dashboardPassword }
-          : null,
-      isAdminToken: core.apps.adminTokenCheck,
-      logger: apiLogger,
-    });
-    const app = createApp({
-      timers: core.timers,
-      apps: core.apps,
-      audit: core.audit,
-      servicePause: core.servicePause,
-      callbackTimeoutMs: config.callbackTimeoutMs,
-      logger: apiLogger,
-      dashboard: { path: DASHBOARD_PATH, app: dashboard },
-      readiness: {
-        redis: async () => {
-          await redis.ping();
-        },
-        mysql: async () => {
-          await database.pool.query('SELECT 1');
-        },
-      },
-      metrics: core.metrics,
-      publicHosts: config.publicHosts,
-      foreground: core.foreground,
-    });
-    const api = await listen(app, config.host, config.port, logger);
-    shutdown.add('api', () => api.close());
-    collectClusterGauges(core);
-  } else if (config.metricsPort !== undefined) {
-    const server = await listen(
-      metricsOnlyApp(core.metrics),
-      config.host,
-      config.metricsPort,
-      logger,
-      'metrics',
-    );
-    shutdown.add('metrics', () => server.close());
-  }
-
-  const has = (role: Role) => config.roles.includes(role);
-  shutdown.add('queues', () => core.queues.close());
-  // Start order: what produces work last, so shutdown (reverse order) stops it first.
-  if (has('executor')) {
-    const executor = await startExecutor(core);
-    shutdown.add('executor', executor.close, executor.abandon);
-  }
-  if (has('trigger')) shutdown.add('trigger', (await startTrigger(core)).close);
-  if (has('migrator')) shutdown.add('migrator', (await startMigrator(core)).close);
-  if (has('scheduler')) shutdown.add('scheduler', (await startScheduler(core)).close);
-
+  await startRoles(core, shutdown);
   logger.info({ roles: config.roles }, 'xtimer started');
   return shutdown;
-}
-
-/** Gauges read from the shared stores when scraped: active timers (at most every 10 s) and queue depths. */
-function collectClusterGauges(core: Core): void {
-  let activeReadAt = 0;
-  core.metrics.onScrape(async () => {
-    if (Date.now() - activeReadAt < 10_000) return;
-    activeReadAt = Date.now();
-    core.metrics.activeTimers.set(await core.timers.definitions.countActive());
-  });
-  core.metrics.onScrape(async () => {
-    const { trigger, execute, executeLate } = core.queues;
-    for (const queue of [trigger, execute, executeLate]) {
-      const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed');
-      for (const [state, n] of Object.entries(counts))
-        core.metrics.queueDepth.set({ queue: queue.name, state }, n);
-    }
-    // Overload shows first as runs waiting in the execute lanes for an executor to fetch them.
-    let due = Date.now();
-    for (const lane of [execute, executeLate]) {
-      const [oldest] = await lane.getJobs(['wait'], 0, 0, true);
-      if (oldest) due = Math.min(due, ...runsOf(oldest.data).map((r) => r.runAt));
-    }
-    core.metrics.oldestDueAge.set({ where: 'queue' }, Math.max(0, Date.now() - due) / 1000);
-  });
 }
 
 async function run(): Promise<void> {

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/observability/logger.js';
 
 /**
  * The HTTP app over a test's core, driven with app.request() (no socket), with the
- * dashboard at /dashboard as workers/main.ts mounts it.
+ * dashboard at /dashboard as workers/api.ts mounts it.
  */
 export function createTestApp(
   core: Core,

@@ -156,6 +156,21 @@ export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJ
   return jobs;
 }
 
+/** Execute jobs per addBulk (each a run or a batch of runs). */
+const FAN_OUT_CHUNK = 200;
+
+/** Queues runs read together into `execute` as executeJobs makes them, FAN_OUT_CHUNK jobs per round trip. */
+export async function fanOutRuns(
+  execute: Queue<ExecuteJobData>,
+  runs: readonly QueuedRun[],
+  slice: string,
+): Promise<void> {
+  const jobs = executeJobs(runs, slice);
+  for (let i = 0; i < jobs.length; i += FAN_OUT_CHUNK) {
+    await execute.addBulk(jobs.slice(i, i + FAN_OUT_CHUNK));
+  }
+}
+
 /**
  * Active jobs earliestQueuedDue reads at most (executors may hold thousands). Runs of an
  * unread one may pass for lost and be queued again: their claim lets only one call through.

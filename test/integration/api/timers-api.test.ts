@@ -4,8 +4,8 @@ import type { Core } from '../../../src/core.js';
 import { minuteKey } from '../../../src/domain/plan/slice.js';
 import { parseSliceMember } from '../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { buildMigrationRunner } from '../../../src/services/planning/build-migration-runner.js';
 import { TaskRepository } from '../../../src/storage/db/task-repository.js';
-import { createMigrationRunner } from '../../../workers/migrator.js';
 import { call, createTestApp, timerBody } from '../../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../../helpers/stores.js';
 
@@ -597,7 +597,7 @@ describe('GET /api/v1/timers/:id/tasks', () => {
   it('lists history by default (runs at or before now, newest first), paged without loss or repetition, and filters by time and status', async () => {
     const t = await create({ app: 'tasks', cron: EVERY_MINUTE, timezone: 'UTC', status: 'active' }, fixedApp);
     // The migrator plans the rest of the window: 10:18 … 11:59.
-    await createMigrationRunner(fixedCore, createLogger('silent')).topUp();
+    await buildMigrationRunner(fixedCore, createLogger('silent')).topUp();
     // At 10:17:30 all 102 planned runs are ahead: no history yet.
     expect((await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks`)).body).toEqual({
       items: [],

@@ -5,19 +5,17 @@ import { dayKey } from '../../../../src/domain/plan/slice.js';
 import { taskKey } from '../../../../src/domain/plan/task-key.js';
 import type { Timer } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
-import { Metrics } from '../../../../src/observability/metrics.js';
 import { AppSlots } from '../../../../src/services/firing/admission/app-slots.js';
 import { RunBudget } from '../../../../src/services/firing/admission/run-budget.js';
 import { LeaseKeeper } from '../../../../src/services/firing/lease-keeper.js';
-import { ReleaseGate } from '../../../../src/services/firing/release/release-gate.js';
 import { RunExecutor, type RunToExecute } from '../../../../src/services/firing/run-executor.js';
 import { RunRecorder } from '../../../../src/services/firing/settle/run-recorder.js';
 import { TimerCache } from '../../../../src/services/firing/timer-cache.js';
 import type { RunOutcome, RunState } from '../../../../src/storage/db/task-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import type { QueuedRun } from '../../../../src/storage/redis/queues.js';
-import { OverlapSlots } from '../../../../src/storage/redis/runs/overlap-slots.js';
 import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';
+import { runExecutorDeps } from '../../../helpers/run-executor.js';
 import { createTestStores, deleteKeys, eventually, type TestStores } from '../../../helpers/stores.js';
 import { testTimer } from '../../../helpers/timers.js';
 
@@ -75,51 +73,49 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.recorder = new RunRecorder(async (o) => {
     h.written.push(...o);
   }, createLogger('silent'));
-  h.executor = new RunExecutor({
-    claims,
-    leases,
-    history: async () => {
-      if (h.historyFailures > 0) {
-        h.historyFailures--;
-        throw new Error('connect ECONNREFUSED');
-      }
-      return h.history;
-    },
-    cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
-    recorder: h.recorder,
-    caller: {
-      send: async (call) => {
-        h.sent.push(call);
-        return h.answer(call);
+  h.executor = new RunExecutor(
+    runExecutorDeps(
+      { redis: stores.redis, keys, now: () => clock },
+      {
+        claims,
+        leases,
+        history: async () => {
+          if (h.historyFailures > 0) {
+            h.historyFailures--;
+            throw new Error('connect ECONNREFUSED');
+          }
+          return h.history;
+        },
+        cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
+        recorder: h.recorder,
+        caller: {
+          send: async (call) => {
+            h.sent.push(call);
+            return h.answer(call);
+          },
+        },
+        slots: h.slots,
+        budget,
+        continuations: {
+          retry: async (run, delayMs) => {
+            h.retries.push({ run, delayMs });
+          },
+          handBack: async () => undefined,
+        },
+        paused: () => h.paused,
+        signing: {
+          forApp: async () => {
+            if (!h.failNextPrepare) return null;
+            h.failNextPrepare = false;
+            throw new Error('Connection is closed.');
+          },
+        },
+        sleep: async (ms) => {
+          clock += ms;
+        },
       },
-    },
-    gate: new ReleaseGate(() => clock),
-    slots: h.slots,
-    budget,
-    overlap: new OverlapSlots(stores.redis, keys),
-    continuations: {
-      retry: async (run, delayMs) => {
-        h.retries.push({ run, delayMs });
-      },
-      handBack: async () => undefined,
-    },
-    metrics: new Metrics(),
-    redisMayHaveLostData: () => false,
-    owner: 'test-host:1:abc',
-    paused: () => h.paused,
-    signing: {
-      forApp: async () => {
-        if (!h.failNextPrepare) return null;
-        h.failNextPrepare = false;
-        throw new Error('Connection is closed.');
-      },
-    },
-    logger: createLogger('silent'),
-    now: () => clock,
-    sleep: async (ms) => {
-      clock += ms;
-    },
-  });
+    ),
+  );
   return h;
 }
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Core } from '../../../../src/core.js';
 import { createLogger } from '../../../../src/observability/logger.js';
+import { buildMigrationRunner } from '../../../../src/services/planning/build-migration-runner.js';
 import { Migration } from '../../../../src/services/planning/migration.js';
 import type { MigrationRunner } from '../../../../src/services/planning/migration-runner.js';
 import { INTERNAL } from '../../../../src/services/timers/access.js';
 import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
-import { createMigrationRunner } from '../../../../workers/migrator.js';
 import { createTestCore, createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
 import { testDraft } from '../../../helpers/timers.js';
 
@@ -91,7 +91,7 @@ function instants(from: number, to: number, stepMs: number): number[] {
 beforeAll(async () => {
   stores = await createTestStores('nearterm');
   core = createTestCore(stores, () => clock);
-  runner = createMigrationRunner(core, silent);
+  runner = buildMigrationRunner(core, silent);
 });
 beforeEach(async () => {
   await stores.database.pool.query('DELETE FROM tasks');
@@ -190,12 +190,12 @@ describe('near-term planning and the top-up', () => {
     const timer = await create('stopped', '0 * * * * *');
     await stores.database.pool.query('UPDATE timers SET planned_until = NULL WHERE id = ?', [timer.id]);
     await stores.database.pool.query('DELETE FROM tasks');
-    const stopping = createMigrationRunner(core, silent);
+    const stopping = buildMigrationRunner(core, silent);
     stopping.stop();
     await stopping.migrate();
     expect(await runsInMysql(timer.id)).toEqual([]);
 
-    await createMigrationRunner(core, silent).migrate();
+    await buildMigrationRunner(core, silent).migrate();
     expect((await runsInMysql(timer.id)).length).toBeGreaterThan(0);
     expect(await plannedUntil(timer.id)).toBe(HORIZON_AT_10);
   });
@@ -224,7 +224,7 @@ describe('near-term planning and the top-up', () => {
     });
     try {
       clock = T0 + 60 * MINUTE + 1000;
-      const boundary = createMigrationRunner(core, silent);
+      const boundary = buildMigrationRunner(core, silent);
       await Promise.all([boundary.topUp(), boundary.migrate()]);
       expect(most).toBe(1);
       expect(planned).toEqual([(horizonAt11 - (T0 + 62 * MINUTE)) / 1000]);

@@ -1,0 +1,74 @@
+import type { Core } from '../../core.js';
+import { copyTtlMs } from '../../domain/plan/migration-window.js';
+import type { Logger } from '../../observability/logger.js';
+import { AppRepository } from '../../storage/db/app-repository.js';
+import { TaskPartitions } from '../../storage/db/task-partitions.js';
+import { TaskRepository } from '../../storage/db/task-repository.js';
+import { TimerRepository } from '../../storage/db/timer-repository.js';
+import { AppCopies } from '../../storage/redis/app-copies.js';
+import { RedisLock } from '../../storage/redis/redis-lock.js';
+import { OutcomeStash } from '../../storage/redis/runs/outcome-stash.js';
+import { RunClaims } from '../../storage/redis/runs/run-claims.js';
+import { TimerCopies } from '../../storage/redis/timer-copies.js';
+import { Compensator } from '../recovery/compensator.js';
+import { HistoryRetention } from './history-retention.js';
+import { Migration } from './migration.js';
+import { MigrationRunner } from './migration-runner.js';
+
+/** The migrator's duties over the core's stores, with the core's clock (tests drive both). */
+export function buildMigrationRunner(core: Core, logger: Logger): MigrationRunner {
+  const { config, keys, redis, queues } = core;
+  const timers = new TimerRepository(core.database.db);
+  const tasks = new TaskRepository(core.database.db, core.database.pool);
+  const copies = new TimerCopies(redis, keys);
+  const appCopies = new AppCopies(redis, keys);
+  const apps = new AppRepository(core.database.db);
+  return new MigrationRunner({
+    migration: new Migration(
+      timers,
+      tasks,
+      core.slices,
+      (jobs) => queues.execute.addBulk(jobs),
+      config.prereadMs,
+      logger,
+      // Beside the firing roles, materialise at half speed in smaller bites: the window
+      // is needed only a step from now, the runs firing now are due now.
+      { restRatio: 1, flushRows: 5000 },
+      async (planned) => {
+        await copies.put(planned, copyTtlMs(config.migrateStepMinutes));
+        await appCopies.ensure(
+          planned.map((t) => t.app),
+          (names) => apps.findMany(names),
+        );
+      },
+    ),
+    compensator: new Compensator({
+      timers,
+      tasks,
+      claims: new RunClaims(redis, keys),
+      queues,
+      record: (outcomes) => tasks.recordOutcomes(outcomes),
+      stash: new OutcomeStash(redis, keys.outcomeStash()),
+      notifier: core.notifier,
+      completeEnded: (now) => core.timers.lifecycle.completeEnded(now),
+      logger: logger.child({ component: 'compensator' }),
+    }),
+    history: new HistoryRetention(
+      new TaskPartitions(core.database.pool),
+      {
+        retentionDays: config.taskRetentionDays,
+        failedRetentionDays: config.taskRetentionFailedDays,
+        // Runs are planned up to two windows ahead: their days exist before them.
+        aheadDays: 2 + Math.ceil((2 * config.migrateStepMinutes) / (24 * 60)),
+      },
+      logger,
+    ),
+    lock: new RedisLock(redis),
+    redis,
+    keys,
+    metrics: core.metrics,
+    stepMinutes: config.migrateStepMinutes,
+    logger,
+    now: core.now,
+  });
+}
