@@ -42,7 +42,7 @@ async function untilReady(what: string, logger: Logger, attempt: () => Promise<v
 }
 
 export async function main(config: Config): Promise<Shutdown> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, {}, undefined, config.logFormat);
   const shutdown = new Shutdown(logger, config.shutdownGraceMs);
 
   await untilReady('MySQL', logger, () => prepareDatabase(config.mysqlUrl));
