@@ -84,8 +84,7 @@ export async function startExecutor(core: Core): Promise<Role> {
   );
   const subscriber = createRedis(config.redisUrl, { connectionName: 'xtimer-executor-events' });
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-executor-bull' });
-  for (const c of [fast, subscriber, bullConnection])
-    c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  for (const c of [fast, subscriber, bullConnection]) core.connectionLogs.redis.watch(c);
 
   const timers = new TimerRepository(core.database.db);
   const tasks = new TaskRepository(core.database.db, core.database.pool);
@@ -308,7 +307,9 @@ export async function startExecutor(core: Core): Promise<Role> {
     applyFetching();
   }, CATCH_UP_LOOK_EVERY_MS);
   for (const worker of workers) {
-    worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
+    worker.on('error', (err) => {
+      if (!core.connectionLogs.redis.report(err)) logger.warn({ err: err.message }, 'execute worker error');
+    });
     // Failures the processor did not throw (a job that stalled too often).
     worker.on('failed', (job, err) => {
       if (job && !(err instanceof WaitingError) && !logged.has(err))

@@ -15,9 +15,10 @@ import {
   type Role,
 } from '../src/config.js';
 import { type Core, createCore } from '../src/core.js';
-import { createLogger, type Logger } from '../src/observability/logger.js';
+import { type ConnectionLog, connectionLogs } from '../src/observability/connection-log.js';
+import { createLogger } from '../src/observability/logger.js';
 import { Shutdown } from '../src/shutdown.js';
-import { openDatabase } from '../src/storage/db/client.js';
+import { openDatabase, watchConnections } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { runsOf } from '../src/storage/redis/queues.js';
@@ -28,15 +29,16 @@ import { startMigrator } from './migrator.js';
 import { startScheduler } from './scheduler.js';
 import { startTrigger } from './trigger.js';
 
-async function untilReady(what: string, logger: Logger, attempt: () => Promise<void>): Promise<void> {
+/** Waits for a store at start-up; its log says how it fails (any error: it is not usable yet). */
+async function untilReady(log: ConnectionLog, attempt: () => Promise<void>): Promise<void> {
   for (let tries = 1; ; tries++) {
     try {
       await attempt();
+      log.reachable();
       return;
     } catch (err) {
-      const wait = Math.min(tries * 500, 5000);
-      logger.warn({ err: (err as Error).message, retryInMs: wait, tries }, `${what} is not reachable yet`);
-      await new Promise((r) => setTimeout(r, wait));
+      log.lost(err);
+      await new Promise((r) => setTimeout(r, Math.min(tries * 500, 5000)));
     }
   }
 }
@@ -44,15 +46,17 @@ async function untilReady(what: string, logger: Logger, attempt: () => Promise<v
 export async function main(config: Config): Promise<Shutdown> {
   const logger = createLogger(config.logLevel, {}, undefined, config.logFormat);
   const shutdown = new Shutdown(logger, config.shutdownGraceMs);
+  const logs = connectionLogs(logger, config);
 
-  await untilReady('MySQL', logger, () => prepareDatabase(config.mysqlUrl));
+  await untilReady(logs.mysql, () => prepareDatabase(config.mysqlUrl));
   const database = openDatabase(config.mysqlUrl);
+  watchConnections(database, logs.mysql);
   shutdown.add('mysql', () => database.close());
 
   const redis = withScripts(createRedis(config.redisUrl, { connectionName: 'xtimer' }));
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  logs.redis.watch(redis);
   shutdown.add('redis', () => redis.quit().then(() => undefined));
-  await untilReady('Redis', logger, () => redis.ping().then(() => undefined));
+  await untilReady(logs.redis, () => redis.ping().then(() => undefined));
 
   // Runs are due by Redis's clock, the one every process shares: a node whose clock runs
   // ahead must not release them early.
@@ -63,7 +67,7 @@ export async function main(config: Config): Promise<Shutdown> {
       { offsetMs: clock.offsetMs },
       "this machine's clock differs from Redis's; runs go by Redis's",
     );
-  const core = createCore(config, logger, database, redis, clock.now);
+  const core = createCore(config, logger, database, redis, clock.now, logs);
   core.metrics.onScrape(async () => core.metrics.clockOffset.set(clock.offsetMs / 1000));
 
   if (config.roles.includes('api')) {

@@ -1,6 +1,7 @@
 import type { Core } from '../src/core.js';
 import { copyTtlMs, stepMs } from '../src/domain/plan/migration-window.js';
 import { MINUTE } from '../src/domain/plan/slice.js';
+import { isLostConnection } from '../src/observability/connection-log.js';
 import type { Logger } from '../src/observability/logger.js';
 import { HistoryRetention } from '../src/services/planning/history-retention.js';
 import { Migration } from '../src/services/planning/migration.js';
@@ -104,7 +105,8 @@ export async function startMigrator(core: Core): Promise<Role> {
   let running = true;
   const inFlight = new Set<Promise<void>>();
   function every(name: string, periodMs: number, fn: () => Promise<unknown>, alignTo?: number): void {
-    // A store away for a while fails every pass: said once, then every 30th time, and when it works again.
+    // A failing task fails every pass: said once, then every 30th time, and when it works
+    // again. A lost connection is the connection log's to say, once for every task.
     let failures = 0;
     const run = () => {
       if (!running) return;
@@ -114,6 +116,10 @@ export async function startMigrator(core: Core): Promise<Role> {
           failures = 0;
         })
         .catch((err) => {
+          if (isLostConnection(err)) {
+            logger.debug({ task: name, err: (err as Error).message }, `${name} failed; will retry`);
+            return;
+          }
           if (failures++ % 30 === 0)
             logger.warn({ task: name, err: (err as Error).message, failures }, `${name} failed; will retry`);
         })

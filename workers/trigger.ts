@@ -35,7 +35,7 @@ export async function startTrigger(core: Core): Promise<Role> {
   // Every slice walked at once waits on this signal between reads: not a listener leak.
   setMaxListeners(0, stopping.signal);
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-trigger-bull' });
-  bullConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  core.connectionLogs.redis.watch(bullConnection);
 
   /** The job as it is now: the scheduler may have re-claimed the slice and given it its token. */
   const currentJob = (data: SliceJobData) =>
@@ -103,7 +103,9 @@ export async function startTrigger(core: Core): Promise<Role> {
       removeOnFail: KEEP_FAILED,
     },
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'trigger worker error'));
+  worker.on('error', (err) => {
+    if (!core.connectionLogs.redis.report(err)) logger.warn({ err: err.message }, 'trigger worker error');
+  });
   worker.on('failed', (job, err) => {
     if (job && !(err instanceof WaitingError))
       logger.error({ slice: job.name, err: err.message }, 'slice job failed; it will be taken over');
