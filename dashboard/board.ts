@@ -34,7 +34,7 @@ const iso = (ms: unknown) =>
   typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : '?';
 
 /**
- * bull-board over `trigger` and the execute lanes, at `basePath`. Job names are the slice key and
+ * bull-board over `trigger` and the execute lanes, at `paths.queues`. Job names are the slice key and
  * the task key, shown with what a person searches by ("timer 42 at 10:05:03Z"); each run
  * links to its timer's page. Read-only: MySQL is the source of truth, so emptying or
  * retrying jobs here would bypass the planner and the compensator (change timers through
@@ -102,7 +102,7 @@ export function createBoard(queues: BoardQueues, paths: DashboardPaths): Hono {
   );
 
   const serverAdapter = new HonoAdapter(serveStatic);
-  serverAdapter.setBasePath(paths.board);
+  serverAdapter.setBasePath(paths.queues);
   createBullBoard({
     queues: [trigger, execute, executeLate],
     serverAdapter,

@@ -19,14 +19,15 @@ import { servicePauseActions } from './service-pause-actions.js';
 import type { BrakeView, DashboardEnv, DashboardPaths, ShellContext } from './views/layout.js';
 import { errorPage } from './views/timer-views.js';
 
-/** Where the dashboard is served: the board at the root, the timers pages below it. */
+/** Where the dashboard is served: the console's pages and bull-board below it; the root leads to the timers. */
 export const DASHBOARD_PATH = '/dashboard';
 export const DASHBOARD_PATHS: DashboardPaths = {
-  board: DASHBOARD_PATH,
   timers: `${DASHBOARD_PATH}/timers`,
   runs: `${DASHBOARD_PATH}/runs`,
   audit: `${DASHBOARD_PATH}/audit`,
   service: `${DASHBOARD_PATH}/service`,
+  queues: `${DASHBOARD_PATH}/queues`,
+  assets: `${DASHBOARD_PATH}${ASSETS_PATH}`,
 };
 /** The dashboard's forms: a create or edit carries a callback body of up to 64 KiB, form-encoded. */
 const MAX_FORM_BYTES = 512 * 1024;
@@ -56,14 +57,17 @@ export interface DashboardDeps {
 }
 
 /**
- * The dashboard as its own app, answering full paths under /dashboard: bull-board over
- * the queues and the server-rendered timers page. Not strict about trailing slashes,
- * because bull-board links to `/dashboard/`; so the api app hands it whole requests
- * instead of merging its routes (a merged route would take the api's strict matching).
+ * The dashboard as its own app, answering full paths under /dashboard: the server-rendered
+ * timers pages, and bull-board over the queues at /dashboard/queues. Not strict about
+ * trailing slashes, because bull-board links to `/dashboard/queues/`; so the api app hands
+ * it whole requests instead of merging its routes (a merged route would take the api's
+ * strict matching).
  */
 export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   const paths = DASHBOARD_PATHS;
   const app = new Hono<DashboardEnv>({ strict: false });
+  // Before the auth: where the console starts is no secret, and the timers page asks for credentials.
+  app.get(DASHBOARD_PATH, (c) => c.redirect(paths.timers, 302));
   app.use('*', dashboardAuth(deps.auth, deps.isAdminToken ?? null));
   // The pages' forms change timers: a browser holding the dashboard's credentials (or any
   // browser, in open mode) must not be made to post them from another site. Both checks:
@@ -90,9 +94,10 @@ export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   );
   app.route(paths.runs, runsPageRoutes({ timers: deps.timers, paths }));
   app.route(paths.audit, auditPageRoutes({ audit: deps.audit, paths }));
-  app.route(`${paths.board}${ASSETS_PATH}`, pageScriptRoutes());
+  app.route(paths.assets, pageScriptRoutes());
   app.route(paths.service, servicePauseActions({ servicePause: deps.servicePause, paths }));
-  app.route(paths.board, createBoard(deps.queues, paths));
+  app.use(paths.queues, withoutOtherHosts).use(`${paths.queues}/*`, withoutOtherHosts);
+  app.route(paths.queues, createBoard(deps.queues, paths));
   app.notFound((c) => c.html(errorPage(404, `Nothing at ${c.req.path}.`, shellOf(c)), 404));
   app.onError((err, c) => {
     // Basic auth (401 + WWW-Authenticate) and CSRF (403) answer with their own response.
@@ -103,6 +108,21 @@ export function createDashboard(deps: DashboardDeps): Hono<DashboardEnv> {
   });
   return app;
 }
+
+/**
+ * bull-board's page links web fonts from fonts.googleapis.com: the console must work where
+ * only this host is reachable, and tell no other host who opens it. Its CSS falls back to
+ * the system's fonts, so such links are dropped from its HTML.
+ */
+const OTHER_HOST_LINK = /<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi;
+
+const withoutOtherHosts: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (!c.res.headers.get('content-type')?.startsWith('text/html')) return;
+  const page = await c.res.text();
+  c.res = new Response(page.replace(OTHER_HOST_LINK, ''), c.res);
+  c.res.headers.delete('content-length');
+};
 
 /** An error page's header: with the brake when the request got as far as reading it. */
 function shellOf(c: Context<DashboardEnv>): ShellContext {

@@ -353,8 +353,18 @@ export const SETTING_SPECS = {
     key: 'logLevel',
     group: 'essential',
     default: '`info`',
-    about: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent` (pino JSON on stdout)',
+    about:
+      '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; at `info` an idle process is quiet after start-up ([Metrics and logs](operating.md#metrics-and-logs))',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }),
+  LOG_FORMAT: setting({
+    key: 'logFormat',
+    group: 'essential',
+    default: '`pretty` when stdout is a terminal, else `json`',
+    about:
+      'how log lines on stdout read: `pretty` for a person (time, level, component, message, then `key=value`), `json` for a log collector (pino JSON lines)',
+    // Decided when the settings are read: a terminal has a person at it, a pipe a collector.
+    schema: z.enum(['pretty', 'json']).default(() => (process.stdout.isTTY ? 'pretty' : 'json')),
   }),
   METRICS_PORT: setting({
     key: 'metricsPort',

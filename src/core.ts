@@ -1,6 +1,7 @@
 import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
 import { parseNotify } from './domain/timer.js';
+import { type ConnectionLogs, connectionLogs } from './observability/connection-log.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { SecretBox } from './security/secret-box.js';
@@ -59,6 +60,8 @@ export interface Core {
   metrics: Metrics;
   /** The requests the API of this process is answering; an executor here yields to them. */
   foreground: Foreground;
+  /** Where every connection of the process says Redis or MySQL is away, or back. */
+  connectionLogs: ConnectionLogs;
   now(): number;
 }
 
@@ -68,9 +71,16 @@ export function createCore(
   database: Database,
   redis: ScriptedRedis,
   now: () => number = Date.now,
+  logs: ConnectionLogs = connectionLogs(logger, config),
 ): Core {
   const keys = createKeys(config.prefix, { cluster: isCluster(redis) });
   const queues = createQueues(redis, keys);
+  // A queue repeats its connection's errors: unheard, BullMQ prints each to stderr.
+  for (const queue of [queues.trigger, queues.execute, queues.executeLate, queues.notify]) {
+    queue.on('error', (err) => {
+      if (!logs.redis.report(err)) logger.warn({ queue: queue.name, err: err.message }, 'queue error');
+    });
+  }
   const slices = new SliceStore(redis, keys, { buckets: config.buckets, maxBuckets: config.maxBuckets });
   const planner = new RunPlanner(slices, config.migrateStepMinutes, config.prereadMs, (jobs) =>
     queues.execute.addBulk(jobs),
@@ -161,6 +171,7 @@ export function createCore(
     notifier,
     metrics: new Metrics(),
     foreground: new Foreground(),
+    connectionLogs: logs,
     now,
   };
 }

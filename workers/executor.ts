@@ -28,8 +28,7 @@ export async function startExecutor(core: Core): Promise<Role> {
   );
   const subscriber = createRedis(config.redisUrl, { connectionName: 'xtimer-executor-events' });
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-executor-bull' });
-  for (const c of [fast, subscriber, bullConnection])
-    c.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  for (const c of [fast, subscriber, bullConnection]) core.connectionLogs.redis.watch(c);
 
   const built = await buildExecutor(core, { fast, subscriber }, logger);
   const notifier = startNotifier(core, built.notifications, bullConnection);
@@ -48,6 +47,7 @@ export async function startExecutor(core: Core): Promise<Role> {
     workers: config.executorWorkers,
     maxRuns: config.executorMaxRuns,
     logger,
+    redisLog: core.connectionLogs.redis,
   });
   // The late lane fetches only with the time the runs due now leave; both stop for the API and an outage.
   const fetching = new LaneFetching({

@@ -6,9 +6,10 @@
 import { type Config, ConfigError, exposureProblem, loadProcessConfig } from '../src/config.js';
 import { createCore } from '../src/core.js';
 import { untilReady } from '../src/lib/until-ready.js';
+import { connectionLogs } from '../src/observability/connection-log.js';
 import { createLogger } from '../src/observability/logger.js';
 import { Shutdown } from '../src/shutdown.js';
-import { openDatabase } from '../src/storage/db/client.js';
+import { openDatabase, watchConnections } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { RedisClock } from '../src/storage/redis/redis-clock.js';
@@ -16,17 +17,19 @@ import { withScripts } from '../src/storage/redis/scripts.js';
 import { startRoles } from './start-roles.js';
 
 export async function main(config: Config): Promise<Shutdown> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, {}, undefined, config.logFormat);
   const shutdown = new Shutdown(logger, config.shutdownGraceMs);
+  const logs = connectionLogs(logger, config);
 
-  await untilReady('MySQL', logger, () => prepareDatabase(config.mysqlUrl));
+  await untilReady(logs.mysql, () => prepareDatabase(config.mysqlUrl));
   const database = openDatabase(config.mysqlUrl);
+  watchConnections(database, logs.mysql);
   shutdown.add('mysql', () => database.close());
 
   const redis = withScripts(createRedis(config.redisUrl, { connectionName: 'xtimer' }));
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  logs.redis.watch(redis);
   shutdown.add('redis', () => redis.quit().then(() => undefined));
-  await untilReady('Redis', logger, () => redis.ping().then(() => undefined));
+  await untilReady(logs.redis, () => redis.ping().then(() => undefined));
 
   // Runs are due by Redis's clock, the one every process shares: a node whose clock runs
   // ahead must not release them early.
@@ -37,7 +40,7 @@ export async function main(config: Config): Promise<Shutdown> {
       { offsetMs: clock.offsetMs },
       "this machine's clock differs from Redis's; runs go by Redis's",
     );
-  const core = createCore(config, logger, database, redis, clock.now);
+  const core = createCore(config, logger, database, redis, clock.now, logs);
   core.metrics.onScrape(async () => core.metrics.clockOffset.set(clock.offsetMs / 1000));
 
   await startRoles(core, shutdown);

@@ -31,7 +31,9 @@ export function startNotifier(core: Core, sender: NotificationSender, connection
       removeOnFail: KEEP_FAILED,
     },
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'notify worker error'));
+  worker.on('error', (err) => {
+    if (!core.connectionLogs.redis.report(err)) logger.warn({ err: err.message }, 'notify worker error');
+  });
   worker.on('failed', (job, err) => {
     if (!job) return;
     const done = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);

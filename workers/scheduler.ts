@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Core } from '../src/core.js';
+import { isLostConnection } from '../src/observability/connection-log.js';
 import { SliceScheduler, untilNextTick } from '../src/services/slices/slice-scheduler.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
 import type { Role } from './role.js';
@@ -33,7 +34,9 @@ export async function startScheduler(core: Core): Promise<Role> {
         failures = 0;
       })
       .catch((err) => {
-        if (failures++ % 30 === 0) logger.warn({ err: (err as Error).message }, 'scheduler tick failed');
+        // A lost connection is the connection log's to say.
+        if (isLostConnection(err)) logger.debug({ err: (err as Error).message }, 'scheduler tick failed');
+        else if (failures++ % 30 === 0) logger.warn({ err: (err as Error).message }, 'scheduler tick failed');
       })
       .finally(() => {
         if (running) timer = setTimeout(loop, untilNextTick(core.now(), config.schedulerTickMs));

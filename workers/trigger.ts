@@ -30,7 +30,7 @@ export async function startTrigger(core: Core): Promise<Role> {
   // Every slice walked at once waits on this signal between reads: not a listener leak.
   setMaxListeners(0, stopping.signal);
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-trigger-bull' });
-  bullConnection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  core.connectionLogs.redis.watch(bullConnection);
 
   const walker = new SliceWalker({
     reader: new SliceReader(
@@ -64,7 +64,9 @@ export async function startTrigger(core: Core): Promise<Role> {
       removeOnFail: KEEP_FAILED,
     },
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'trigger worker error'));
+  worker.on('error', (err) => {
+    if (!core.connectionLogs.redis.report(err)) logger.warn({ err: err.message }, 'trigger worker error');
+  });
   worker.on('failed', (job, err) => runner.failed(job, err));
   logger.info({ concurrency: config.triggerConcurrency }, 'trigger started');
   if (config.triggerConcurrency < 3 * config.maxBuckets) {

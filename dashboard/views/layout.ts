@@ -4,18 +4,21 @@ import { formatInZone } from '../../src/domain/schedule/time-zone.js';
 import type { ServicePauseState } from '../../src/services/apps/service-pause.js';
 import type { Actor } from '../../src/services/timers/access.js';
 import { CSRF_FIELD } from '../csrf-token.js';
-import { ASSETS_PATH, type PageScript } from '../page-scripts.js';
+import type { PageScript } from '../page-scripts.js';
 
 export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-/** Where the dashboard lives: the board, the timers pages, the failed runs and the audit log. */
+/** Where the dashboard lives: the timers pages, the failed runs, the audit log, the queues board, the pages' scripts. */
 export interface DashboardPaths {
-  board: string;
   timers: string;
   runs: string;
   audit: string;
   /** The header's pause and resume of everything (POST <service>/pause, <service>/resume). */
   service: string;
+  /** bull-board over the queues. */
+  queues: string;
+  /** The pages' script files. */
+  assets: string;
 }
 
 /** What every page's header shows of the emergency brake: the pause of everything, and where its forms come back to. */
@@ -198,7 +201,7 @@ export function layout(opts: {
     ${nav(paths.timers, opts.here === 'timers', 'Timers')}
     ${nav(`${paths.runs}?status=failed`, opts.here === 'runs', 'Failed runs')}
     ${nav(paths.audit, opts.here === 'audit', 'Changes')}
-    ${nav(paths.board, false, 'Queues')}
+    ${nav(paths.queues, false, 'Queues')}
     <a href="/docs">API reference</a>
   </nav>
   ${brake.inHeader}
@@ -207,8 +210,8 @@ ${brake.banner}
 <main>
 ${opts.body}
 </main>
-<script src="${paths.board}${ASSETS_PATH}/live.js"></script>
-${opts.script ? html`<script src="${paths.board}${ASSETS_PATH}/${opts.script}"></script>` : ''}
+<script src="${paths.assets}/live.js"></script>
+${opts.script ? html`<script src="${paths.assets}/${opts.script}"></script>` : ''}
 </body>
 </html>`;
 }

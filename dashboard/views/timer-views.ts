@@ -221,7 +221,7 @@ function runRow(t: Task, v: TimerDetailView): Markup {
 <td class="num hide-narrow">${t.durationMs === null ? '—' : `${t.durationMs} ms`}</td>
 <td><div class="output mono">${t.output ?? ''}</div>${t.error ? html`<div class="output mono" style="color: var(--bad)">${t.error}</div>` : ''}</td>
 <td class="small">${t.trigger}</td>
-<td class="mono"><a href="${v.paths.board}/queue/execute/${key}" title="this run's execute job on the board (kept about an hour after it completes)">${key}</a></td>
+<td class="mono"><a href="${v.paths.queues}/queue/execute/${key}" title="this run's execute job on the board (kept about an hour after it completes)">${key}</a></td>
 <td>${
     t.status === 'failed' || t.status === 'missed'
       ? postButton(v, `${v.paths.timers}/${t.timerId}/runs/${key}/retry`, 'Retry', {

@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { prettyDestination } from './pretty-log.js';
 
 export type { Logger };
 
@@ -84,11 +85,19 @@ function capLine(line: string): string {
   return `${JSON.stringify({ ...kept, msg, truncatedFromBytes: Buffer.byteLength(line) })}\n`;
 }
 
-/** The process logger: JSON lines on stdout; child loggers add component, timer, task key, slice. */
+/** How lines read (LOG_FORMAT): JSON for a collector, or pretty for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * The process logger: lines on stdout (or `destination`), JSON or pretty; child loggers add
+ * component, timer, task key, slice. Pretty lines are rendered from the JSON ones, so both
+ * carry the same fields, redacted and capped alike.
+ */
 export function createLogger(
   level: string,
   bindings: Record<string, unknown> = {},
   destination?: pino.DestinationStream,
+  format: LogFormat = 'json',
 ): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -99,5 +108,6 @@ export function createLogger(
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     hooks: { streamWrite: capLine },
   };
+  if (format === 'pretty') return pino(options, prettyDestination(destination ?? process.stdout));
   return destination ? pino(options, destination) : pino(options);
 }

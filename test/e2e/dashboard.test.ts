@@ -146,7 +146,7 @@ describe('dashboard in a browser', () => {
 
     // The board, reached from the top bar: both queues, and where the failures are.
     await page.locator('header.top a', { hasText: 'Queues' }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await page.waitForURL(`${base}/dashboard/queues`);
     await page.getByText('execute — runs').first().waitFor({ timeout: 20_000 });
     await page.getByText('trigger — slices').first().waitFor();
     await page.screenshot({ path: `${SHOTS}board.png`, fullPage: true });
@@ -158,7 +158,7 @@ describe('dashboard in a browser', () => {
     await page.waitForURL(`${base}/dashboard/timers`);
 
     // The execute queue lists this timer's runs by task key, timer and time.
-    await page.goto(`${base}/dashboard/queue/execute`);
+    await page.goto(`${base}/dashboard/queues/queue/execute`);
     await page
       .getByText(new RegExp(`^${id}_\\d+ · timer ${id} at `))
       .first()

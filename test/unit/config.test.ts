@@ -56,6 +56,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' })).toMatchObject({ port: 8081, logLevel: 'info' });
   });
 
+  it('writes logs pretty to a terminal and JSON to anything else, unless LOG_FORMAT says', () => {
+    const tty = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+    try {
+      Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+      expect(loadConfig({}).logFormat).toBe('pretty');
+      expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+      Object.defineProperty(process.stdout, 'isTTY', { value: false, configurable: true });
+      expect(loadConfig({}).logFormat).toBe('json');
+      expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    } finally {
+      if (tty) Object.defineProperty(process.stdout, 'isTTY', tty);
+      else delete (process.stdout as { isTTY?: boolean }).isTTY;
+    }
+  });
+
   it('ignores variables it does not know', () => {
     expect(() => loadConfig({ PATH: '/usr/bin', HOME: '/root' })).not.toThrow();
   });
@@ -74,6 +89,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', { REDIS_URL: 'http://127.0.0.1:6379' }],
     ['XTIMER_PREFIX', { XTIMER_PREFIX: 'has spaces' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['LOG_FORMAT', { LOG_FORMAT: 'yaml' }],
     ['MAX_BUCKETS', { BUCKETS: '20', MAX_BUCKETS: '10' }],
     ['CALLBACK_TIMEOUT_MS', { CALLBACK_TIMEOUT_MS: '10' }],
     ['MIGRATE_STEP_MINUTES', { MIGRATE_STEP_MINUTES: '0' }],

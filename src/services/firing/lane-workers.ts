@@ -1,4 +1,5 @@
 import { Worker } from 'bullmq';
+import type { ConnectionLog } from '../../observability/connection-log.js';
 import type { Logger } from '../../observability/logger.js';
 import type { RedisClient } from '../../storage/redis/connection.js';
 import type { Keys } from '../../storage/redis/keys.js';
@@ -32,6 +33,8 @@ export interface LaneWorkersOptions {
   workers: number;
   maxRuns: number;
   logger: Logger;
+  /** Says a lost Redis once for the process; true when the error was that. */
+  redisLog: Pick<ConnectionLog, 'report'>;
 }
 
 export interface LaneWorkers {
@@ -96,7 +99,9 @@ export function startLaneWorkers(o: LaneWorkersOptions): LaneWorkers {
   const all = [...onTime, ...late];
   const { logger } = o;
   for (const worker of all) {
-    worker.on('error', (err) => logger.warn({ err: err.message }, 'execute worker error'));
+    worker.on('error', (err) => {
+      if (!o.redisLog.report(err)) logger.warn({ err: err.message }, 'execute worker error');
+    });
     worker.on('failed', (job, err) => o.runner.failed(job, err));
   }
   return { onTime, late, all };

@@ -19,6 +19,7 @@ import type { AppSlots } from './admission/app-slots.js';
 import type { RunBudget } from './admission/run-budget.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release/release-gate.js';
+import { endedRunFields } from './settle/ended-run-log.js';
 import type { RunRecorder } from './settle/run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
 
@@ -673,16 +674,10 @@ export class RunExecutor {
           d.logger.warn({ taskKey: x.ref.key, err: (err as Error).message }, 'run aftermath failed'),
         );
     }
-    if (status === 'failed') {
+    if ((status === 'failed' || status === 'missed') && timer) {
       d.logger.warn(
-        {
-          taskKey: x.ref.key,
-          timerId: x.run.timerId,
-          attempt,
-          httpStatus: result?.kind === 'response' ? result.status : null,
-          error: result?.kind === 'error' ? result.error : undefined,
-        },
-        'run failed',
+        { ...endedRunFields(timer, x.ref.key, outcome.error), attempts },
+        status === 'failed' ? 'run failed' : 'run missed',
       );
     }
     return { verdict: status, ...this.callFacts(x.run, attempts, result) };

@@ -150,7 +150,8 @@ export class MigrationRunner {
     });
     d.metrics.migrationRuns.inc(result.runs);
     if (result.stopped) d.logger.info(result, 'top-up stopped part-way for shutdown');
-    else if (result.timers > 0) d.logger.info(result, 'top-up done');
+    // Quiet at idle: timers looked at without a run to plan (their schedules ended) are no news.
+    else d.logger[result.runs > 0 ? 'info' : 'debug'](result, 'top-up done');
   }
 
   /** Puts MySQL's pending runs back into the slices when Redis has lost them (its marker is gone). */

@@ -1,3 +1,4 @@
+import { isLostConnection } from '../../observability/connection-log.js';
 import type { Logger } from '../../observability/logger.js';
 
 /** Where the duties' next passes are scheduled: the process's timers, or a test's. */
@@ -48,6 +49,11 @@ export class RecurringDuties {
           failures = 0;
         })
         .catch((err) => {
+          // A lost connection is the connection log's to say, once for every task.
+          if (isLostConnection(err)) {
+            logger.debug({ task: name, err: (err as Error).message }, `${name} failed; will retry`);
+            return;
+          }
           if (failures++ % LOG_FAILURE_EVERY === 0)
             logger.warn({ task: name, err: (err as Error).message, failures }, `${name} failed; will retry`);
         })

@@ -22,6 +22,7 @@ import {
 } from '../../storage/redis/runs/claim-record.js';
 import type { OutcomeStash } from '../../storage/redis/runs/outcome-stash.js';
 import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
+import { endedRunFields } from '../firing/settle/ended-run-log.js';
 import type { FailureNotifier } from '../notify/failure-notifier.js';
 
 /**
@@ -232,19 +233,18 @@ export class Compensator {
         (decision === 'fire' ? fire : missed).push(r);
       }
     }
-    await this.d.tasks.markMissed(
-      missed,
-      'missed: never picked up before its misfire threshold (its slice was lost or walked late)',
-    );
+    const reason = 'missed: never picked up before its misfire threshold (its slice was lost or walked late)';
+    await this.d.tasks.markMissed(missed, reason);
     for (const r of missed) {
       const timer = timers.get(r.timerId);
-      if (timer)
-        await this.d.notifier?.report(timer, 'missed', {
-          runAt: r.runAt,
-          attempts: 0,
-          httpStatus: null,
-          error: null,
-        });
+      if (!timer) continue;
+      this.d.logger.warn(endedRunFields(timer, taskKey(r.timerId, r.runAt), reason), 'run missed');
+      await this.d.notifier?.report(timer, 'missed', {
+        runAt: r.runAt,
+        attempts: 0,
+        httpStatus: null,
+        error: null,
+      });
     }
     if (skipped.length > 0) await this.d.record(skipped);
     await this.enqueue(fire);

@@ -1,6 +1,7 @@
 import { drizzle, type MySql2Database } from 'drizzle-orm/mysql2';
 import { format } from 'mysql2';
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2/promise';
+import type { ConnectionLog } from '../../observability/connection-log.js';
 
 /** drizzle without the relational query API (unused): building its schema map costs ~50 µs a transaction. */
 export type Db = MySql2Database;
@@ -92,6 +93,22 @@ function boundReads(pool: Pool, timeoutMs: number): void {
     }
   };
   pool.query = bounded as Pool['query'];
+}
+
+/**
+ * Tells `log` when the pool cannot open a connection to MySQL (the store is away) and when
+ * it opens one again. Only opening is watched: a pooled connection the server closed while
+ * idle (wait_timeout) is no outage, and the next one opened says whether there is one.
+ */
+export function watchConnections(database: Database, log: ConnectionLog): void {
+  const pool = database.pool.pool;
+  const getConnection = pool.getConnection.bind(pool);
+  pool.getConnection = ((callback: (err: Error | null, conn?: unknown) => void) =>
+    getConnection((err, conn) => {
+      if (err) log.report(err);
+      callback(err, conn);
+    })) as typeof pool.getConnection;
+  pool.on('connection', () => log.reachable());
 }
 
 /** Tries of a transaction that deadlocked. */

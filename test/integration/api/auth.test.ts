@@ -508,7 +508,7 @@ describe('the dashboard with an admin token configured', () => {
   });
 
   it('asks for credentials, and takes the admin token as basic-auth password or bearer', async () => {
-    for (const path of ['/dashboard', '/dashboard/timers']) {
+    for (const path of ['/dashboard/queues', '/dashboard/timers']) {
       const open = await app.request(path);
       expect(open.status).toBe(401);
       expect(open.headers.get('www-authenticate')).toMatch(/^Basic realm="xtimer dashboard"/);

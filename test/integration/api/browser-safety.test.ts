@@ -254,17 +254,22 @@ describe('open mode against DNS rebinding (Host)', () => {
 });
 
 describe('browser headers', () => {
-  it.each(['/dashboard', '/dashboard/timers', '/docs', '/openapi.json', '/api/v1/timers', '/nowhere'])(
-    '%s may not be framed or sniffed, and sends no referrer to other sites',
-    async (path) => {
-      const res = await send(open, 'GET', path);
-      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-      expect(res.headers.get('x-frame-options')).toBe('DENY');
-      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('referrer-policy')).toBe('same-origin');
-      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
-    },
-  );
+  it.each([
+    '/dashboard',
+    '/dashboard/queues',
+    '/dashboard/timers',
+    '/docs',
+    '/openapi.json',
+    '/api/v1/timers',
+    '/nowhere',
+  ])('%s may not be framed or sniffed, and sends no referrer to other sites', async (path) => {
+    const res = await send(open, 'GET', path);
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
 
   it('serves pages whose every script is a file of this origin, so no inline script is needed', async () => {
     const id = await newTimer();

@@ -6,7 +6,7 @@ import { call, createTestApp, timerBody } from '../../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../../helpers/stores.js';
 
 /**
- * The dashboard in the api app: bull-board at /dashboard, the timers
+ * The dashboard in the api app: bull-board at /dashboard/queues, the timers
  * pages at /dashboard/timers (list, one timer, create, edit, delete, run now, retry,
  * enable, disable), the failed runs and the changes, the emergency brake in every page's
  * header, all behind basic auth when DASHBOARD_USER/PASSWORD are set; every form
@@ -40,10 +40,10 @@ async function page(app: App, path: string, headers: Record<string, string> = {}
 }
 
 const DASHBOARD_PATHS = [
-  '/dashboard',
-  '/dashboard/',
-  '/dashboard/queue/execute',
-  '/dashboard/api/queues',
+  '/dashboard/queues',
+  '/dashboard/queues/',
+  '/dashboard/queues/queue/execute',
+  '/dashboard/queues/api/queues',
   '/dashboard/timers',
   '/dashboard/timers/',
 ];
@@ -62,7 +62,7 @@ describe('basic auth over the dashboard', () => {
 
   it('answers 401 to a wrong password and to a wrong user', async () => {
     expect((await page(locked, '/dashboard/timers', basic('ops', 'nope'))).status).toBe(401);
-    expect((await page(locked, '/dashboard', basic('root', CREDENTIALS.password))).status).toBe(401);
+    expect((await page(locked, '/dashboard/queues', basic('root', CREDENTIALS.password))).status).toBe(401);
   });
 
   it('leaves the API and health checks without auth', async () => {
@@ -71,7 +71,7 @@ describe('basic auth over the dashboard', () => {
   });
 
   it('is open when no credentials are configured', async () => {
-    expect((await page(open, '/dashboard')).status).toBe(200);
+    expect((await page(open, '/dashboard/queues')).status).toBe(200);
     expect((await page(open, '/dashboard/timers')).status).toBe(200);
   });
 });
@@ -85,8 +85,8 @@ describe('the home page', () => {
 });
 
 describe('the board', () => {
-  it('serves bull-board at /dashboard and /dashboard/ with its title and link to the timers page', async () => {
-    for (const path of ['/dashboard', '/dashboard/']) {
+  it('serves bull-board at /dashboard/queues and /dashboard/queues/ with its title and link to the timers page', async () => {
+    for (const path of ['/dashboard/queues', '/dashboard/queues/']) {
       const res = await page(open, path);
       expect(res.status).toBe(200);
       expect(res.text).toContain('<title>xtimer</title>');
@@ -95,7 +95,7 @@ describe('the board', () => {
   });
 
   it('lists the trigger and execute queues with their descriptions', async () => {
-    const res = await call(open, 'GET', '/dashboard/api/queues');
+    const res = await call(open, 'GET', '/dashboard/queues/api/queues');
     expect(res.status).toBe(200);
     const names = res.body.queues.map((q: any) => q.name);
     expect(names).toEqual(expect.arrayContaining(['trigger', 'execute']));
@@ -114,7 +114,7 @@ describe('the board', () => {
         delay: 3_600_000,
       },
     );
-    const res = await call(open, 'GET', `/dashboard/api/queues/execute/42_${runAt}`);
+    const res = await call(open, 'GET', `/dashboard/queues/api/queues/execute/42_${runAt}`);
     expect(res.status).toBe(200);
     expect(res.body.job.name).toBe(`42_${runAt} · timer 42 at 2030-01-02T10:05:03.000Z`);
     expect(res.body.job.data).toMatchObject({ timerId: 42, runAt, runAtUtc: '2030-01-02T10:05:03.000Z' });
@@ -132,7 +132,7 @@ describe('the board', () => {
       '2030-01-02T10:05_7',
     );
     await core.queues.execute.add(job!.name, job!.data, { ...job!.opts, delay: 3_600_000 });
-    const res = await call(open, 'GET', `/dashboard/api/queues/execute/${job!.opts.jobId}`);
+    const res = await call(open, 'GET', `/dashboard/queues/api/queues/execute/${job!.opts.jobId}`);
     expect(res.status).toBe(200);
     expect(res.body.job.name).toBe('2030-01-02T10:05_7 10:05:03Z ×2');
     expect(res.body.job.data).toEqual({
@@ -146,10 +146,10 @@ describe('the board', () => {
   });
 
   it('serves its static assets', async () => {
-    const index = await page(open, '/dashboard/');
+    const index = await page(open, '/dashboard/queues/');
     const script = /src="([^"]+\.js)"/.exec(index.text)?.[1];
     expect(script).toBeDefined();
-    const res = await open.request(new URL(script!, 'http://localhost/dashboard/').pathname);
+    const res = await open.request(new URL(script!, 'http://localhost/dashboard/queues/').pathname);
     expect(res.status).toBe(200);
   });
 });
@@ -680,10 +680,10 @@ describe('the failed runs and the changes', () => {
     expect(perTimer.text).toMatch(/id="audit-table"[\s\S]*data-action="update"/);
     expect((await page(open, '/dashboard/audit?timerId=x')).status).toBe(400);
 
-    const queues = await call(open, 'GET', '/dashboard/api/queues');
+    const queues = await call(open, 'GET', '/dashboard/queues/api/queues');
     const execute = queues.body.queues.find((q: any) => q.name === 'execute');
     expect(execute.description).toContain('/dashboard/runs?status=failed');
-    expect((await page(open, '/dashboard')).text).toContain('Failed runs');
+    expect((await page(open, '/dashboard/queues')).text).toContain('Failed runs');
   });
 });
 

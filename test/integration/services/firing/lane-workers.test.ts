@@ -53,6 +53,7 @@ describe("an executor's lane workers", () => {
       workers: 2,
       maxRuns: 100,
       logger: createLogger('silent'),
+      redisLog: { report: () => false },
     });
     try {
       expect(lanes.onTime).toHaveLength(2);

@@ -46,6 +46,8 @@ interface Harness {
   paused: { note: string } | null;
   /** Makes the next request building throw, as when Redis or MySQL is unreachable for a moment. */
   failNextPrepare: boolean;
+  /** The executor's log lines at warn and above. */
+  logs: Array<Record<string, unknown>>;
 }
 
 function ok(status = 200): CallResult {
@@ -66,6 +68,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.historyFailures = 0;
   h.paused = null;
   h.failNextPrepare = false;
+  h.logs = [];
   h.answer = async () => ok();
   h.claims = claims;
   h.leases = leases;
@@ -103,6 +106,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
           handBack: async () => undefined,
         },
         paused: () => h.paused,
+        logger: createLogger('warn', {}, { write: (line: string) => h.logs.push(JSON.parse(line)) }),
         signing: {
           forApp: async () => {
             if (!h.failNextPrepare) return null;
@@ -335,6 +339,74 @@ async function noisyAppHanging(budget?: RunBudget) {
   await eventually(() => h.sent.length === 1, 'noisy call sent');
   return { h, noisy, quiet };
 }
+
+describe('the log line of a run that ended badly', () => {
+  const timer = () =>
+    testTimer({
+      app: 'shop',
+      name: 'nightly invoice',
+      retry: { maxAttempts: 1, backoffMs: 0 },
+      misfireThresholdMs: 5000,
+      callback: {
+        url: 'https://hooks.example.com:8443/run?token=sk_live_1',
+        method: 'POST',
+        headers: {},
+        body: null,
+        timeoutMs: 5000,
+      },
+    });
+
+  it('names the app, timer, task key, callback host and reason of a failed run, in one line', async () => {
+    const t = timer();
+    const h = harness(t);
+    h.answer = async () => ok(503);
+    const run = dueRun(t);
+    await h.executor.execute(run);
+    expect(h.logs).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'run failed',
+        app: 'shop',
+        timer: 'nightly invoice',
+        timerId: t.id,
+        taskKey: taskKey(t.id, run.runAt),
+        host: 'hooks.example.com:8443',
+        reason: 'HTTP 503',
+        attempts: 1,
+      }),
+    ]);
+    expect(JSON.stringify(h.logs)).not.toContain('sk_live');
+  });
+
+  it('says why a missed run was not called', async () => {
+    const t = timer();
+    const h = harness(t);
+    const run = dueRun(t);
+    clock += 30_000;
+    await h.executor.execute(run);
+    expect(h.logs).toEqual([
+      expect.objectContaining({
+        msg: 'run missed',
+        app: 'shop',
+        timer: 'nightly invoice',
+        taskKey: taskKey(t.id, run.runAt),
+        host: 'hooks.example.com:8443',
+        reason: expect.stringMatching(
+          /^missed: picked up \d+ ms after its time \(misfire policy fire_once\)$/,
+        ),
+      }),
+    ]);
+  });
+
+  it('is not written for a run that succeeded or was skipped', async () => {
+    const t = timer();
+    const h = harness(t);
+    await h.executor.execute(dueRun(t));
+    const inactive = harness(testTimer({ status: 'inactive' }));
+    await inactive.executor.execute(dueRun(testTimer({ status: 'inactive' })));
+    expect([...h.logs, ...inactive.logs]).toEqual([]);
+  });
+});
 
 describe("an app's in-flight limit", () => {
   it('parks a run over the limit without its job, and calls it as soon as a call of its app ends', async () => {

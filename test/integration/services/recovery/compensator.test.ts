@@ -30,6 +30,8 @@ let clock = 0;
 let timerId = 0;
 const T0 = Date.parse('2030-06-01T12:00:00Z');
 const LEASE = 10_000;
+/** The compensator's log lines at warn and above. */
+const logs: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   stores = await createTestStores('compensator');
@@ -44,11 +46,12 @@ beforeAll(async () => {
     claims,
     queues,
     record: (o) => tasks.recordOutcomes(o),
-    logger: createLogger('silent'),
+    logger: createLogger('warn', {}, { write: (line: string) => logs.push(JSON.parse(line)) }),
   });
 });
 beforeEach(async () => {
   clock = T0;
+  logs.length = 0;
   await stores.database.pool.query('DELETE FROM tasks');
   await stores.database.pool.query('DELETE FROM timers');
   await deleteKeys(stores.redis, [`${stores.config.prefix}*`, `{${stores.name}}:*`]);
@@ -163,6 +166,23 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     expect(await compensator.run(T0)).toMatchObject({ refired: 1 });
     expect(await queued()).toEqual([
       expect.objectContaining({ timerId, runAt: run.runAt, slice: 'compensator' }),
+    ]);
+  });
+
+  it('is recorded missed under misfire policy skip, with a log line naming its timer, callback host and why', async () => {
+    const run = await runRow(5 * 60_000);
+    await stores.database.pool.query("UPDATE timers SET misfire_policy = 'skip' WHERE id = ?", [timerId]);
+    expect(await compensator.run(T0)).toMatchObject({ refired: 0, missed: 1 });
+    expect(await statusOf(run)).toMatchObject({ status: 'missed' });
+    expect(logs.filter((l) => l.msg === 'run missed')).toEqual([
+      expect.objectContaining({
+        app: 'comp',
+        timer: expect.stringMatching(/^t\d+$/),
+        timerId,
+        taskKey: run.ref.key,
+        host: '127.0.0.1:9',
+        reason: expect.stringMatching(/^missed: never picked up before its misfire threshold/),
+      }),
     ]);
   });
 
