@@ -157,6 +157,8 @@ export class TimerLifecycle {
     const results: Array<PromiseSettledResult<Timer> | undefined> = items.map(() => undefined);
     const ids = [...new Set(items.map((d) => d.id))];
     const done = await deps.database.transaction(async (tx) => {
+      // A deadlock runs this again: each try starts over.
+      results.fill(undefined);
       const locked = new Map((await this.store.timersIn(tx).lockMany(ids)).map((t) => [t.id, t]));
       const changed = new Set<number>();
       // Active timers, the incident's case, are disabled by one statement per note and `until`.
