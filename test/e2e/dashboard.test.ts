@@ -153,6 +153,8 @@ describe('dashboard in a browser', () => {
 
     // The board's menu links to the failed runs and back to the timers page.
     await page.locator('header button[aria-haspopup="menu"]').click();
+    // The menu renders a moment after the click.
+    await page.getByText('Failed runs', { exact: true }).first().waitFor();
     expect(await page.getByText('Failed runs', { exact: true }).count()).toBe(1);
     await page.getByText('Timers', { exact: true }).click();
     await page.waitForURL(`${base}/dashboard/timers`);

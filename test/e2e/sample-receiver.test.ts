@@ -72,23 +72,30 @@ const call = async (init: RequestInit) => {
   const res = await fetch(`http://127.0.0.1:${port}/hooks/run`, init);
   return { status: res.status, text: await res.text() };
 };
-const workDone = () => receiver.output.split('\n').filter((l) => l.startsWith('run for ')).length;
+/** The receiver's stdout reaches us a little after its answer: waits for a line of work. */
+const workSaid = (line: string) =>
+  eventually(async () => receiver.output.includes(line), `the receiver saying "${line}"`, 10_000);
+const timesDone = (runAt: string) =>
+  receiver.output.split('\n').filter((l) => l.startsWith(`run for ${runAt}`)).length;
 
 describe("the README's sample receiver", () => {
   it('answers a signed call without a body, and does its work', async () => {
     expect(await call(signedCall('7_1795372200000', ''))).toEqual({ status: 200, text: 'ok' });
-    expect(receiver.output).toContain('run for 2026-11-22T18:30:00.000Z (no body)');
+    await workSaid('run for 2026-11-22T18:30:00.000Z (no body)');
   });
 
   it('does a run delivered twice (a takeover: the next attempt) once', async () => {
-    const before = workDone();
+    await workSaid('run for 2026-11-22T18:30:00.000Z');
     expect((await call(signedCall('7_1795372200000', '', 2))).status).toBe(200);
-    expect(workDone()).toBe(before);
+    // A later run's line comes after any the second delivery would have written.
+    expect((await call(signedCall('7_1795372440000', ''))).status).toBe(200);
+    await workSaid('run for 2026-11-22T18:34:00.000Z');
+    expect(timesDone('2026-11-22T18:30:00.000Z')).toBe(1);
   });
 
   it('hands a body that is not JSON to the work as sent', async () => {
     expect((await call(signedCall('7_1795372260000', 'plain text'))).status).toBe(200);
-    expect(receiver.output).toContain('run for 2026-11-22T18:31:00.000Z plain text');
+    await workSaid('run for 2026-11-22T18:31:00.000Z plain text');
   });
 
   it('refuses an unsigned or tampered call with 401 and keeps running', async () => {
