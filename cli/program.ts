@@ -244,15 +244,35 @@ export function createProgram(term: Terminal): Command {
     .argument('<id>', 'timer id', timerId)
     .requiredOption('--from <time>', 'the first instant of the range (ISO time, included)')
     .requiredOption('--to <time>', 'the end of the range (ISO time, not included)')
-    .action(async (id: string, opts: { from: string; to: string }, cmd: Command) => {
-      const b = await must(
-        clientOf(cmd).POST('/api/v1/timers/{id}/backfills', {
+    .option('--wait', 'print its progress until all its runs have ended')
+    .action(async (id: string, opts: { from: string; to: string; wait?: boolean }, cmd: Command) => {
+      const client = clientOf(cmd);
+      let b = await must(
+        client.POST('/api/v1/timers/{id}/backfills', {
           params: { path: { id } },
           body: { from: opts.from, to: opts.to },
         }),
       );
-      if (globals(cmd).json) return printJson(b);
-      out(`Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`);
+      const json = globals(cmd).json;
+      if (!json)
+        out(
+          `Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`,
+        );
+      let said = '';
+      while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
+        const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
+        if (!json && progress !== said) out(`  ${progress}\n`);
+        said = progress;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        b = await must(
+          client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {
+            params: { path: { id, backfillId: String(b.id) } },
+          }),
+        );
+      }
+      if (json) return printJson(b);
+      if (opts.wait)
+        out(`Backfill ${b.id} ${b.status}: ${b.done} of ${b.planned} runs ended, ${b.failed} failed.\n`);
     });
 
   timers
@@ -357,27 +377,37 @@ export function createProgram(term: Terminal): Command {
 
   program
     .command('preview')
-    .description('The next fire times of a cron expression')
-    .argument('<cron>', 'cron, 5 fields (minute precision) or 6 (seconds first)')
+    .description('The next fire times of a schedule not saved yet: a cron, or --every')
+    .argument('[cron]', 'cron, 5 fields (minute precision) or 6 (seconds first)')
+    .option('--every <duration>', 'an interval instead of a cron (90s, 15m, 2h)')
+    .option('--offset <duration>', 'with --every: where in each interval it fires')
     .option('--tz <zone>', 'IANA time zone', 'UTC')
     .option('--from <time>', 'from this time (ISO-8601 or epoch ms) instead of now')
     .option('--count <n>', 'how many fire times', positiveInt, 10)
-    .action(async (cron: string, opts: { tz: string; from?: string; count: number }, cmd: Command) => {
-      const preview = await must(
-        clientOf(cmd).GET('/api/v1/preview', {
-          params: {
-            query: {
-              cron,
-              timezone: opts.tz,
-              count: opts.count,
-              ...(opts.from === undefined ? {} : { from: opts.from }),
+    .action(
+      async (
+        cron: string | undefined,
+        opts: { every?: string; offset?: string; tz: string; from?: string; count: number },
+        cmd: Command,
+      ) => {
+        const preview = await must(
+          clientOf(cmd).GET('/api/v1/preview', {
+            params: {
+              query: {
+                ...(cron === undefined ? {} : { cron }),
+                ...(opts.every === undefined ? {} : { every: opts.every }),
+                ...(opts.offset === undefined ? {} : { offset: opts.offset }),
+                timezone: opts.tz,
+                count: opts.count,
+                ...(opts.from === undefined ? {} : { from: opts.from }),
+              },
             },
-          },
-        }),
-      );
-      if (globals(cmd).json) return printJson(preview);
-      out(preview.items.map((t) => `${t}\n`).join(''));
-    });
+          }),
+        );
+        if (globals(cmd).json) return printJson(preview);
+        out(preview.items.map((t) => `${t}\n`).join(''));
+      },
+    );
 
   // The emergency brake (the admin token's): one pause of every app, with a note.
   program

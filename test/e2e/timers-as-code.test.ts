@@ -312,6 +312,19 @@ describe('the xtimer CLI', () => {
     expect(preview.code, preview.stderr).toBe(0);
     // 2030-01-01T00:00Z is 08:00 in Shanghai: the next 02:30 there is the next day's.
     expect(preview.stdout).toBe('2030-01-02T02:30:00.000+08:00\n2030-01-03T02:30:00.000+08:00\n');
+    const interval = await xtimer([
+      'preview',
+      '--every',
+      '90s',
+      '--offset',
+      '15s',
+      '--from',
+      '2030-01-01T00:00:00Z',
+      '--count',
+      '2',
+    ]);
+    expect(interval.code, interval.stderr).toBe(0);
+    expect(interval.stdout).toBe('2030-01-01T00:00:15.000+00:00\n2030-01-01T00:01:45.000+00:00\n');
     const created = await xtimer([
       'timers',
       'create',
@@ -374,9 +387,13 @@ describe('the xtimer CLI', () => {
       from,
       '--to',
       new Date(hour).toISOString(),
+      '--wait',
     ]);
     expect(backfill.code, backfill.stderr).toBe(0);
     expect(backfill.stdout).toMatch(new RegExp(`^Backfill \\d+ of timer ${id}: 3 of 3 runs to send`));
+    // --wait follows it until its runs have ended.
+    expect(backfill.stdout).toMatch(/\n {2}sent \d of 3, ended \d \(0 failed\)\n/);
+    expect(backfill.stdout).toMatch(/completed: 3 of 3 runs ended, 0 failed\.\n$/);
     expect((await xtimer(['timers', 'delete', id, '--if-match', '"1"'])).code).toBe(1);
     expect((await xtimer(['timers', 'delete', id])).code).toBe(0);
     expect((await xtimer(['timers', 'get', id])).code).toBe(1);
