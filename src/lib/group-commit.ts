@@ -15,6 +15,11 @@ export class GroupCommit<I, O> {
     private readonly maxInFlight: number,
   ) {}
 
+  /** Whether an item added now goes at once rather than waiting behind others. */
+  get idle(): boolean {
+    return this.inFlight < this.maxInFlight && this.waiting.length === 0;
+  }
+
   add(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });

@@ -11,7 +11,7 @@ import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { AppCopies } from '../../storage/redis/app-copies.js';
 import type { TimerCopies } from '../../storage/redis/timer-copies.js';
 import type { PlanChange, RunPlanner } from './run-planner.js';
-import type { RunStopper } from './run-stopper.js';
+import type { RunStopper, StopRequest } from './run-stopper.js';
 
 /** A mark this old is taken for a publisher that died or failed, and published again. */
 export const REPAIR_AFTER_MS = 10_000;
@@ -20,6 +20,10 @@ const PUBLISH_BATCH = 100;
 const PUBLISHES_IN_FLIGHT = 4;
 /** Marks one repair pass publishes at most. */
 const REPAIR_BATCH = 200;
+/** Disabled timers stopped together at most, and stops on their way at once. */
+const STOP_BATCH = 100;
+const STOPS_IN_FLIGHT = 2;
+const STOP_WAIT_MS = 1000;
 
 export interface PlanPublisherDeps {
   outbox: PlanOutboxRepository;
@@ -35,6 +39,8 @@ export interface PlanPublisherDeps {
   timers: Pick<TimerRepository, 'findByIds'>;
   tasks: Pick<TaskRepository, 'pendingOfTimer'>;
   stepMinutes: number;
+  /** How long a disable's answer waits for its stop when nothing is queued before it. */
+  stopWaitMs?: number;
   logger: Logger;
   now(): number;
 }
@@ -52,6 +58,17 @@ export interface Publication {
   change: PlanChange;
 }
 
+/** What a publication's answer may wait for: its disabled timers' stops under way. */
+interface Stopping {
+  stopped: Promise<void>[];
+}
+
+/** A disabled timer whose runs are to stop, with the marks to clear once they have. */
+interface Stop {
+  request: StopRequest;
+  marks: readonly OutboxMark[];
+}
+
 /**
  * Takes a committed timer change to Redis: the timers' copies (what executors fire by),
  * the announcement that drops every process's cached copy, and the runs in the slices.
@@ -61,14 +78,21 @@ export interface Publication {
  */
 export class PlanPublisher {
   private readonly ttlMs: number;
-  private readonly batches = new GroupCommit<Publication, void>(
-    async (ps) => {
-      await this.publishAll(ps);
-      return ps.map(() => ({ status: 'fulfilled', value: undefined }));
-    },
+  private readonly batches = new GroupCommit<Publication, Stopping>(
+    async (ps) => (await this.publishAll(ps)).map((value) => ({ status: 'fulfilled', value })),
     PUBLISH_BATCH,
     PUBLISHES_IN_FLIGHT,
   );
+  private readonly stops = new GroupCommit<Stop, void>(
+    async (ss) => {
+      await this.stopAll(ss);
+      return ss.map(() => ({ status: 'fulfilled', value: undefined }));
+    },
+    STOP_BATCH,
+    STOPS_IN_FLIGHT,
+  );
+  /** Timers whose stop is queued or under way here: a repair does not queue it again. */
+  private readonly stopping = new Set<number>();
 
   constructor(private readonly d: PlanPublisherDeps) {
     this.ttlMs = copyTtlMs(d.stepMinutes);
@@ -84,12 +108,15 @@ export class PlanPublisher {
    * MySQL, and the repair publishes it within seconds. Changes committed together are
    * published together (an incident's thousands of disables: a few round trips a batch).
    */
-  publish(p: Publication): Promise<void> {
-    return this.batches.add(p);
+  async publish(p: Publication): Promise<void> {
+    const { stopped } = await this.batches.add(p);
+    if (stopped.length > 0) await settledWithin(Promise.all(stopped), this.d.stopWaitMs ?? STOP_WAIT_MS);
   }
 
-  private async publishAll(ps: readonly Publication[]): Promise<void> {
+  /** Publishes a batch; for each publication, the stops of its disabled timers that began at once. */
+  private async publishAll(ps: readonly Publication[]): Promise<Stopping[]> {
     const marks = ps.flatMap((p) => p.marks);
+    const begun = new Map<number, Promise<void>>();
     try {
       // The newest copy of a timer changed twice in the batch.
       const newest = new Map<number, Timer>();
@@ -107,23 +134,50 @@ export class PlanPublisher {
       const deleted = ps.flatMap((p) => p.deleted ?? []);
       if (deleted.length > 0) await this.d.copies.forget(deleted, this.ttlMs);
       await Promise.all([...new Set(ps.flatMap((p) => p.announce))].map((id) => this.d.announce(id)));
-      // A disabled timer's runs go once every executor skips them (its copy says so).
-      const stopped = await this.d.stopper.stopMany(
-        timers
-          .filter((t) => t.status === 'inactive')
-          .map((t) => ({ timerId: t.id, version: t.version, disabledAt: t.pausedAt ?? this.d.now() })),
+      await this.d.planner.publish(
+        { planned: ps.flatMap((p) => p.change.planned), cancelled: ps.flatMap((p) => p.change.cancelled) },
+        this.d.now(),
       );
-      const change = {
-        planned: ps.flatMap((p) => p.change.planned),
-        cancelled: [...ps.flatMap((p) => p.change.cancelled), ...stopped.flat()],
-      };
-      await this.d.planner.publish(change, this.d.now());
-      await this.d.outbox.clear(marks);
+      // A disabled timer's runs are stopped after the answer: its copy, now in Redis, already
+      // keeps every executor from calling them, and an incident's thousands of disables are
+      // answered at once instead of waiting on the deletion of their planned runs. Its mark
+      // stays until they have stopped, so a process dying first leaves them to the repair.
+      const disabled = timers.filter((t) => t.status === 'inactive');
+      const stopped = new Set(disabled.map((t) => t.id));
+      await this.d.outbox.clear(marks.filter((m) => !stopped.has(m.timerId)));
+      // A lone disable is answered once its runs have stopped, as a client reading them next
+      // expects; one queued behind others (a wave of them) is answered without waiting.
+      for (const t of disabled) {
+        this.stopping.add(t.id);
+        const atOnce = this.stops.idle;
+        const stop = this.stops.add({
+          request: { timerId: t.id, version: t.version, disabledAt: t.pausedAt ?? this.d.now() },
+          marks: marks.filter((m) => m.timerId === t.id),
+        });
+        if (atOnce) begun.set(t.id, stop);
+      }
     } catch (err) {
       this.d.logger.warn(
         { timers: marks.map((m) => m.timerId), err: (err as Error).message },
         'a committed timer change did not reach Redis yet; it is published again within seconds',
       );
+    }
+    return ps.map((p) => ({ stopped: p.timers.flatMap((t) => begun.get(t.id) ?? []) }));
+  }
+
+  /** Stops a batch of disabled timers' runs, takes the cancelled ones out of the slices, clears their marks. */
+  private async stopAll(ss: readonly Stop[]): Promise<void> {
+    try {
+      const stopped = await this.d.stopper.stopMany(ss.map((s) => s.request));
+      await this.d.planner.publish({ planned: [], cancelled: stopped.flat() }, this.d.now());
+      await this.d.outbox.clear(ss.flatMap((s) => s.marks));
+    } catch (err) {
+      this.d.logger.warn(
+        { timers: ss.map((s) => s.request.timerId), err: (err as Error).message },
+        "a disabled timer's runs are not stopped yet; the repair stops them within seconds",
+      );
+    } finally {
+      for (const s of ss) this.stopping.delete(s.request.timerId);
     }
   }
 
@@ -140,6 +194,8 @@ export class PlanPublisher {
     const found = new Map((await this.d.timers.findByIds(marks.map((m) => m.timerId))).map((t) => [t.id, t]));
     const horizon = planHorizon(now, this.d.stepMinutes);
     for (const mark of marks) {
+      // A stop still queued here is under way, not lost.
+      if (this.stopping.has(mark.timerId)) continue;
       const timer = found.get(mark.timerId);
       const planned =
         timer && timer.status !== 'inactive'
@@ -162,4 +218,13 @@ export class PlanPublisher {
     );
     return marks.length;
   }
+}
+
+/** Waits for `p` to settle, at most `ms`. */
+async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).catch(
+    () => undefined,
+  );
+  clearTimeout(timer);
 }

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../../../../src/observability/logger.js';
+import { PlanPublisher } from '../../../../src/services/planning/plan-publisher.js';
+import { RunStopper, type StopRequest } from '../../../../src/services/planning/run-stopper.js';
+import { AppRepository } from '../../../../src/storage/db/app-repository.js';
+import { PlanOutboxRepository } from '../../../../src/storage/db/plan-outbox-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
+import { AppCopies } from '../../../../src/storage/redis/app-copies.js';
+import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';
+import { TimerCopies } from '../../../../src/storage/redis/timer-copies.js';
+import { createTestCore, createTestStores, eventually, type TestStores } from '../../../helpers/stores.js';
+import { testDraft } from '../../../helpers/timers.js';
+
+/** Publishing disables: the answer does not wait on a queue of other timers' stops. */
+
+let stores: TestStores;
+
+beforeAll(async () => {
+  stores = await createTestStores('publisher');
+});
+afterAll(async () => {
+  await stores.cleanup();
+});
+
+it('answers a wave of disables without waiting for the stops queued behind others; each stops after, and its mark clears then', async () => {
+  const now = Date.now();
+  const timers = new TimerRepository(stores.database.db);
+  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  const outbox = new PlanOutboxRepository(stores.database.pool);
+  const made = await Promise.all(
+    ['a', 'b', 'c', 'd'].map((name) => timers.insert(testDraft({ app: 'wave', name }))),
+  );
+  for (const t of made) {
+    await stores.database.pool.query(
+      "UPDATE timers SET status = 'inactive', version = version + 1, paused_at = ? WHERE id = ?",
+      [new Date(now), t.id],
+    );
+    // Planned runs from ten minutes on: a disable cancels them.
+    await tasks.insertRuns(
+      [1, 2, 3].map((m) => ({ timerId: t.id, app: 'wave', runAt: now + 600_000 + m * 1000, version: 1 })),
+    );
+  }
+  const disabled = await timers.findByIds(made.map((t) => t.id));
+  const marks = await outbox.mark(made.map((t) => t.id));
+
+  // The stopper waits until the test lets it go, as MySQL does during an incident.
+  let open: () => void = () => undefined;
+  let entered = 0;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const core = createTestCore(stores);
+  const keys = core.keys;
+  const stopper = new RunStopper(stores.database, new RunClaims(stores.redis, keys), Date.now);
+  const publisher = new PlanPublisher({
+    outbox,
+    copies: new TimerCopies(stores.redis, keys),
+    appCopies: new AppCopies(stores.redis, keys),
+    apps: new AppRepository(stores.database.db),
+    planner: core.planner,
+    stopper: {
+      stopMany: async (requests: readonly StopRequest[]) => {
+        entered++;
+        await gate;
+        return stopper.stopMany(requests);
+      },
+    },
+    announce: async () => undefined,
+    timers,
+    tasks,
+    stepMinutes: stores.config.migrateStepMinutes,
+    stopWaitMs: 60_000,
+    logger: createLogger('silent'),
+    now: Date.now,
+  });
+  const answered: boolean[] = made.map(() => false);
+  const answers = disabled.map((t, i) =>
+    publisher
+      .publish({
+        marks: marks.filter((m) => m.timerId === t.id),
+        timers: [t],
+        announce: [t.id],
+        change: { planned: [], cancelled: [] },
+      })
+      .then(() => {
+        answered[i] = true;
+      }),
+  );
+  // Two stops begin at once and their disables wait for them; the two queued behind are answered.
+  await eventually(
+    () => entered === 2 && answered.filter(Boolean).length === 2,
+    'two stops under way and the disables queued behind them answered',
+  );
+  const waiting = made.filter((_, i) => !answered[i]);
+  expect(waiting).toHaveLength(2);
+  expect((await outbox.olderThan(now + 60_000, 10)).map((m) => m.timerId).sort()).toEqual(
+    made.map((t) => t.id).sort(),
+  );
+  open();
+  await Promise.all(answers);
+  // Those that waited were answered once their runs had stopped.
+  for (const t of waiting) expect(await tasks.countForTimer(t.id, ['pending'])).toBe(0);
+  await eventually(async () => (await outbox.olderThan(now + 60_000, 10)).length === 0, 'every mark cleared');
+  for (const t of made) expect(await tasks.countForTimer(t.id, ['pending'])).toBe(0);
+});
