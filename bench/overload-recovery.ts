@@ -123,6 +123,7 @@ export async function overloadRecovery(
     const arrived = new Map(all.map((a) => [`${a.timerId}_${a.scheduledAt}`, a]));
     const account = { owed: 0, delivered: 0, missed: 0, skipped: 0, failed: 0, unaccounted: 0, unwritten: 0 };
     const owedArrivals: Arrival[] = [];
+    const unaccounted: string[] = [];
     for (const id of [...kept, ...dropped]) {
       for (let at = t0; at < Math.min(t1, owedUntil(id)); at += 1000) {
         account.owed++;
@@ -136,7 +137,14 @@ export async function overloadRecovery(
         } else if (status === 'missed') account.missed++;
         else if (status === 'skipped') account.skipped++;
         else if (status === 'failed') account.failed++;
-        else account.unaccounted++;
+        else {
+          account.unaccounted++;
+          if (unaccounted.length < 5)
+            unaccounted.push(
+              `${key} (${isDropped.has(id) ? `disabled ${(owedUntil(id) - at) / 1000} s after it` : 'kept'}, ` +
+                `due ${(t1 - at) / 1000} s before the end, ${status ?? 'no row'})`,
+            );
+        }
       }
     }
     const pendingTooLong = await pendingPast(target.database, Date.now() - MISFIRE_THRESHOLD_MS - 60_000);
@@ -180,6 +188,8 @@ export async function overloadRecovery(
           : '') +
         '\n',
     );
+    if (unaccounted.length > 0)
+      process.stdout.write(`  7: overload: unaccounted, e.g. ${unaccounted.join('; ')}\n`);
     return {
       line,
       timers,
