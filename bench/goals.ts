@@ -13,6 +13,8 @@ export const GOALS = {
   recoveryWithinMs: 60_000,
   /** The operator's disables of the overloading timers (7,000 from 32 clients) are all answered within this. */
   disablesWithinMs: 30_000,
+  /** Meanwhile the operator's other controls (PATCH, enable, pause-app, the console) are answered within this at p99. */
+  controlP99Ms: 1000,
 } as const;
 
 /** The names of the checks that failed. */

@@ -24,6 +24,8 @@ const SETTLE_DEADLINE_MS = 120_000;
 /** The timers' misfire threshold (the default): no run may stay pending past it + 60 s. */
 const MISFIRE_THRESHOLD_MS = 60_000;
 const DISABLE_CLIENTS = 32;
+/** How often the control probe sends each of its requests while the overload lasts. */
+const PROBE_EVERY_MS = 500;
 
 export interface OverloadRecoveryResult {
   line: BenchLine;
@@ -36,6 +38,8 @@ export interface OverloadRecoveryResult {
   dropAtS: number | null;
   /** The disables: how long all of them took, and each one's p50/p99. */
   disables: { count: number; ms: number; p50Ms: number; p99Ms: number } | null;
+  /** The operator's other controls during the overload: each kind's p50/p99 (PATCH, enable, pause-app, console). */
+  controls: Record<string, { count: number; p50Ms: number; p99Ms: number }>;
   /** From the drop until every later second's p99 < 500 ms (null: not within the run). */
   recoveredAfterMs: number | null;
   owed: number;
@@ -64,6 +68,10 @@ export async function overloadRecovery(
   try {
     const sinkUrl = `http://127.0.0.1:${sink.port}/overload`;
     const kept = await createTimers(target.base, keep, '* * * * * *', sinkUrl, 'active');
+    const probes = await createTimers(target.base, 2, '0 0 1 1 *', sinkUrl, 'active', {
+      app: 'probe',
+      namePrefix: 'probe',
+    });
     // The others fire every second from a minute boundary on, so that the overload starts
     // at once rather than growing while they are created (past capacity, creating slows).
     const t0 = Math.ceil((Date.now() + CREATE_LEAD_MS) / 60_000) * 60_000;
@@ -77,6 +85,8 @@ export async function overloadRecovery(
     const cpu = await cpuMeterWithStores({ ...target.pids(), sink: sink.pid });
     cpu.start();
     const tDrop = t0 + overloadSeconds * 1000;
+    // An operator's other controls, from 10 s into the overload until the disables are done.
+    const probing = controlProbe(target.base, probes, t0 + 10_000);
     await sleep(tDrop - Date.now());
     // When each disable was sent and answered: runs due before it was sent are owed.
     const sentAt = new Map<number, number>();
@@ -110,6 +120,9 @@ export async function overloadRecovery(
           `(each: p50 ${disables.p50Ms} ms, p99 ${disables.p99Ms} ms)\n`,
       );
     }
+    const controls = await probing.stop();
+    for (const [kind, c] of Object.entries(controls))
+      process.stdout.write(`  7: overload: ${c.count} × ${kind}: p50 ${c.p50Ms} ms, p99 ${c.p99Ms} ms\n`);
     const t1 = tDrop + afterSeconds * 1000;
     await sleep(t1 - Date.now());
     const cpuUse = cpu.stop();
@@ -172,6 +185,9 @@ export async function overloadRecovery(
                 recoveredAfterMs !== null && recoveredAfterMs <= GOALS.recoveryWithinMs,
               [`${dropped.length} disables answered within ${GOALS.disablesWithinMs / 1000} s`]:
                 (disables?.ms ?? 0) <= GOALS.disablesWithinMs,
+              [`controls answered at p99 ≤ ${GOALS.controlP99Ms} ms`]: Object.values(controls).every(
+                (c) => c.p99Ms <= GOALS.controlP99Ms,
+              ),
             }
           : {}),
         [`no run pending past its misfire threshold + 60 s`]: pendingTooLong === 0,
@@ -198,6 +214,7 @@ export async function overloadRecovery(
       steps,
       dropAtS: drop === 'disable' ? overloadSeconds : null,
       disables,
+      controls,
       recoveredAfterMs,
       owed: account.owed,
       delivered: account.delivered,
@@ -297,4 +314,60 @@ function recoveredFrom(arrivals: Arrival[], tDrop: number, t1: number, dropped: 
     else recoveredAt = null;
   }
   return recoveredAt;
+}
+
+/**
+ * Sends an operator's controls in turn until stopped: a PATCH, a disable and enable, an
+ * app's pause and resume, the console's timers page. The latencies of each kind.
+ */
+function controlProbe(
+  base: string,
+  [patched, toggled]: number[],
+  from: number,
+): { stop(): Promise<OverloadRecoveryResult['controls']> } {
+  const client = new Agent({ connections: 4 });
+  const took: Record<string, number[]> = {};
+  const slow: string[] = [];
+  let stopped = false;
+  const send = async (kind: string, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => {
+    const sent = Date.now();
+    const res = await request(`${base}${path}`, {
+      method,
+      dispatcher: client,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`${kind}: ${res.statusCode}`);
+    const ms = Date.now() - sent;
+    (took[kind] ??= []).push(ms);
+    if (ms > 1000) slow.push(`${kind} ${ms} ms at +${((sent - from) / 1000 + 10).toFixed(1)} s`);
+  };
+  const loop = (async () => {
+    await sleep(from - Date.now());
+    for (let n = 0; !stopped; n++) {
+      const round = Date.now();
+      await send('PATCH', 'PATCH', `/api/v1/timers/${patched}`, { labels: { round: String(n) } });
+      await send('disable', 'POST', `/api/v1/timers/${toggled}/disable`);
+      await send('enable', 'POST', `/api/v1/timers/${toggled}/enable`);
+      await send('pause-app', 'POST', '/api/v1/apps/probe/pause', { note: 'probe' });
+      await send('resume-app', 'POST', '/api/v1/apps/probe/resume');
+      await send('console', 'GET', '/dashboard/timers');
+      await sleep(round + PROBE_EVERY_MS - Date.now());
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await client.close();
+      if (slow.length > 0) process.stdout.write(`  7: overload: controls over 1 s: ${slow.join(', ')}\n`);
+      return Object.fromEntries(
+        Object.entries(took).map(([kind, ms]) => {
+          ms.sort((a, b) => a - b);
+          return [kind, { count: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99) }];
+        }),
+      );
+    },
+  };
 }
