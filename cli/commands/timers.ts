@@ -123,10 +123,10 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
         ...(opts.note === undefined ? {} : { note: opts.note }),
         ...(opts.until === undefined ? {} : { until: opts.until }),
       };
-      // The API reads this body as optional; its OpenAPI route declares none, so the typed
-      // client is told it may send one.
-      const init = { params: { path: { id } }, body } as { params: { path: { id: string } } };
-      printTimer(cmd, await must(clientOf(cmd).POST('/api/v1/timers/{id}/disable', init)));
+      printTimer(
+        cmd,
+        await must(clientOf(cmd).POST('/api/v1/timers/{id}/disable', { params: { path: { id } }, body })),
+      );
     });
 
   timers
