@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createCliContext } from './cli-context.js';
 import { registerApplyCommands } from './commands/apply.js';
+import { registerPauseCommands } from './commands/pause.js';
 import { registerPauseAllCommands } from './commands/pause-all.js';
 import { registerPreviewCommand } from './commands/preview.js';
 import { registerRunCommands } from './commands/runs.js';
@@ -16,7 +17,7 @@ export function createProgram(term: Terminal): Command {
   const program = new Command('xtimer');
   program
     .description(
-      'Manage xtimer timers: list, change, follow their runs, apply a timers file (timers as code), and pause everything in an emergency.',
+      'Manage xtimer timers: list, change, pause and resume, follow their runs, apply a timers file (timers as code), and pause everything in an emergency.',
     )
     .option('--url <url>', 'xtimer base URL (env XTIMER_URL)', term.env.XTIMER_URL || DEFAULT_URL)
     // The token's default (XTIMER_TOKEN) is read when used: help must not print a secret.
@@ -29,6 +30,7 @@ export function createProgram(term: Terminal): Command {
   registerTimerCommands(program, ctx);
   registerRunCommands(program, ctx);
   registerPreviewCommand(program, ctx);
+  registerPauseCommands(program, ctx);
   registerPauseAllCommands(program, ctx);
   registerApplyCommands(program, ctx);
   return program;

@@ -4,6 +4,7 @@ import { positiveInt, timerId } from '../arguments.js';
 import { type CliContext, must } from '../cli-context.js';
 import { UsageError } from '../errors.js';
 import { table } from '../terminal.js';
+import { disableTimer, enableTimer, pauseFrom } from '../timer-pausing.js';
 import { scheduleOf } from '../timer-view.js';
 import { readDocument } from '../timers-file.js';
 
@@ -106,10 +107,7 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
     .description('Activate a timer: its runs are planned at once')
     .argument('<id>', 'timer id', timerId)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
-      printTimer(
-        cmd,
-        await must(clientOf(cmd).POST('/api/v1/timers/{id}/enable', { params: { path: { id } } })),
-      );
+      printTimer(cmd, await enableTimer(ctx, cmd, id));
     });
 
   timers
@@ -117,16 +115,9 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
     .description('Deactivate a timer: nothing due after this fires')
     .argument('<id>', 'timer id', timerId)
     .option('--note <text>', 'why (shown on the timer and in the console)')
-    .option('--until <time>', 'resume by itself at this ISO time')
+    .option('--until <time>', 'resume by itself at this ISO time, or after this long (30m, 2h)')
     .action(async (id: string, opts: { note?: string; until?: string }, cmd: Command) => {
-      const body = {
-        ...(opts.note === undefined ? {} : { note: opts.note }),
-        ...(opts.until === undefined ? {} : { until: opts.until }),
-      };
-      printTimer(
-        cmd,
-        await must(clientOf(cmd).POST('/api/v1/timers/{id}/disable', { params: { path: { id } }, body })),
-      );
+      printTimer(cmd, await disableTimer(ctx, cmd, id, pauseFrom(opts, Date.now())));
     });
 
   timers
