@@ -702,7 +702,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Pause"];
+                };
+            };
             responses: {
                 /** @description The inactive timer */
                 200: {
@@ -1093,7 +1097,11 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["Pause"];
+                };
+            };
             responses: {
                 /** @description How many were paused */
                 200: {
@@ -2785,6 +2793,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Pause: {
+            /** @example receiver migrating to the new cluster */
+            note?: string | null;
+            /**
+             * @description The timer resumes by itself at this time (once, cluster-wide); absent or null: until enabled.
+             * @example 2026-12-01T09:00:00Z
+             */
+            until?: string;
+        };
         Timer: {
             /** @example 42 */
             id: number;

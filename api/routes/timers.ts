@@ -80,6 +80,16 @@ const errors = {
 const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
 });
+/**
+ * The Pause body, documented but not validated by the router: a zod schema here would make
+ * `content-type: application/json` with no body a 400, and `optionalBody` reads that as `{}`.
+ */
+const pauseBody = {
+  body: {
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Pause' } } },
+    required: false,
+  },
+};
 
 /** A single timer's answer: the timer, with its version as ETag. */
 const timerJson = (description: string) => ({
@@ -221,7 +231,7 @@ const routes = {
     summary: 'Deactivate a timer; nothing due after this fires',
     description:
       'The body is optional: {"note": "why", "until": "2026-12-01T09:00:00Z"} (the Pause schema). The timer JSON then shows pausedNote, pausedAt and pausedUntil; at `until` the timer resumes by itself, once cluster-wide, audited as actor `system`.',
-    request: { params: IdParamSchema },
+    request: { params: IdParamSchema, ...pauseBody },
     responses: { 200: timerJson('The inactive timer'), ...errors, ...limited },
   }),
   putCalendar: createRoute({
@@ -273,7 +283,7 @@ const routes = {
     ...secured,
     summary: "Disable all of an app's active timers at once, with one note (and until)",
     description: 'The body is optional, as for a disable: {"note", "until"} (the Pause schema).',
-    request: { params: AppParamSchema },
+    request: { params: AppParamSchema, ...pauseBody },
     responses: { 200: json(AppTimersChangedSchema, 'How many were paused'), ...errors, ...limited },
   }),
   resumeApp: createRoute({
@@ -419,7 +429,10 @@ const routes = {
  */
 export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesDeps) {
   const timersOf = (c: { var: ApiEnv['Variables'] }) => service.as(c.var.actor);
-  return newRouter<ApiEnv>()
+  const router = newRouter<ApiEnv>();
+  // Referenced by pauseBody, which names it rather than validating with it.
+  router.openAPIRegistry.register('Pause', PauseSchema);
+  return router
     .openapi(routes.create, async (c) => {
       const timer = await timersOf(c).definitions.create(draftFrom(c.req.valid('json'), callbackTimeoutMs));
       return c.json(presentTimer(timer), 201, timerHeaders(timer));

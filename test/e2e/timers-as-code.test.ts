@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackVerificationError, createXtimerClient, verifyCallback } from '../../client/index.js';
 import { TYPES_FILE, typesFromSpec } from '../../scripts/client-types.js';
+import { type CliResult, runXtimer } from '../helpers/cli.js';
 import { freePort, XtimerProcess } from '../helpers/processes.js';
 import { Sink } from '../helpers/sink.js';
 import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
@@ -61,33 +62,9 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `xtimer …` from the sources as its own process, configured by XTIMER_URL and XTIMER_TOKEN. */
-async function xtimer(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      XTIMER_URL: base,
-      XTIMER_TOKEN: ADMIN_TOKEN,
-      NO_COLOR: '',
-      FORCE_COLOR: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b));
-  child.stderr.on('data', (b: Buffer) => (stderr += b));
-  const [code] = await once(child, 'exit');
-  return { code, stdout, stderr };
-}
+/** Runs `xtimer …` from the sources as its own process, as the admin unless `env` says otherwise. */
+const xtimer = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+  runXtimer(base, ADMIN_TOKEN, args, env);
 
 function writeFile(name: string, text: string): string {
   const path = join(dir, name);

@@ -9,3 +9,8 @@ export function receiverSamples(markdown: string): string[] {
     .map((m) => m[1]!)
     .filter((code) => /import \{[^}]*\bverifyCallback\b[^}]*\} from 'xtimer\/client'/.test(code));
 }
+
+/** The code of each ```<lang> block of `markdown`, in order. */
+export function codeBlocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(/```([a-z]*)\n([\s\S]*?)```/g)].filter((m) => m[1] === lang).map((m) => m[2]!);
+}

@@ -253,6 +253,14 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
     },
   }),
   'POST /api/v1/pause': () => ({ note: 'fuzz' }),
+  'POST /api/v1/timers/{id}/disable': () => ({
+    note: 'fuzz',
+    until: new Date(Date.now() + 3_600_000).toISOString(),
+  }),
+  'POST /api/v1/apps/{app}/pause': () => ({
+    note: 'fuzz',
+    until: new Date(Date.now() + 3_600_000).toISOString(),
+  }),
   'POST /api/timer/v1/enable': () => ({ id: seedId }),
   'POST /api/timer/v1/unable': () => ({ id: seedId }),
   'DELETE /api/timer/v1/def': () => ({ id: seedId }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
-import { call, createTestApp } from '../../helpers/api.js';
+import { call, createTestApp, timerBody } from '../../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../../helpers/stores.js';
 
 /** /openapi.json is generated from the validation schemas; /docs renders it. */
@@ -105,6 +105,39 @@ describe('GET /openapi.json', () => {
     expect(schemas.CreateTimer.properties.misfirePolicy.enum).toEqual(['fire_once', 'fire_all', 'skip']);
     expect(schemas.Timer).toBeDefined();
     expect(schemas.Error.properties.error).toBeDefined();
+  });
+
+  it("declares the optional Pause body, note and until, of a disable and of an app's pause", () => {
+    expect(doc.components.schemas.Pause.properties).toEqual({
+      note: expect.objectContaining({ type: expect.anything() }),
+      until: expect.objectContaining({ type: 'string' }),
+    });
+    for (const path of ['/api/v1/timers/{id}/disable', '/api/v1/apps/{app}/pause']) {
+      const body = doc.paths[path].post.requestBody;
+      expect(body, path).toEqual({
+        required: false,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Pause' } } },
+      });
+    }
+  });
+
+  it("still takes a disable and an app's pause with no body, or an empty JSON one (the body is only documented)", async () => {
+    const created = await call(
+      app,
+      'POST',
+      '/api/v1/timers',
+      timerBody({ app: 'bodiless', status: 'active' }),
+    );
+    expect(created.status).toBe(201);
+    const disable = `/api/v1/timers/${created.body.id}/disable`;
+    // call() says content-type: application/json, as the typed client and the docs' curl do.
+    expect((await call(app, 'POST', disable)).body).toMatchObject({ status: 'inactive', pausedNote: null });
+    expect((await call(app, 'POST', disable, '')).status).toBe(200);
+    expect((await app.request(disable, { method: 'POST' })).status).toBe(200);
+    expect((await call(app, 'POST', '/api/v1/apps/bodiless/pause')).body).toEqual({
+      app: 'bodiless',
+      changed: 0,
+    });
   });
 
   it('declares the id path parameter of the per-timer routes', () => {
