@@ -23,7 +23,7 @@ const REPAIR_BATCH = 200;
 /** Disabled timers stopped together at most, and stops on their way at once. */
 const STOP_BATCH = 100;
 const STOPS_IN_FLIGHT = 2;
-const STOP_WAIT_MS = 1000;
+const STOP_WAIT_MS = 500;
 
 export interface PlanPublisherDeps {
   outbox: PlanOutboxRepository;
