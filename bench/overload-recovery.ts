@@ -340,7 +340,9 @@ function controlProbe(
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`${kind}: ${res.statusCode}`);
     const ms = Date.now() - sent;
-    (took[kind] ??= []).push(ms);
+    const kindTook = took[kind] ?? [];
+    kindTook.push(ms);
+    took[kind] = kindTook;
     if (ms > 1000) slow.push(`${kind} ${ms} ms at +${((sent - from) / 1000 + 10).toFixed(1)} s`);
   };
   const loop = (async () => {

@@ -171,16 +171,38 @@ function ratios(lines: BenchLine[]): string[] {
   const out: string[] = [];
   for (const x of lines.filter((l) => l.system === 'xtimer')) {
     const b = lines.find((l) => l.system === 'bullmq' && l.scenario === x.scenario);
-    if (!b) continue;
     const floor = lines.find((l) => l.system === 'floor' && l.scenario === x.scenario);
-    out.push(
-      `${x.scenario}: p99 xtimer ${x.p99} ms vs BullMQ ${b.p99} ms (${(b.p99 / Math.max(x.p99, 1)).toFixed(1)}x better); ` +
-        `p50 ${x.p50} vs ${b.p50} ms; missing ${x.missing} vs ${b.missing}; duplicates ${x.duplicates} vs ${b.duplicates}` +
-        (floor ? `; harness floor p50 ${floor.p50} p99 ${floor.p99} ms` : ''),
-    );
+    if (b)
+      out.push(
+        `${x.scenario}: p99 xtimer ${x.p99} ms vs BullMQ ${b.p99} ms (${(b.p99 / Math.max(x.p99, 1)).toFixed(1)}x better); ` +
+          `p50 ${x.p50} vs ${b.p50} ms; missing ${x.missing} vs ${b.missing}; duplicates ${x.duplicates} vs ${b.duplicates}`,
+      );
+    if (floor) out.push(`${x.scenario}: ${overFloor(x, floor)}`);
   }
   return out;
 }
+
+/**
+ * What xtimer adds to the floor: lateness over the floor's, and CPU per 1,000 fires of
+ * each process beside the floor sender's (the work of sending alone).
+ */
+function overFloor(x: BenchLine, floor: BenchLine): string {
+  const per1000 = (l: BenchLine, process: string) =>
+    l.delivered === 0
+      ? 0
+      : Math.round((((l.cpu[process] ?? 0) / 100) * l.seconds * 1000 * 1000) / l.delivered);
+  const xtimer = ['xtimer', 'redis', 'mysql'].map((p) => [p, per1000(x, p)] as const);
+  const sender = per1000(floor, 'sender');
+  const total = xtimer.reduce((sum, [, ms]) => sum + ms, 0);
+  return (
+    `xtimer − floor: p50 ${signed(x.p50 - floor.p50)} ms, p99 ${signed(x.p99 - floor.p99)} ms ` +
+    `(floor p50 ${floor.p50}, p99 ${floor.p99} ms); CPU ms per 1,000 fires: ` +
+    `${xtimer.map(([p, ms]) => `${p} ${ms}`).join(', ')} (together ${total}) vs the floor's sender ${sender}` +
+    (sender > 0 ? ` (${(total / sender).toFixed(1)}x)` : '')
+  );
+}
+
+const signed = (n: number) => (n >= 0 ? `+${n}` : String(n));
 
 async function main(): Promise<void> {
   const redis = await redisInfo();
