@@ -19,7 +19,7 @@ import type { AppSlots } from './admission/app-slots.js';
 import type { RunBudget } from './admission/run-budget.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release/release-gate.js';
-import { endedRunFields } from './settle/ended-run-log.js';
+import { endedRunFields, endedRunLogOf } from './settle/ended-run-log.js';
 import type { RunRecorder } from './settle/run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
 
@@ -675,10 +675,7 @@ export class RunExecutor {
         );
     }
     if ((status === 'failed' || status === 'missed') && timer) {
-      d.logger.warn(
-        { ...endedRunFields(timer, x.ref.key, outcome.error), attempts },
-        status === 'failed' ? 'run failed' : 'run missed',
-      );
+      endedRunLogOf(d.logger).ended(status, { ...endedRunFields(timer, x.ref.key, outcome.error), attempts });
     }
     return { verdict: status, ...this.callFacts(x.run, attempts, result) };
   }

@@ -22,7 +22,7 @@ import {
 } from '../../storage/redis/runs/claim-record.js';
 import type { OutcomeStash } from '../../storage/redis/runs/outcome-stash.js';
 import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
-import { endedRunFields } from '../firing/settle/ended-run-log.js';
+import { endedRunFields, endedRunLogOf } from '../firing/settle/ended-run-log.js';
 import type { FailureNotifier } from '../notify/failure-notifier.js';
 
 /**
@@ -238,7 +238,10 @@ export class Compensator {
     for (const r of missed) {
       const timer = timers.get(r.timerId);
       if (!timer) continue;
-      this.d.logger.warn(endedRunFields(timer, taskKey(r.timerId, r.runAt), reason), 'run missed');
+      endedRunLogOf(this.d.logger).ended(
+        'missed',
+        endedRunFields(timer, taskKey(r.timerId, r.runAt), reason),
+      );
       await this.d.notifier?.report(timer, 'missed', {
         runAt: r.runAt,
         attempts: 0,
