@@ -3242,6 +3242,8 @@ export interface components {
             firstFiredAt: string | null;
             /** @description How late the first call left: firstFiredAt − runAt; null if never called, and for a backfill's runs (past by design). */
             latencyMs: number | null;
+            /** @description For a backfill's run: how long after the backfill began its first call left (in place of latencyMs); null for any other run. */
+            sinceBackfillStartMs: number | null;
             durationMs: number | null;
         };
         QueuedRun: {

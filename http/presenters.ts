@@ -5,7 +5,7 @@ import { taskKey } from '../src/domain/plan/task-key.js';
 import type { Calendar } from '../src/domain/schedule/calendar.js';
 import { formatInZone } from '../src/domain/schedule/time-zone.js';
 import { scheduleOf } from '../src/domain/schedule/timer-schedule.js';
-import { latenessOf, type Task, type Timer } from '../src/domain/timer.js';
+import { latenessOf, sinceBackfillStartOf, type Task, type Timer } from '../src/domain/timer.js';
 import type { ServicePauseState } from '../src/services/apps/service-pause.js';
 import type { BackfillView } from '../src/services/runs/backfill-service.js';
 import type { QueuedRunView } from '../src/services/runs/run-controls.js';
@@ -59,6 +59,7 @@ export function presentTask(t: Task) {
     firedAt: iso(t.firedAt),
     firstFiredAt: iso(t.firstFiredAt ?? t.firedAt),
     latencyMs: latenessOf(t),
+    sinceBackfillStartMs: sinceBackfillStartOf(t),
     durationMs: t.durationMs,
   };
 }

@@ -66,6 +66,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
             `attempt ${t.attempts}`,
             t.httpStatus === null ? '' : `http ${t.httpStatus}`,
             t.latencyMs === null ? '' : `late ${t.latencyMs} ms`,
+            t.sinceBackfillStartMs === null ? '' : `${t.sinceBackfillStartMs} ms into the backfill`,
             t.error ?? '',
           ];
           return `${parts.filter(Boolean).join('  ')}\n`;
@@ -80,7 +81,11 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
             t.trigger,
             String(t.attempts),
             t.httpStatus === null ? '' : String(t.httpStatus),
-            t.latencyMs === null ? '' : String(t.latencyMs),
+            t.latencyMs !== null
+              ? String(t.latencyMs)
+              : t.sinceBackfillStartMs === null
+                ? ''
+                : `+${t.sinceBackfillStartMs} backfill`,
             t.error ?? '',
           ]);
           return out(

@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import { taskKey } from '../../src/domain/plan/task-key.js';
-import { latenessOf, type Task, type Timer } from '../../src/domain/timer.js';
+import { latenessOf, sinceBackfillStartOf, type Task, type Timer } from '../../src/domain/timer.js';
 import { badge, layout, type Markup, notice, type PageContext, postButton, query, when } from './layout.js';
 
 /** The failed (or missed) runs of every timer, newest first, each one click from a retry. */
@@ -24,11 +24,12 @@ function runRow(t: Task, timer: Timer | undefined, v: RunsPageView): Markup {
   const key = taskKey(t.timerId, t.runAt);
   const zone = timer?.timezone ?? 'UTC';
   const late = latenessOf(t);
+  const since = sinceBackfillStartOf(t);
   return html`<tr id="run-${key}" data-status="${t.status}">
 <td class="mono nowrap">${when(t.runAt, zone)}</td>
 <td>${timer ? html`<a href="${v.paths.timers}/${t.timerId}${query({ at: t.runAt })}">${timer.name}</a>` : html`timer ${t.timerId}`} <span class="muted small">${t.app}</span></td>
 <td>${badge(t.status)}</td>
-<td class="num">${late === null ? '—' : `${late} ms`}</td>
+<td class="num">${late !== null ? `${late} ms` : since !== null ? `+${since} ms into the backfill` : '—'}</td>
 <td class="num">${t.attempts}</td>
 <td class="num">${t.httpStatus ?? '—'}</td>
 <td><div class="output mono" style="color: var(--bad)">${t.error ?? ''}</div></td>

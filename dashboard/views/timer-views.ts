@@ -4,6 +4,7 @@ import { formatDuration } from '../../src/domain/duration.js';
 import { taskKey } from '../../src/domain/plan/task-key.js';
 import {
   latenessOf,
+  sinceBackfillStartOf,
   TASK_STATUSES,
   type Task,
   type TaskStatus,
@@ -207,6 +208,7 @@ export interface TimerDetailView extends PageContext {
 function runRow(t: Task, v: TimerDetailView): Markup {
   const key = taskKey(t.timerId, t.runAt);
   const late = latenessOf(t);
+  const since = sinceBackfillStartOf(t);
   const focus = v.filter.at !== undefined && t.runAt === v.filter.at;
   const lastSent =
     t.firedAt !== null && t.attempts > 1
@@ -215,7 +217,7 @@ function runRow(t: Task, v: TimerDetailView): Markup {
   return html`<tr id="run-${key}" class="${focus ? 'focus' : ''}" data-status="${t.status}" data-trigger="${t.trigger}">
 <td class="mono nowrap">${when(t.runAt, v.timer.timezone)}</td>
 <td>${badge(t.status)}</td>
-<td class="num" data-field="lateness" title="how late the first call left${lastSent}">${late === null ? '—' : `${late} ms`}</td>
+<td class="num" data-field="lateness" title="${since === null ? `how late the first call left${lastSent}` : 'a backfill run: how long after the backfill began its first call left (it is not late: its time is past by design)'}">${late !== null ? `${late} ms` : since !== null ? `+${since} ms into the backfill` : '—'}</td>
 <td class="num" data-field="attempts">${t.attempts}</td>
 <td class="num">${t.httpStatus ?? '—'}</td>
 <td class="num hide-narrow">${t.durationMs === null ? '—' : `${t.durationMs} ms`}</td>

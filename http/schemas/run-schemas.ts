@@ -24,6 +24,10 @@ export const TaskSchema = z
       description:
         "How late the first call left: firstFiredAt − runAt; null if never called, and for a backfill's runs (past by design).",
     }),
+    sinceBackfillStartMs: z.number().int().nullable().openapi({
+      description:
+        "For a backfill's run: how long after the backfill began its first call left (in place of latencyMs); null for any other run.",
+    }),
     durationMs: z.number().int().nullable(),
   })
   .openapi('Task');

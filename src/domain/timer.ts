@@ -221,6 +221,8 @@ export interface Task {
   /** When the first attempt was sent: the run's lateness. */
   firstFiredAt: number | null;
   durationMs: number | null;
+  /** When the row was written: for a backfill's run, when the backfill began. */
+  queuedAt: number | null;
 }
 
 /**
@@ -230,6 +232,16 @@ export interface Task {
 export function latenessOf(t: Pick<Task, 'runAt' | 'firedAt' | 'firstFiredAt' | 'trigger'>): number | null {
   const first = t.firstFiredAt ?? t.firedAt;
   return first === null || t.trigger === 'backfill' ? null : first - t.runAt;
+}
+
+/** How long after its backfill began a backfill's run was first called (ms); null for any other run, or one never called. */
+export function sinceBackfillStartOf(
+  t: Pick<Task, 'firedAt' | 'firstFiredAt' | 'trigger' | 'queuedAt'>,
+): number | null {
+  const first = t.firstFiredAt ?? t.firedAt;
+  return first === null || t.trigger !== 'backfill' || t.queuedAt === null
+    ? null
+    : Math.max(0, first - t.queuedAt);
 }
 
 /** A callback that can be sent as configured, or why not. */

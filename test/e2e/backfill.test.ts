@@ -87,6 +87,24 @@ describe('a backfill of 200 past runs', () => {
     expect(steadyReport.duplicates).toEqual([]);
     expect(lateness.every((ms) => ms >= 0)).toBe(true);
 
+    // Its runs are not late: each says how long after the backfill began it was called.
+    const runs = (
+      await apiCall(
+        cluster.api(),
+        'GET',
+        `/api/v1/timers/${catchup.id}/tasks?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&limit=200`,
+      )
+    ).items as Array<{ trigger: string; latencyMs: number | null; sinceBackfillStartMs: number | null }>;
+    expect(runs).toHaveLength(200);
+    for (const r of runs) {
+      expect(r).toMatchObject({ trigger: 'backfill', latencyMs: null });
+      expect(r.sinceBackfillStartMs).toBeGreaterThanOrEqual(0);
+      expect(r.sinceBackfillStartMs).toBeLessThanOrEqual(endedAt - startedAt);
+    }
+    // Paced: the last went out seconds after the first.
+    const since = runs.map((r) => r.sinceBackfillStartMs ?? 0);
+    expect(Math.max(...since) - Math.min(...since)).toBeGreaterThanOrEqual(2000);
+
     // The same range again: every run is in the history now, so it makes none.
     const again = await apiCall(cluster.api(), 'POST', `/api/v1/timers/${catchup.id}/backfills`, {
       from: new Date(from).toISOString(),

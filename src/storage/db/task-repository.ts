@@ -25,6 +25,7 @@ function toTask(row: TaskRow): Task {
     firedAt: row.firedAt ? row.firedAt.getTime() : null,
     firstFiredAt: row.firstFiredAt ? row.firstFiredAt.getTime() : null,
     durationMs: row.durationMs,
+    queuedAt: row.createdAt ? row.createdAt.getTime() : null,
   };
 }
 
@@ -55,7 +56,7 @@ const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
 
 /** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
-export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt'> {
+export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt' | 'queuedAt'> {
   leaseUntil: number | null;
 }
 

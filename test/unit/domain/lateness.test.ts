@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { latenessOf } from '../../../src/domain/timer.js';
+import { latenessOf, sinceBackfillStartOf } from '../../../src/domain/timer.js';
 
 describe('a run’s lateness', () => {
   const runAt = Date.parse('2030-01-01T10:00:00Z');
@@ -16,5 +16,13 @@ describe('a run’s lateness', () => {
     expect(
       latenessOf({ runAt, firstFiredAt: runAt + 900_000, firedAt: null, trigger: 'backfill' }),
     ).toBeNull();
+  });
+
+  it('reads, for a backfill’s run, as how long after the backfill began it was called', () => {
+    const began = Date.parse('2030-01-02T08:00:00Z');
+    const base = { firedAt: null, queuedAt: began };
+    expect(sinceBackfillStartOf({ ...base, firstFiredAt: began + 1500, trigger: 'backfill' })).toBe(1500);
+    expect(sinceBackfillStartOf({ ...base, firstFiredAt: null, trigger: 'backfill' })).toBeNull();
+    expect(sinceBackfillStartOf({ ...base, firstFiredAt: began + 1500, trigger: 'schedule' })).toBeNull();
   });
 });

@@ -1,9 +1,11 @@
 import { expect, it } from 'vitest';
+import type { Logger } from '../../../../../src/observability/logger.js';
 import { EndedRunLog } from '../../../../../src/services/firing/settle/ended-run-log.js';
 
 function recorder() {
   const lines: Array<{ fields: Record<string, unknown>; msg: string }> = [];
-  return { lines, warn: (fields: Record<string, unknown>, msg: string) => void lines.push({ fields, msg }) };
+  const warn = (fields: Record<string, unknown>, msg: string) => void lines.push({ fields, msg });
+  return { lines, warn: warn as Logger['warn'] };
 }
 
 const fields = (n: number) => ({
