@@ -116,6 +116,11 @@ form.edit textarea { min-height: 4.5em; font-family: ui-monospace, SFMono-Regula
 form.edit .hint { display: block; color: var(--muted); font-size: 12px; margin-top: 2px; }
 form.edit .field-error, .field-error { display: block; color: var(--bad); font-size: 12.5px; margin-top: 2px; }
 form.edit .wide { grid-column: 1 / -1; }
+form.edit > h2.wide { margin: 14px 0 0; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+form.edit label.choice { display: inline-block; margin: 3px 14px 3px 0; color: var(--fg); white-space: nowrap; }
+form.edit:has(#f-kind option[value="cron"]:checked) :is(.k-every, .k-at),
+form.edit:has(#f-kind option[value="every"]:checked) :is(.k-cron, .k-at),
+form.edit:has(#f-kind option[value="at"]:checked) :is(.k-cron, .k-every, .k-repeat) { display: none; }
 ul.preview { margin: 4px 0 0; padding-left: 18px; font-size: 12.5px; }
 .change { font-size: 12.5px; }
 .change .field { color: var(--muted); }

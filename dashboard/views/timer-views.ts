@@ -245,6 +245,9 @@ function definition(timer: Timer): Markup {
 ${opt('Not before', timer.startAt === null ? null : when(timer.startAt, timer.timezone))}
 ${opt('Not from', timer.endAt === null ? null : when(timer.endAt, timer.timezone))}
 ${opt('Runs at most', timer.maxRuns === null ? null : `${timer.maxRuns} (${timer.runsPlanned} planned so far)`)}
+${opt('Jitter', timer.jitterMs === 0 ? null : `up to ${timer.jitterMs} ms`)}
+${opt('Skips', timer.skipCalendars.length === 0 ? null : `the dates of ${timer.skipCalendars.join(', ')}`)}
+${opt('Auto-pause', timer.autoPause === null ? null : `after ${timer.autoPause.afterConsecutiveFailures} failed runs in a row`)}
 <dt>Callback</dt><dd class="mono">${cb.method} ${cb.url}</dd>
 <dt>Headers</dt><dd>${headerCount === 0 ? '—' : Object.keys(cb.headers).join(', ')}</dd>
 <dt>Body</dt><dd>${cb.body === null || cb.body === '' ? '—' : `${Buffer.byteLength(cb.body)} bytes`}</dd>
