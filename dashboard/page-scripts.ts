@@ -96,7 +96,31 @@ const PREVIEW = `(function () {
   });
 })();`;
 
-const SCRIPTS = { 'live.js': LIVE, 'timer-form.js': PREVIEW } as const;
+/** Keeps every `time[data-rel]` saying how far it is from now, as relativeTime (views/layout.ts) words it. */
+const TIMES = `(function () {
+  function span(s) {
+    if (s < 60) return s + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min';
+    if (s < 172800) return Math.floor(s / 3600) + ' h';
+    return Math.floor(s / 86400) + ' d';
+  }
+  function relative(ms, now) {
+    var s = Math.floor(Math.abs(ms - now) / 1000);
+    if (s < 1) return 'now';
+    return ms > now ? 'in ' + span(s) : span(s) + ' ago';
+  }
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll('time[data-rel]').forEach(function (el) {
+      var text = relative(Number(el.dataset.rel), now);
+      if (el.textContent !== text) el.textContent = text;
+    });
+  }
+  tick();
+  setInterval(tick, 1000);
+})();`;
+
+const SCRIPTS = { 'live.js': LIVE, 'times.js': TIMES, 'timer-form.js': PREVIEW } as const;
 
 /** A page script by its file name. */
 export type PageScript = keyof typeof SCRIPTS;

@@ -92,6 +92,9 @@ button.go, .button.go { color: #fff; background: var(--ok); border-color: var(--
 .app-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 10px; margin: 22px 0 6px; }
 .app-head h2 { margin: 0; }
 .next { font-size: 12px; line-height: 1.5; white-space: nowrap; }
+.when { display: inline-flex; flex-direction: column; line-height: 1.35; }
+.when time { font-weight: 600; }
+.when .abs { font-size: 11.5px; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 360px), 1fr)); gap: 24px; }
 dl.def { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 14px; margin: 0; }
 dl.def dt { color: var(--muted); }
@@ -100,6 +103,19 @@ dl.def dd { margin: 0; overflow-wrap: anywhere; }
 .card h2 { margin-top: 0; }
 .output { max-width: 360px; white-space: pre-wrap; word-break: break-all; max-height: 4.5em; overflow: hidden; }
 svg.spark { display: block; }
+svg.timeline { display: block; max-width: 100%; height: auto; }
+svg.timeline .axis { stroke: var(--line); }
+.t-succeeded { fill: var(--ok); background: var(--ok); }
+.t-failed { fill: var(--bad); background: var(--bad); }
+.t-missed { fill: var(--odd); background: var(--odd); }
+.t-skipped { fill: var(--warn); background: var(--warn); }
+.t-running { fill: var(--info); background: var(--info); }
+.t-pending { fill: var(--muted); background: var(--muted); }
+.timeline-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 4px; max-width: 640px; }
+.timeline-legend > :last-child { margin-left: auto; }
+.swatch { display: inline-block; width: 9px; height: 9px; border-radius: 50%; margin-right: 4px; }
+.soon { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0 0 10px; }
+.soon > div { display: flex; gap: 8px; align-items: flex-start; }
 svg.histogram { max-width: 100%; height: auto; }
 svg.histogram text { font-size: 10px; fill: var(--muted); }
 svg.histogram text.count { fill: var(--fg); }
@@ -216,6 +232,7 @@ ${brake.banner}
 ${opts.body}
 </main>
 <script src="${paths.assets}/live.js"></script>
+<script src="${paths.assets}/times.js"></script>
 ${opts.script ? html`<script src="${paths.assets}/${opts.script}"></script>` : ''}
 </body>
 </html>`;
@@ -243,6 +260,33 @@ export function zoned(ms: number, timeZone: string): string {
 export function when(ms: number, timeZone: string): Markup {
   const iso = new Date(ms).toISOString();
   return html`<time datetime="${iso}" title="${iso} · ${timeZone}">${zoned(ms, timeZone)}</time>`;
+}
+
+/**
+ * How far `ms` is from `now` as people say it: `in 5 s`, `3 min ago`, `in 2 h`, `4 d ago`
+ * (whole units, rounded down). times.js says the same in the browser as the clock moves.
+ */
+export function relativeTime(ms: number, now: number): string {
+  const s = Math.floor(Math.abs(ms - now) / 1000);
+  if (s < 1) return 'now';
+  const span =
+    s < 60
+      ? `${s} s`
+      : s < 3600
+        ? `${Math.floor(s / 60)} min`
+        : s < 172_800
+          ? `${Math.floor(s / 3600)} h`
+          : `${Math.floor(s / 86_400)} d`;
+  return ms > now ? `in ${span}` : `${span} ago`;
+}
+
+/**
+ * An instant as people read it: how far from now (kept current by times.js), and below it
+ * the time in the timer's zone with its offset, which the hover also shows with the zone.
+ */
+export function whenRelative(ms: number, timeZone: string, now: number): Markup {
+  const shown = zoned(ms, timeZone);
+  return html`<span class="when"><time datetime="${new Date(ms).toISOString()}" data-rel="${ms}" title="${shown} · ${timeZone}">${relativeTime(ms, now)}</time><span class="abs">${shown}</span></span>`;
 }
 
 /** `?a=1&label=x:y&label=…`: absent and empty values left out, arrays repeated. */

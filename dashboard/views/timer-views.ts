@@ -24,8 +24,10 @@ import {
   query,
   type ShellContext,
   when,
+  whenRelative,
   zoned,
 } from './layout.js';
+import { runTimeline } from './run-timeline.js';
 
 /**
  * The timers pages as HTML, from data the routes gathered. Every value from a user (app,
@@ -111,6 +113,8 @@ export interface TimersFilter {
 
 export interface TimersListView extends PageContext {
   rows: TimerRow[];
+  /** When the page was made: what its relative times count from. */
+  now: number;
   filter: TimersFilter;
   cursor?: string | undefined;
   nextCursor: string | null;
@@ -130,9 +134,9 @@ function timerRow(row: TimerRow, v: TimersListView): Markup {
 <td><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></td>
 <td data-field="status">${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</td>
 <td>${schedule(timer)}<div class="muted small">${timer.timezone}</div></td>
-<td class="next mono" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : when(row.next, timer.timezone)}</td>
-<td>${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>
-<td class="nowrap" data-field="last">${last ? html`${badge(last.status)} <span class="muted mono small">${when(last.runAt, timer.timezone)}</span>` : html`<span class="muted">—</span>`}</td>
+<td class="next" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : whenRelative(row.next, timer.timezone, v.now)}</td>
+<td class="spark-cell">${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>
+<td class="nowrap" data-field="last">${last ? html`${badge(last.status)} ${whenRelative(last.runAt, timer.timezone, v.now)}` : html`<span class="muted">—</span>`}</td>
 <td class="num nowrap">${successRate(row.recent)}</td>
 <td><span class="actions">${runNowButton(v, timer, v.self)}${toggleButton(v, timer, v.self)}</span></td>
 </tr>`;
@@ -190,6 +194,10 @@ export interface TimerDetailView extends PageContext {
   timer: Timer;
   next: number[];
   runs: Task[];
+  /** The latest runs up to now, newest first, whatever the filter: the timeline and the last run. */
+  recent: Task[];
+  /** When the page was made: what its relative times count from. */
+  now: number;
   /** Lateness of the recent fired runs (for the chart), newest first. */
   lateness: LatenessSample[];
   /** The timer's latest changes, newest first. */
@@ -263,6 +271,15 @@ ${opt('Auto-pause', timer.autoPause === null ? null : `after ${timer.autoPause.a
 </dl>`;
 }
 
+/** The next fire and the last run, as far from now as they are. */
+function soon(v: TimerDetailView): Markup {
+  const { timer } = v;
+  const last = v.recent.find((t) => SETTLED.includes(t.status));
+  const next = timer.status === 'active' ? v.next[0] : undefined;
+  return html`<div class="soon"><div data-field="next-fire"><span class="muted">Next fire</span> ${next === undefined ? html`<span class="muted">none</span>` : whenRelative(next, timer.timezone, v.now)}</div>
+<div data-field="last-run"><span class="muted">Last run</span> ${last ? html`${badge(last.status)} ${whenRelative(last.runAt, timer.timezone, v.now)}` : html`<span class="muted">none yet</span>`}</div></div>`;
+}
+
 function nextFires(v: TimerDetailView): Markup {
   const { timer } = v;
   const list = html`<div class="next mono">${v.next.map((ms) => html`<div>${when(ms, timer.timezone)}</div>`)}</div>`;
@@ -288,9 +305,11 @@ ${notice(v.done, v.task)}
 <div class="cols">
 <div class="card"><h2>Definition</h2>${definition(timer)}</div>
 <div class="card"><h2>Next fire times <span class="muted">(${timer.timezone})</span></h2>
-<div id="next-live" data-live>${nextFires(v)}</div>
+<div id="next-live" data-live>${soon(v)}${nextFires(v)}</div>
 </div>
 </div>
+<div class="card" style="margin-top: 24px"><div id="timeline-live" data-live><h2>Recent runs <span class="muted">(last ${v.recent.length}, by outcome)</span></h2>
+${runTimeline(v.recent, timer.timezone, v.now)}</div></div>
 <div class="card" style="margin-top: 24px"><div id="lateness-live" data-live><h2>Lateness of the first call, last ${v.lateness.length} fired runs</h2>
 ${stats ? html`<p class="stats mono"><span>p50 ${stats.p50} ms</span><span>p95 ${stats.p95} ms</span><span>p99 ${stats.p99} ms</span><span>max ${stats.max} ms</span></p>` : ''}
 <div style="display: flex; gap: 32px; align-items: flex-end; flex-wrap: wrap">
