@@ -43,18 +43,34 @@ export type ShellContext = Pick<PageContext, 'paths'> & Partial<Pick<PageContext
 
 const STYLE = raw(`
 :root {
+  color-scheme: light dark;
   --fg: #1f2328; --muted: #656d76; --line: #d8dee4; --bg: #ffffff; --soft: #f6f8fa;
   --accent: #0969da; --ok: #1a7f37; --warn: #bf8700; --bad: #cf222e; --info: #0969da; --odd: #8250df;
+  --ok-bg: #dafbe1; --ok-line: #aceebb; --warn-bg: #fff8c5; --warn-line: #f5e0a0;
+  --bad-bg: #ffebe9; --bad-line: #ffcecb; --info-bg: #ddf4ff; --info-line: #b6e3ff;
+  --odd-bg: #fbefff; --odd-line: #ecd8ff; --hover: #f3f6fa; --chip: #eef1f4; --on-color: #ffffff;
+  --bar: #24292f; --bar-fg: #d0d7de; --bar-line: #57606a;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; color: var(--fg);
+}
+/* Dark mode follows the system: the same names, one dark palette. */
+@media (prefers-color-scheme: dark) {
+  :root {
+    --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --bg: #0d1117; --soft: #161b22;
+    --accent: #4493f8; --ok: #3fb950; --warn: #d29922; --bad: #f85149; --info: #58a6ff; --odd: #bc8cff;
+    --ok-bg: #12261e; --ok-line: #2a5a37; --warn-bg: #2b2111; --warn-line: #6b4f16;
+    --bad-bg: #2d1417; --bad-line: #6e2a2e; --info-bg: #0f2339; --info-line: #1f4f80;
+    --odd-bg: #251a3a; --odd-line: #4c3678; --hover: #161b22; --chip: #21262d; --on-color: #0d1117;
+    --bar: #010409; --bar-fg: #c9d1d9; --bar-line: #3d444d;
+  }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; padding: 10px 24px; background: #24292f; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; padding: 10px 24px; background: var(--bar); }
 header.top .brand { color: #fff; font-weight: 700; font-size: 16px; letter-spacing: .3px; }
 header.top nav { display: flex; flex-wrap: wrap; gap: 4px 16px; }
-header.top nav a { color: #d0d7de; }
+header.top nav a { color: var(--bar-fg); }
 header.top nav a.here { color: #fff; font-weight: 600; }
 main { max-width: 1360px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 20px; margin: 8px 0 4px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px; overflow-wrap: anywhere; }
@@ -66,27 +82,28 @@ h2 { font-size: 15px; margin: 24px 0 8px; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 th { font-size: 12px; font-weight: 600; color: var(--muted); background: var(--soft); white-space: nowrap; }
-tbody tr:hover { background: #f3f6fa; }
-tr.focus { background: #fff8c5 !important; }
+tbody tr:hover { background: var(--hover); }
+tr.focus { background: var(--warn-bg) !important; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.timers th, table.timers td { padding: 6px; }
 td.nowrap { white-space: nowrap; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
   border: 1px solid transparent; white-space: nowrap; }
-.s-active, .s-succeeded { color: var(--ok); background: #dafbe1; border-color: #aceebb; }
+.s-active, .s-succeeded { color: var(--ok); background: var(--ok-bg); border-color: var(--ok-line); }
 .s-inactive, .s-pending, .s-completed { color: var(--muted); background: var(--soft); border-color: var(--line); }
-.s-running { color: var(--info); background: #ddf4ff; border-color: #b6e3ff; }
-.s-failed { color: var(--bad); background: #ffebe9; border-color: #ffcecb; }
-.s-skipped { color: var(--warn); background: #fff8c5; border-color: #f5e0a0; }
-.s-missed { color: var(--odd); background: #fbefff; border-color: #ecd8ff; }
+.s-running { color: var(--info); background: var(--info-bg); border-color: var(--info-line); }
+.s-failed { color: var(--bad); background: var(--bad-bg); border-color: var(--bad-line); }
+.s-skipped { color: var(--warn); background: var(--warn-bg); border-color: var(--warn-line); }
+.s-missed { color: var(--odd); background: var(--odd-bg); border-color: var(--odd-line); }
 .label { display: inline-block; margin: 1px 4px 1px 0; padding: 0 6px; border-radius: 4px; font-size: 11.5px;
-  background: #eef1f4; color: var(--fg); white-space: nowrap; }
+  background: var(--chip); color: var(--fg); white-space: nowrap; }
 form.inline { display: inline; margin: 0; }
 .actions { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 button, .button { font: inherit; font-size: 13px; padding: 3px 12px; border-radius: 6px; cursor: pointer;
   border: 1px solid var(--line); background: var(--soft); color: var(--fg); display: inline-block; }
 .button:hover { text-decoration: none; }
 button.danger { color: var(--bad); }
-button.go, .button.go { color: #fff; background: var(--ok); border-color: var(--ok); }
+button.go, .button.go { color: var(--on-color); background: var(--ok); border-color: var(--ok); }
 .filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 12px 0; }
 .filters input, .filters select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; max-width: 100%; }
 .app-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 10px; margin: 22px 0 6px; }
@@ -94,7 +111,8 @@ button.go, .button.go { color: #fff; background: var(--ok); border-color: var(--
 .next { font-size: 12px; line-height: 1.5; white-space: nowrap; }
 .when { display: inline-flex; flex-direction: column; line-height: 1.35; }
 .when time { font-weight: 600; }
-.when .abs { font-size: 11.5px; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+div.last { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 8px; max-width: 230px; }
+.when .abs { white-space: nowrap; font-size: 11.5px; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 360px), 1fr)); gap: 24px; }
 dl.def { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 14px; margin: 0; }
 dl.def dt { color: var(--muted); }
@@ -122,8 +140,8 @@ svg.histogram text.count { fill: var(--fg); }
 svg.histogram .axis { stroke: var(--line); }
 .stats span { margin-right: 14px; }
 .pager { margin-top: 12px; }
-.error { padding: 12px 16px; border: 1px solid #ffcecb; background: #ffebe9; border-radius: 8px; overflow-wrap: anywhere; }
-.notice { padding: 10px 16px; border: 1px solid #aceebb; background: #dafbe1; border-radius: 8px; margin: 12px 0; overflow-wrap: anywhere; }
+.error { padding: 12px 16px; border: 1px solid var(--bad-line); background: var(--bad-bg); border-radius: 8px; overflow-wrap: anywhere; }
+.notice { padding: 10px 16px; border: 1px solid var(--ok-line); background: var(--ok-bg); border-radius: 8px; margin: 12px 0; overflow-wrap: anywhere; }
 form.edit { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 10px 16px; align-items: start; max-width: 900px; }
 form.edit > label { padding-top: 5px; color: var(--muted); }
 form.edit input[type=text], form.edit input[type=url], form.edit input[type=number], form.edit select, form.edit textarea {
@@ -142,16 +160,27 @@ ul.preview { margin: 4px 0 0; padding-left: 18px; font-size: 12.5px; }
 .change .field { color: var(--muted); }
 .change del { color: var(--bad); text-decoration: none; }
 .change ins { color: var(--ok); text-decoration: none; }
-.brake-off { margin-left: auto; color: #d0d7de; }
-.brake-off summary { cursor: pointer; font-size: 13px; padding: 2px 10px; border: 1px solid #57606a; border-radius: 6px; list-style: none; }
+.brake-off { margin-left: auto; color: var(--bar-fg); }
+.brake-off summary { cursor: pointer; font-size: 13px; padding: 2px 10px; border: 1px solid var(--bar-line); border-radius: 6px; list-style: none; }
 .brake-off summary::-webkit-details-marker { display: none; }
 .brake-off form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
 .brake-off label { color: #fff; font-size: 12.5px; }
 .brake-off input { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; width: min(360px, 100%); }
 .brake-on { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px;
-  padding: 10px 24px; background: #ffebe9; border-bottom: 2px solid var(--bad); overflow-wrap: anywhere; }
+  padding: 10px 24px; background: var(--bad-bg); border-bottom: 2px solid var(--bad); overflow-wrap: anywhere; }
 .brake-on .brake-title { color: var(--bad); }
 @media (max-width: 900px) { .hide-narrow { display: none; } }
+/* A phone: each timer a card of label and value lines, its buttons in reach, nothing sideways. */
+@media (max-width: 640px) {
+  table.timers thead { display: none; }
+  table.timers, table.timers tbody, table.timers tr { display: block; }
+  table.timers tr { border: 1px solid var(--line); border-radius: 8px; padding: 6px 12px; margin-bottom: 10px; }
+  table.timers td { display: flex; gap: 12px; align-items: baseline; border: 0; padding: 3px 0; text-align: left; overflow-wrap: anywhere; }
+  table.timers td[data-label]::before { content: attr(data-label); flex: none; width: 92px; color: var(--muted); font-size: 12px; }
+  table.timers td > div { min-width: 0; }
+  table.timers td.row-actions { padding-top: 8px; }
+  table.timers .label { white-space: normal; }
+}
 @media (max-width: 600px) {
   main { padding: 12px 12px 40px; }
   header.top, .brake-on { padding: 10px 12px; }

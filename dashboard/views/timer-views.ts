@@ -130,15 +130,15 @@ function timerRow(row: TimerRow, v: TimersListView): Markup {
   const { timer } = row;
   const last = row.recent.find((t) => SETTLED.includes(t.status));
   return html`<tr id="timer-${timer.id}" data-timer-id="${timer.id}">
-<td class="num mono">${timer.id}</td>
-<td><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></td>
-<td data-field="status">${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</td>
-<td>${schedule(timer)}<div class="muted small">${timer.timezone}</div></td>
-<td class="next" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : whenRelative(row.next, timer.timezone, v.now)}</td>
-<td class="spark-cell">${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>
-<td class="nowrap" data-field="last">${last ? html`${badge(last.status)} ${whenRelative(last.runAt, timer.timezone, v.now)}` : html`<span class="muted">—</span>`}</td>
-<td class="num nowrap">${successRate(row.recent)}</td>
-<td><span class="actions">${runNowButton(v, timer, v.self)}${toggleButton(v, timer, v.self)}</span></td>
+<td class="num mono" data-label="ID">${timer.id}</td>
+<td data-label="Name"><div><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></div></td>
+<td data-label="Status" data-field="status"><div>${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</div></td>
+<td data-label="Schedule"><div>${schedule(timer)}<div class="muted small">${timer.timezone}</div></div></td>
+<td class="next" data-label="Next fire" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : whenRelative(row.next, timer.timezone, v.now)}</td>
+<td class="spark-cell" data-label="Lateness">${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>
+<td data-label="Last outcome" data-field="last">${last ? html`<div class="last">${badge(last.status)} ${whenRelative(last.runAt, timer.timezone, v.now)}</div>` : html`<span class="muted">—</span>`}</td>
+<td class="num nowrap" data-label="Success">${successRate(row.recent)}</td>
+<td class="row-actions"><span class="actions">${runNowButton(v, timer, v.self)}${toggleButton(v, timer, v.self)}</span></td>
 </tr>`;
 }
 
@@ -156,8 +156,8 @@ export function timersListPage(v: TimersListView): Markup {
 <div class="app-head"><h2><a href="${v.paths.timers}${query({ ...filterQuery(v.filter), app })}">${app}</a></h2>
 <span class="muted">${rows.length} timer${rows.length === 1 ? '' : 's'}${v.nextCursor || v.cursor ? ' on this page' : ''}</span>
 <a class="small" href="${v.paths.audit}${query({ app })}">changes</a></div>
-<div class="table-box"><table>
-<thead><tr><th class="num">ID</th><th>Name</th><th>Status</th><th>Schedule</th><th>Next fire</th><th>Lateness (first calls)</th><th>Last outcome</th><th class="num">Success (last 100)</th><th></th></tr></thead>
+<div class="table-box"><table class="timers">
+<thead><tr><th class="num">ID</th><th>Name</th><th>Status</th><th>Schedule</th><th>Next fire</th><th title="how late each run's first call left">Lateness</th><th>Last outcome</th><th class="num" title="succeeded of the last 100 finished runs">Success</th><th></th></tr></thead>
 <tbody>${rows.map((row) => timerRow(row, v))}</tbody>
 </table></div>
 </section>`;

@@ -254,7 +254,7 @@ describe('the timers list', () => {
     // Three of four finished runs succeeded; the latest one failed.
     expect(row(active.id)).toMatch(/data-field="success"[^>]*>75%</);
     expect(row(active.id)).toMatch(
-      /data-field="last"><span class="badge s-failed">failed<\/span> <span class="when"><time [^>]*>1 min ago<\/time><span class="abs">[^<]*\+08:00<\/span>/,
+      /data-field="last"><div class="last"><span class="badge s-failed">failed<\/span> <span class="when"><time [^>]*>1 min ago<\/time><span class="abs">[^<]*\+08:00<\/span>/,
     );
     expect(row(active.id)).toContain('data-action="trigger"');
 

@@ -51,7 +51,7 @@ describe('relative times and the run timeline', () => {
       /data-field="next"><span class="when"><time datetime="[^"]+" data-rel="\d+" title="\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00 \+05:30 · Asia\/Kolkata">in (?:\d+ s|1 min)<\/time><span class="abs">\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00 \+05:30<\/span>/,
     );
     expect(row).toMatch(
-      /data-field="last"><span class="badge s-succeeded">succeeded<\/span> <span class="when"><time [^>]*>3 min ago<\/time>/,
+      /data-field="last"><div class="last"><span class="badge s-succeeded">succeeded<\/span> <span class="when"><time [^>]*>3 min ago<\/time>/,
     );
     expect(list).toContain('/dashboard/assets/times.js');
 
