@@ -1,4 +1,4 @@
-import { html } from 'hono/html';
+import { html, raw } from 'hono/html';
 import { MASK } from '../../src/domain/audit.js';
 import {
   HTTP_METHODS,
@@ -36,6 +36,7 @@ type Only = 'k-cron' | 'k-every' | 'k-at' | 'k-repeat';
 interface FieldOpts {
   type?: string;
   hint?: Markup | string;
+  /** Attributes written as they are (escaped, their quotes would break them): constants of this file, never user input. */
   attrs?: string;
   only?: Only;
 }
@@ -48,7 +49,7 @@ const hint = (text: Markup | string | undefined) => (text ? html`<span class="hi
 
 function input(v: TimerFormView, field: TextField, label: string, opts: FieldOpts = {}): Markup {
   const cls = opts.only ?? '';
-  return html`<label for="f-${field}" class="${cls}">${label}</label><div class="${cls}"><input type="${opts.type ?? 'text'}" id="f-${field}" name="${field}" value="${v.values[field]}" ${opts.attrs ?? ''}>${hint(opts.hint)}${problems(v, field)}</div>`;
+  return html`<label for="f-${field}" class="${cls}">${label}</label><div class="${cls}"><input type="${opts.type ?? 'text'}" id="f-${field}" name="${field}" value="${v.values[field]}" ${raw(opts.attrs ?? '')}>${hint(opts.hint)}${problems(v, field)}</div>`;
 }
 
 function select(

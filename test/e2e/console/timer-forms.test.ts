@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleInBrowser, startConsole } from './console-in-browser.js';
@@ -6,12 +8,15 @@ import { type ConsoleInBrowser, startConsole } from './console-in-browser.js';
  * The timer form in a real browser, found by its labels as a person finds it: an interval
  * timer and a one-shot made through it (the kind chooser shows only the chosen kind's
  * fields, and the preview follows it), a one-shot's time moved, and a wrong field
- * answered beside it with nothing saved.
+ * answered beside it with nothing saved. Screenshots go to test-results/console/.
  */
+
+const SHOTS = fileURLToPath(new URL('../../../test-results/console/', import.meta.url));
 
 let c: ConsoleInBrowser;
 
 beforeAll(async () => {
+  await mkdir(SHOTS, { recursive: true });
   c = await startConsole('console-forms');
 }, 60_000);
 afterAll(async () => {
@@ -31,6 +36,8 @@ async function previewLines(page: Page): Promise<string[]> {
 
 describe('the timer form in a browser', () => {
   it('creates an interval timer, showing only its fields and previewing its runs', async () => {
+    const calendar = await c.api('PUT', '/api/v1/apps/web/calendars/holidays', { dates: ['2031-12-25'] });
+    expect(calendar.status).toBeLessThan(300);
     const page = await newPage();
     await page.goto(`${c.base}/dashboard/timers/new`);
     await field(page, 'App').fill('web');
@@ -42,12 +49,17 @@ describe('the timer form in a browser', () => {
     await field(page, 'Offset').fill('15s');
     await field(page, 'Time zone').fill('Europe/Berlin');
     await field(page, 'Max runs').fill('10');
+    await field(page, 'Auto-pause after').fill('3');
+    // The app's calendars appear once the app is typed.
+    const holidays = page.getByRole('group', { name: 'Calendars' }).getByLabel('holidays');
+    await holidays.check();
     await page.locator('#preview[data-kind="every"][data-every="90s"]').waitFor();
     await expect.poll(() => page.locator('#preview li').count()).toBe(5);
     const times = (await previewLines(page)).map((t) => Date.parse(t.replace(' ', 'T').replace(' ', '')));
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(90_000);
     for (const t of times) expect((t - 15_000) % 90_000).toBe(0);
     await field(page, 'Callback URL').fill('http://127.0.0.1:9/hooks/every');
+    await page.screenshot({ path: `${SHOTS}new-interval-timer.png`, fullPage: true });
     await page.locator('button[data-action="save"]').click();
     await page.locator('.notice[data-done="created"]').waitFor();
     const id = Number(/\/dashboard\/timers\/(\d+)/.exec(page.url())?.[1]);
@@ -57,6 +69,8 @@ describe('the timer form in a browser', () => {
       offset: '15s',
       maxRuns: 10,
       timezone: 'Europe/Berlin',
+      autoPause: { afterConsecutiveFailures: 3 },
+      skipCalendars: ['holidays'],
     });
     expect(await page.locator('dl.def').textContent()).toContain('every 90s + 15s');
     await page.context().close();

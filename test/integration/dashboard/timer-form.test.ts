@@ -163,6 +163,9 @@ describe('the form', () => {
     expect(text).toContain('name="skipCalendars" value="holidays"');
     expect(text).toContain('name="skipCalendars" value="shutdowns"');
     expect(text).toMatch(/<select id="f-misfirePolicy" name="misfirePolicy">/);
+    // Attributes land as attributes: the zone box offers the zones, the times a sample.
+    expect(text).toMatch(/id="f-timezone" name="timezone" value="UTC" list="zones"/);
+    expect(text).toMatch(/id="f-at" name="at" value="" [^>]*placeholder="2026-12-01 09:00:00"/);
   });
 
   it('creates an interval timer with its offset, window, jitter, calendars, auto-pause and policies', async () => {
