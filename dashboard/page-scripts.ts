@@ -31,23 +31,32 @@ const LIVE = `(function () {
   setTimeout(tick, every);
 })();`;
 
-/** Shows each fire time of the live preview as the pages show times: `2026-11-23 02:30:00 +08:00`. */
+/**
+ * The form's live preview follows the chosen kind of schedule (cron, every and offset, or
+ * at) with the zone and window, each fire time shown as the pages show times:
+ * `2026-11-23 02:30:00 +08:00`. The Calendars boxes follow the app as it is typed.
+ */
 const PREVIEW = `(function () {
   var form = document.getElementById('timer-form'), out = document.getElementById('preview');
   if (!form || !out) return;
-  var cron = form.elements.namedItem('cron'), tz = form.elements.namedItem('timezone'), wait, seq = 0;
+  function field(name) { return form.elements.namedItem(name); }
+  function value(name) { var f = field(name); return f ? f.value.trim() : ''; }
+  var KIND = { cron: ['cron'], every: ['every', 'offset'], at: ['at'] }, wait, seq = 0;
   function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[-+Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
   function line(text, cls) { var li = document.createElement('li'); li.textContent = text; if (cls) li.className = cls; return li; }
   function show() {
-    var n = ++seq, q = new URLSearchParams({ count: '5', cron: cron.value.trim() });
-    if (!cron.value.trim()) return;
-    if (tz.value.trim()) q.set('timezone', tz.value.trim());
+    var kind = value('kind') || 'cron', n = ++seq, q = new URLSearchParams({ count: '5' }), typed = [];
+    if (!value(kind)) return;
+    KIND[kind].forEach(function (name) { if (value(name)) { q.set(name, value(name)); typed.push(value(name)); } });
+    if (kind !== 'at') ['startAt', 'endAt'].forEach(function (name) { if (value(name)) q.set(name, value(name)); });
+    if (value('timezone')) q.set('timezone', value('timezone'));
     fetch(out.dataset.src + '?' + q, { credentials: 'same-origin' })
       .then(function (r) { return r.json(); })
       .then(function (body) {
         if (n !== seq) return;
         out.replaceChildren();
-        out.dataset.cron = cron.value.trim();
+        out.dataset.kind = kind;
+        out.dataset[kind] = typed[0];
         if (body.error) return out.append(line(body.error.message, 'field-error'));
         if (body.items.length === 0) return out.append(line('no fire time left', 'muted'));
         body.items.forEach(function (iso) { out.append(line(shown(iso))); });
@@ -55,12 +64,63 @@ const PREVIEW = `(function () {
       .catch(function () {});
   }
   function soon() { clearTimeout(wait); wait = setTimeout(show, 250); }
-  cron.addEventListener('input', soon);
-  tz.addEventListener('input', soon);
+  ['kind', 'cron', 'every', 'offset', 'at', 'timezone', 'startAt', 'endAt'].forEach(function (name) {
+    var f = field(name);
+    if (f) { f.addEventListener('input', soon); f.addEventListener('change', soon); }
+  });
   if (!out.children.length) show();
+
+  var cals = document.getElementById('f-skipCalendars'), app = field('app');
+  if (!cals || !app || app.type === 'hidden') return;
+  app.addEventListener('change', function () {
+    var ticked = Array.from(cals.querySelectorAll('input:checked')).map(function (b) { return b.value; });
+    fetch(cals.dataset.src + '?' + new URLSearchParams({ app: app.value.trim() }), { credentials: 'same-origin' })
+      .then(function (r) { return r.json(); })
+      .then(function (body) {
+        cals.replaceChildren();
+        if (!body.items || body.items.length === 0) {
+          var none = document.createElement('span');
+          none.className = 'muted small';
+          none.textContent = 'the app has no calendars';
+          return cals.append(none);
+        }
+        body.items.forEach(function (name) {
+          var label = document.createElement('label'), box = document.createElement('input');
+          label.className = 'choice';
+          box.type = 'checkbox'; box.name = 'skipCalendars'; box.value = name; box.checked = ticked.indexOf(name) >= 0;
+          label.append(box, ' ' + name);
+          cals.append(label);
+        });
+      })
+      .catch(function () {});
+  });
 })();`;
 
-const SCRIPTS = { 'live.js': LIVE, 'timer-form.js': PREVIEW } as const;
+/** Keeps every `time[data-rel]` saying how far it is from now, as relativeTime (views/layout.ts) words it. */
+const TIMES = `(function () {
+  function span(s) {
+    if (s < 60) return s + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min';
+    if (s < 172800) return Math.floor(s / 3600) + ' h';
+    return Math.floor(s / 86400) + ' d';
+  }
+  function relative(ms, now) {
+    var s = Math.floor(Math.abs(ms - now) / 1000);
+    if (s < 1) return 'now';
+    return ms > now ? 'in ' + span(s) : span(s) + ' ago';
+  }
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll('time[data-rel]').forEach(function (el) {
+      var text = relative(Number(el.dataset.rel), now);
+      if (el.textContent !== text) el.textContent = text;
+    });
+  }
+  tick();
+  setInterval(tick, 1000);
+})();`;
+
+const SCRIPTS = { 'live.js': LIVE, 'times.js': TIMES, 'timer-form.js': PREVIEW } as const;
 
 /** A page script by its file name. */
 export type PageScript = keyof typeof SCRIPTS;

@@ -1,10 +1,9 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { draftFrom } from '../http/timer-draft.js';
-import type { Timer } from '../src/domain/timer.js';
+import { LIMITS, type Timer } from '../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../src/errors.js';
 import type { TimerService } from '../src/services/timers/timer-service.js';
-import type { DashboardEnv, DashboardPaths, PageContext } from './views/layout.js';
 import {
   blankValues,
   createBody,
@@ -14,10 +13,11 @@ import {
   parseCreate,
   parsePatch,
   patchBody,
-  timerFormPage,
   valuesFrom,
   valuesOf,
-} from './views/timer-form.js';
+} from './timer-form-body.js';
+import type { DashboardEnv, DashboardPaths, PageContext } from './views/layout.js';
+import { timerFormPage } from './views/timer-form.js';
 import { deleteConfirmPage } from './views/timer-views.js';
 
 export interface TimerActionsDeps {
@@ -89,11 +89,13 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
       timer === undefined
         ? { runs: [], timezone: 'UTC' }
         : { runs: (await as(c).previews.ofTimer(timer.id, 5)).runs, timezone: timer.timezone };
-    return c.html(
-      timerFormPage({ ...ctxOf(c), mode: timer ? 'edit' : 'create', timer, values, errors, preview }),
-      status,
-    );
+    const view = { ...ctxOf(c), mode: timer ? 'edit' : 'create', timer, values, errors, preview } as const;
+    return c.html(timerFormPage({ ...view, calendars: await calendarNames(c, values.app) }), status);
   };
+
+  /** The names of the app's calendars, for the form's boxes; none while the app typed is no app name. */
+  const calendarNames = async (c: Context<DashboardEnv>, app: string): Promise<string[]> =>
+    LIMITS.appPattern.test(app.trim()) ? (await as(c).calendars.list(app.trim())).map((cal) => cal.name) : [];
 
   const fresh = { errors: {}, status: 200 } as const;
 
@@ -118,7 +120,7 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
   app.post('/:id/edit', async (c) => {
     const id = timerId(c.req.param('id'));
     const timer = await as(c).definitions.get(id);
-    const values = valuesFrom(await formOf(c));
+    const values = valuesFrom(await formOf(c), valuesOf(timer));
     try {
       const patch = parsePatch(patchBody(values, timer));
       if (Object.keys(patch).length > 0) await as(c).definitions.update(id, patch);

@@ -1,10 +1,11 @@
 import { type Context, Hono } from 'hono';
 import { fromZodError, respondError } from '../../http/errors.js';
 import { presentPreview } from '../../http/presenters.js';
-import { SchedulePreviewQuerySchema } from '../../http/schemas/preview-schemas.js';
+import { AppSchema } from '../../http/schemas/common-schemas.js';
+import { PreviewQuerySchema, SchedulePreviewQuerySchema } from '../../http/schemas/preview-schemas.js';
+import { TimezoneSchema } from '../../http/schemas/schedule-schemas.js';
 import { ListTimersQuerySchema } from '../../http/schemas/timer-schemas.js';
 import { ScheduleTooCostlyError } from '../../src/domain/evaluation-budget.js';
-import { wallToInstant } from '../../src/domain/schedule/time-zone.js';
 import { TASK_STATUSES, type TaskStatus, type Timer } from '../../src/domain/timer.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { AuditService } from '../../src/services/apps/audit-service.js';
@@ -13,6 +14,7 @@ import type { TimerService } from '../../src/services/timers/timer-service.js';
 import { timerActions, timerId } from '../timer-actions.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
 import { samplesOf, type TimerRow, timerDetailPage, timersListPage } from '../views/timer-views.js';
+import { parseInstant } from '../wall-time.js';
 
 export interface TimersPageDeps {
   timers: TimerService;
@@ -40,37 +42,23 @@ function oneOf<T extends string>(
   throw new XtimerError(ErrorCode.VALIDATION_FAILED, `${what} must be one of ${values.join(', ')}`);
 }
 
-const WALL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/;
+/** A one-shot's preview: its zone, to read the typed time in; the time itself is the form's text. */
+const OneShotPreviewQuerySchema = PreviewQuerySchema.extend({ timezone: TimezoneSchema.default('UTC') });
 
-/**
- * An instant typed by a person: epoch ms, an ISO time with a zone (`Z` or an offset), or
- * a wall time with no zone, read in the timer's zone ("timer 42 at 10:05:03").
- */
-export function parseInstant(text: string, timeZone: string): number {
-  const s = text.trim();
-  if (/^\d{10,15}$/.test(s)) return Number(s);
-  const wall = WALL.exec(s);
-  if (wall) {
-    const [, y, mo, d, h, mi, sec, ms] = wall;
-    const wallMs = Date.UTC(
-      Number(y),
-      Number(mo) - 1,
-      Number(d),
-      Number(h),
-      Number(mi),
-      Number(sec ?? 0),
-      Number((ms ?? '0').padEnd(3, '0')),
-    );
-    return wallToInstant(timeZone, wallMs);
-  }
-  const parsed = /[zZ]|[+-]\d{2}:?\d{2}$/.test(s) ? Date.parse(s) : Number.NaN;
-  if (Number.isNaN(parsed)) {
-    throw new XtimerError(
-      ErrorCode.VALIDATION_FAILED,
-      `"${s}" is not a time: use YYYY-MM-DD HH:mm:ss (in the timer's zone), an ISO time with offset, or epoch ms`,
-    );
-  }
-  return parsed;
+/** A cron's or an interval's preview query, read by the preview API's schema. */
+function repeatingPreview(query: Record<string, string>) {
+  const parsed = SchedulePreviewQuerySchema.safeParse(query);
+  if (!parsed.success) throw fromZodError(parsed.error, 'query');
+  const { cron, every, offset, timezone, count } = parsed.data;
+  return { cron: cron ?? null, everyMs: every ?? null, offsetMs: offset ?? 0, at: null, timezone, count };
+}
+
+function oneShotPreview(query: Record<string, string>, at: string) {
+  const parsed = OneShotPreviewQuerySchema.safeParse(query);
+  if (!parsed.success) throw fromZodError(parsed.error, 'query');
+  const { timezone, count } = parsed.data;
+  if (at.trim() === '') throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'at: give the time to fire at');
+  return { cron: null, everyMs: null, offsetMs: 0, at: parseInstant(at, timezone), timezone, count };
 }
 
 /** Every value of a repeatable query parameter, trimmed, empty ones left out. */
@@ -118,6 +106,7 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
         csrf: c.var.csrf,
         brake: c.var.brake,
         rows,
+        now: now(),
         filter: { app: query.app, status: query.status, labels, q },
         cursor: query.cursor,
         nextCursor: page.nextCursor,
@@ -128,19 +117,32 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
     );
   });
 
-  /** The create and edit form's live preview: the preview API's answer for a cron and zone as typed (JSON). */
+  /**
+   * The create and edit form's live preview (JSON, as the preview API answers): the next
+   * fire times of a cron, an interval or a one-shot `at` as typed, within the window typed.
+   * The form's times are wall times in its zone, read as the form reads them.
+   */
   app.get('/preview', async (c) => {
     try {
-      const parsed = SchedulePreviewQuerySchema.safeParse(c.req.query());
-      if (!parsed.success) throw fromZodError(parsed.error, 'query');
-      const { cron, every, offset, timezone, count } = parsed.data;
-      const schedule = { cron: cron ?? null, everyMs: every ?? null, offsetMs: offset ?? 0, timezone };
+      const { at, startAt, endAt, ...rest } = c.req.query();
+      const { count, ...kind } = at === undefined ? repeatingPreview(rest) : oneShotPreview(rest, at);
+      const { timezone } = kind;
+      const instant = (text: string | undefined) =>
+        text === undefined || text.trim() === '' ? null : parseInstant(text, timezone);
+      const schedule = { ...kind, startAt: instant(startAt), endAt: instant(endAt) };
       // Asked for as the form is typed: not spent on the app's rate limit, unlike the API's preview.
       const runs = await timers.previews.ofSchedule(INTERNAL, schedule, count);
       return c.json(presentPreview({ timezone }, runs));
     } catch (err) {
       return respondError(c, err);
     }
+  });
+
+  /** The names of an app's calendars (JSON), for the form's Calendars as its app is typed. */
+  app.get('/calendars', async (c) => {
+    const app = AppSchema.safeParse(c.req.query('app')?.trim());
+    const items = app.success ? await timers.as(c.var.actor).calendars.list(app.data) : [];
+    return c.json({ items: items.map((cal) => cal.name) });
   });
 
   app.get('/:id', async (c) => {
@@ -175,6 +177,8 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
         timer,
         next,
         runs: page.items,
+        recent: chart.items,
+        now: until - 1,
         lateness: samplesOf(chart.items),
         changes: changes.items,
         filter: { status, at },

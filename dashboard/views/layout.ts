@@ -43,18 +43,34 @@ export type ShellContext = Pick<PageContext, 'paths'> & Partial<Pick<PageContext
 
 const STYLE = raw(`
 :root {
+  color-scheme: light dark;
   --fg: #1f2328; --muted: #656d76; --line: #d8dee4; --bg: #ffffff; --soft: #f6f8fa;
   --accent: #0969da; --ok: #1a7f37; --warn: #bf8700; --bad: #cf222e; --info: #0969da; --odd: #8250df;
+  --ok-bg: #dafbe1; --ok-line: #aceebb; --warn-bg: #fff8c5; --warn-line: #f5e0a0;
+  --bad-bg: #ffebe9; --bad-line: #ffcecb; --info-bg: #ddf4ff; --info-line: #b6e3ff;
+  --odd-bg: #fbefff; --odd-line: #ecd8ff; --hover: #f3f6fa; --chip: #eef1f4; --on-color: #ffffff;
+  --bar: #24292f; --bar-fg: #d0d7de; --bar-line: #57606a;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; color: var(--fg);
+}
+/* Dark mode follows the system: the same names, one dark palette. */
+@media (prefers-color-scheme: dark) {
+  :root {
+    --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --bg: #0d1117; --soft: #161b22;
+    --accent: #4493f8; --ok: #3fb950; --warn: #d29922; --bad: #f85149; --info: #58a6ff; --odd: #bc8cff;
+    --ok-bg: #12261e; --ok-line: #2a5a37; --warn-bg: #2b2111; --warn-line: #6b4f16;
+    --bad-bg: #2d1417; --bad-line: #6e2a2e; --info-bg: #0f2339; --info-line: #1f4f80;
+    --odd-bg: #251a3a; --odd-line: #4c3678; --hover: #161b22; --chip: #21262d; --on-color: #0d1117;
+    --bar: #010409; --bar-fg: #c9d1d9; --bar-line: #3d444d;
+  }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; padding: 10px 24px; background: #24292f; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 20px; padding: 10px 24px; background: var(--bar); }
 header.top .brand { color: #fff; font-weight: 700; font-size: 16px; letter-spacing: .3px; }
 header.top nav { display: flex; flex-wrap: wrap; gap: 4px 16px; }
-header.top nav a { color: #d0d7de; }
+header.top nav a { color: var(--bar-fg); }
 header.top nav a.here { color: #fff; font-weight: 600; }
 main { max-width: 1360px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 20px; margin: 8px 0 4px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px; overflow-wrap: anywhere; }
@@ -66,32 +82,37 @@ h2 { font-size: 15px; margin: 24px 0 8px; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 th { font-size: 12px; font-weight: 600; color: var(--muted); background: var(--soft); white-space: nowrap; }
-tbody tr:hover { background: #f3f6fa; }
-tr.focus { background: #fff8c5 !important; }
+tbody tr:hover { background: var(--hover); }
+tr.focus { background: var(--warn-bg) !important; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.timers th, table.timers td { padding: 6px; }
 td.nowrap { white-space: nowrap; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
   border: 1px solid transparent; white-space: nowrap; }
-.s-active, .s-succeeded { color: var(--ok); background: #dafbe1; border-color: #aceebb; }
+.s-active, .s-succeeded { color: var(--ok); background: var(--ok-bg); border-color: var(--ok-line); }
 .s-inactive, .s-pending, .s-completed { color: var(--muted); background: var(--soft); border-color: var(--line); }
-.s-running { color: var(--info); background: #ddf4ff; border-color: #b6e3ff; }
-.s-failed { color: var(--bad); background: #ffebe9; border-color: #ffcecb; }
-.s-skipped { color: var(--warn); background: #fff8c5; border-color: #f5e0a0; }
-.s-missed { color: var(--odd); background: #fbefff; border-color: #ecd8ff; }
+.s-running { color: var(--info); background: var(--info-bg); border-color: var(--info-line); }
+.s-failed { color: var(--bad); background: var(--bad-bg); border-color: var(--bad-line); }
+.s-skipped { color: var(--warn); background: var(--warn-bg); border-color: var(--warn-line); }
+.s-missed { color: var(--odd); background: var(--odd-bg); border-color: var(--odd-line); }
 .label { display: inline-block; margin: 1px 4px 1px 0; padding: 0 6px; border-radius: 4px; font-size: 11.5px;
-  background: #eef1f4; color: var(--fg); white-space: nowrap; }
+  background: var(--chip); color: var(--fg); white-space: nowrap; }
 form.inline { display: inline; margin: 0; }
 .actions { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 button, .button { font: inherit; font-size: 13px; padding: 3px 12px; border-radius: 6px; cursor: pointer;
   border: 1px solid var(--line); background: var(--soft); color: var(--fg); display: inline-block; }
 .button:hover { text-decoration: none; }
 button.danger { color: var(--bad); }
-button.go, .button.go { color: #fff; background: var(--ok); border-color: var(--ok); }
+button.go, .button.go { color: var(--on-color); background: var(--ok); border-color: var(--ok); }
 .filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 12px 0; }
 .filters input, .filters select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; max-width: 100%; }
 .app-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 10px; margin: 22px 0 6px; }
 .app-head h2 { margin: 0; }
 .next { font-size: 12px; line-height: 1.5; white-space: nowrap; }
+.when { display: inline-flex; flex-direction: column; line-height: 1.35; }
+.when time { font-weight: 600; }
+div.last { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 8px; max-width: 230px; }
+.when .abs { white-space: nowrap; font-size: 11.5px; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 360px), 1fr)); gap: 24px; }
 dl.def { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 14px; margin: 0; }
 dl.def dt { color: var(--muted); }
@@ -100,14 +121,27 @@ dl.def dd { margin: 0; overflow-wrap: anywhere; }
 .card h2 { margin-top: 0; }
 .output { max-width: 360px; white-space: pre-wrap; word-break: break-all; max-height: 4.5em; overflow: hidden; }
 svg.spark { display: block; }
+svg.timeline { display: block; max-width: 100%; height: auto; }
+svg.timeline .axis { stroke: var(--line); }
+.t-succeeded { fill: var(--ok); background: var(--ok); }
+.t-failed { fill: var(--bad); background: var(--bad); }
+.t-missed { fill: var(--odd); background: var(--odd); }
+.t-skipped { fill: var(--warn); background: var(--warn); }
+.t-running { fill: var(--info); background: var(--info); }
+.t-pending { fill: var(--muted); background: var(--muted); }
+.timeline-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 4px; max-width: 640px; }
+.timeline-legend > :last-child { margin-left: auto; }
+.swatch { display: inline-block; width: 9px; height: 9px; border-radius: 50%; margin-right: 4px; }
+.soon { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0 0 10px; }
+.soon > div { display: flex; gap: 8px; align-items: flex-start; }
 svg.histogram { max-width: 100%; height: auto; }
 svg.histogram text { font-size: 10px; fill: var(--muted); }
 svg.histogram text.count { fill: var(--fg); }
 svg.histogram .axis { stroke: var(--line); }
 .stats span { margin-right: 14px; }
 .pager { margin-top: 12px; }
-.error { padding: 12px 16px; border: 1px solid #ffcecb; background: #ffebe9; border-radius: 8px; overflow-wrap: anywhere; }
-.notice { padding: 10px 16px; border: 1px solid #aceebb; background: #dafbe1; border-radius: 8px; margin: 12px 0; overflow-wrap: anywhere; }
+.error { padding: 12px 16px; border: 1px solid var(--bad-line); background: var(--bad-bg); border-radius: 8px; overflow-wrap: anywhere; }
+.notice { padding: 10px 16px; border: 1px solid var(--ok-line); background: var(--ok-bg); border-radius: 8px; margin: 12px 0; overflow-wrap: anywhere; }
 form.edit { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 10px 16px; align-items: start; max-width: 900px; }
 form.edit > label { padding-top: 5px; color: var(--muted); }
 form.edit input[type=text], form.edit input[type=url], form.edit input[type=number], form.edit select, form.edit textarea {
@@ -116,21 +150,37 @@ form.edit textarea { min-height: 4.5em; font-family: ui-monospace, SFMono-Regula
 form.edit .hint { display: block; color: var(--muted); font-size: 12px; margin-top: 2px; }
 form.edit .field-error, .field-error { display: block; color: var(--bad); font-size: 12.5px; margin-top: 2px; }
 form.edit .wide { grid-column: 1 / -1; }
+form.edit > h2.wide { margin: 14px 0 0; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+form.edit label.choice { display: inline-block; margin: 3px 14px 3px 0; color: var(--fg); white-space: nowrap; }
+form.edit:has(#f-kind option[value="cron"]:checked) :is(.k-every, .k-at),
+form.edit:has(#f-kind option[value="every"]:checked) :is(.k-cron, .k-at),
+form.edit:has(#f-kind option[value="at"]:checked) :is(.k-cron, .k-every, .k-repeat) { display: none; }
 ul.preview { margin: 4px 0 0; padding-left: 18px; font-size: 12.5px; }
 .change { font-size: 12.5px; }
 .change .field { color: var(--muted); }
 .change del { color: var(--bad); text-decoration: none; }
 .change ins { color: var(--ok); text-decoration: none; }
-.brake-off { margin-left: auto; color: #d0d7de; }
-.brake-off summary { cursor: pointer; font-size: 13px; padding: 2px 10px; border: 1px solid #57606a; border-radius: 6px; list-style: none; }
+.brake-off { margin-left: auto; color: var(--bar-fg); }
+.brake-off summary { cursor: pointer; font-size: 13px; padding: 2px 10px; border: 1px solid var(--bar-line); border-radius: 6px; list-style: none; }
 .brake-off summary::-webkit-details-marker { display: none; }
 .brake-off form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
 .brake-off label { color: #fff; font-size: 12.5px; }
 .brake-off input { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; width: min(360px, 100%); }
 .brake-on { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 16px;
-  padding: 10px 24px; background: #ffebe9; border-bottom: 2px solid var(--bad); overflow-wrap: anywhere; }
+  padding: 10px 24px; background: var(--bad-bg); border-bottom: 2px solid var(--bad); overflow-wrap: anywhere; }
 .brake-on .brake-title { color: var(--bad); }
 @media (max-width: 900px) { .hide-narrow { display: none; } }
+/* A phone: each timer a card of label and value lines, its buttons in reach, nothing sideways. */
+@media (max-width: 640px) {
+  table.timers thead { display: none; }
+  table.timers, table.timers tbody, table.timers tr { display: block; }
+  table.timers tr { border: 1px solid var(--line); border-radius: 8px; padding: 6px 12px; margin-bottom: 10px; }
+  table.timers td { display: flex; gap: 12px; align-items: baseline; border: 0; padding: 3px 0; text-align: left; overflow-wrap: anywhere; }
+  table.timers td[data-label]::before { content: attr(data-label); flex: none; width: 92px; color: var(--muted); font-size: 12px; }
+  table.timers td > div { min-width: 0; }
+  table.timers td.row-actions { padding-top: 8px; }
+  table.timers .label { white-space: normal; }
+}
 @media (max-width: 600px) {
   main { padding: 12px 12px 40px; }
   header.top, .brake-on { padding: 10px 12px; }
@@ -211,6 +261,7 @@ ${brake.banner}
 ${opts.body}
 </main>
 <script src="${paths.assets}/live.js"></script>
+<script src="${paths.assets}/times.js"></script>
 ${opts.script ? html`<script src="${paths.assets}/${opts.script}"></script>` : ''}
 </body>
 </html>`;
@@ -238,6 +289,33 @@ export function zoned(ms: number, timeZone: string): string {
 export function when(ms: number, timeZone: string): Markup {
   const iso = new Date(ms).toISOString();
   return html`<time datetime="${iso}" title="${iso} · ${timeZone}">${zoned(ms, timeZone)}</time>`;
+}
+
+/**
+ * How far `ms` is from `now` as people say it: `in 5 s`, `3 min ago`, `in 2 h`, `4 d ago`
+ * (whole units, rounded down). times.js says the same in the browser as the clock moves.
+ */
+export function relativeTime(ms: number, now: number): string {
+  const s = Math.floor(Math.abs(ms - now) / 1000);
+  if (s < 1) return 'now';
+  const span =
+    s < 60
+      ? `${s} s`
+      : s < 3600
+        ? `${Math.floor(s / 60)} min`
+        : s < 172_800
+          ? `${Math.floor(s / 3600)} h`
+          : `${Math.floor(s / 86_400)} d`;
+  return ms > now ? `in ${span}` : `${span} ago`;
+}
+
+/**
+ * An instant as people read it: how far from now (kept current by times.js), and below it
+ * the time in the timer's zone with its offset, which the hover also shows with the zone.
+ */
+export function whenRelative(ms: number, timeZone: string, now: number): Markup {
+  const shown = zoned(ms, timeZone);
+  return html`<span class="when"><time datetime="${new Date(ms).toISOString()}" data-rel="${ms}" title="${shown} · ${timeZone}">${relativeTime(ms, now)}</time><span class="abs">${shown}</span></span>`;
 }
 
 /** `?a=1&label=x:y&label=…`: absent and empty values left out, arrays repeated. */

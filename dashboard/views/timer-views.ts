@@ -25,8 +25,10 @@ import {
   query,
   type ShellContext,
   when,
+  whenRelative,
   zoned,
 } from './layout.js';
+import { runTimeline } from './run-timeline.js';
 
 /**
  * The timers pages as HTML, from data the routes gathered. Every value from a user (app,
@@ -112,6 +114,8 @@ export interface TimersFilter {
 
 export interface TimersListView extends PageContext {
   rows: TimerRow[];
+  /** When the page was made: what its relative times count from. */
+  now: number;
   filter: TimersFilter;
   cursor?: string | undefined;
   nextCursor: string | null;
@@ -127,15 +131,15 @@ function timerRow(row: TimerRow, v: TimersListView): Markup {
   const { timer } = row;
   const last = row.recent.find((t) => SETTLED.includes(t.status));
   return html`<tr id="timer-${timer.id}" data-timer-id="${timer.id}">
-<td class="num mono">${timer.id}</td>
-<td><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></td>
-<td data-field="status">${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</td>
-<td>${schedule(timer)}<div class="muted small">${timer.timezone}</div></td>
-<td class="next mono" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : when(row.next, timer.timezone)}</td>
-<td>${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>
-<td class="nowrap" data-field="last">${last ? html`${badge(last.status)} <span class="muted mono small">${when(last.runAt, timer.timezone)}</span>` : html`<span class="muted">—</span>`}</td>
-<td class="num nowrap">${successRate(row.recent)}</td>
-<td><span class="actions">${runNowButton(v, timer, v.self)}${toggleButton(v, timer, v.self)}</span></td>
+<td class="num mono" data-label="ID">${timer.id}</td>
+<td data-label="Name"><div><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></div></td>
+<td data-label="Status" data-field="status"><div>${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</div></td>
+<td data-label="Schedule"><div>${schedule(timer)}<div class="muted small">${timer.timezone}</div></div></td>
+<td class="next" data-label="Next fire" data-field="next">${row.next === null ? html`<span class="muted">none</span>` : whenRelative(row.next, timer.timezone, v.now)}</td>
+<td class="spark-cell" data-label="Lateness">${sparkline(samplesOf(row.recent.slice(0, 30)))}</td>
+<td data-label="Last outcome" data-field="last">${last ? html`<div class="last">${badge(last.status)} ${whenRelative(last.runAt, timer.timezone, v.now)}</div>` : html`<span class="muted">—</span>`}</td>
+<td class="num nowrap" data-label="Success">${successRate(row.recent)}</td>
+<td class="row-actions"><span class="actions">${runNowButton(v, timer, v.self)}${toggleButton(v, timer, v.self)}</span></td>
 </tr>`;
 }
 
@@ -153,8 +157,8 @@ export function timersListPage(v: TimersListView): Markup {
 <div class="app-head"><h2><a href="${v.paths.timers}${query({ ...filterQuery(v.filter), app })}">${app}</a></h2>
 <span class="muted">${rows.length} timer${rows.length === 1 ? '' : 's'}${v.nextCursor || v.cursor ? ' on this page' : ''}</span>
 <a class="small" href="${v.paths.audit}${query({ app })}">changes</a></div>
-<div class="table-box"><table>
-<thead><tr><th class="num">ID</th><th>Name</th><th>Status</th><th>Schedule</th><th>Next fire</th><th>Lateness (first calls)</th><th>Last outcome</th><th class="num">Success (last 100)</th><th></th></tr></thead>
+<div class="table-box"><table class="timers">
+<thead><tr><th class="num">ID</th><th>Name</th><th>Status</th><th>Schedule</th><th>Next fire</th><th title="how late each run's first call left">Lateness</th><th>Last outcome</th><th class="num" title="succeeded of the last 100 finished runs">Success</th><th></th></tr></thead>
 <tbody>${rows.map((row) => timerRow(row, v))}</tbody>
 </table></div>
 </section>`;
@@ -191,6 +195,10 @@ export interface TimerDetailView extends PageContext {
   timer: Timer;
   next: number[];
   runs: Task[];
+  /** The latest runs up to now, newest first, whatever the filter: the timeline and the last run. */
+  recent: Task[];
+  /** When the page was made: what its relative times count from. */
+  now: number;
   /** Lateness of the recent fired runs (for the chart), newest first. */
   lateness: LatenessSample[];
   /** The timer's latest changes, newest first. */
@@ -247,6 +255,9 @@ function definition(timer: Timer): Markup {
 ${opt('Not before', timer.startAt === null ? null : when(timer.startAt, timer.timezone))}
 ${opt('Not from', timer.endAt === null ? null : when(timer.endAt, timer.timezone))}
 ${opt('Runs at most', timer.maxRuns === null ? null : `${timer.maxRuns} (${timer.runsPlanned} planned so far)`)}
+${opt('Jitter', timer.jitterMs === 0 ? null : `up to ${timer.jitterMs} ms`)}
+${opt('Skips', timer.skipCalendars.length === 0 ? null : `the dates of ${timer.skipCalendars.join(', ')}`)}
+${opt('Auto-pause', timer.autoPause === null ? null : `after ${timer.autoPause.afterConsecutiveFailures} failed runs in a row`)}
 <dt>Callback</dt><dd class="mono">${cb.method} ${cb.url}</dd>
 <dt>Headers</dt><dd>${headerCount === 0 ? '—' : Object.keys(cb.headers).join(', ')}</dd>
 <dt>Body</dt><dd>${cb.body === null || cb.body === '' ? '—' : `${Buffer.byteLength(cb.body)} bytes`}</dd>
@@ -260,6 +271,15 @@ ${opt('Runs at most', timer.maxRuns === null ? null : `${timer.maxRuns} (${timer
 <dt>Created</dt><dd>${when(timer.createdAt.getTime(), timer.timezone)}</dd>
 <dt>Updated</dt><dd>${when(timer.updatedAt.getTime(), timer.timezone)}</dd>
 </dl>`;
+}
+
+/** The next fire and the last run, as far from now as they are. */
+function soon(v: TimerDetailView): Markup {
+  const { timer } = v;
+  const last = v.recent.find((t) => SETTLED.includes(t.status));
+  const next = timer.status === 'active' ? v.next[0] : undefined;
+  return html`<div class="soon"><div data-field="next-fire"><span class="muted">Next fire</span> ${next === undefined ? html`<span class="muted">none</span>` : whenRelative(next, timer.timezone, v.now)}</div>
+<div data-field="last-run"><span class="muted">Last run</span> ${last ? html`${badge(last.status)} ${whenRelative(last.runAt, timer.timezone, v.now)}` : html`<span class="muted">none yet</span>`}</div></div>`;
 }
 
 function nextFires(v: TimerDetailView): Markup {
@@ -287,9 +307,11 @@ ${notice(v.done, v.task)}
 <div class="cols">
 <div class="card"><h2>Definition</h2>${definition(timer)}</div>
 <div class="card"><h2>Next fire times <span class="muted">(${timer.timezone})</span></h2>
-<div id="next-live" data-live>${nextFires(v)}</div>
+<div id="next-live" data-live>${soon(v)}${nextFires(v)}</div>
 </div>
 </div>
+<div class="card" style="margin-top: 24px"><div id="timeline-live" data-live><h2>Recent runs <span class="muted">(last ${v.recent.length}, by outcome)</span></h2>
+${runTimeline(v.recent, timer.timezone, v.now)}</div></div>
 <div class="card" style="margin-top: 24px"><div id="lateness-live" data-live><h2>Lateness of the first call, last ${v.lateness.length} fired runs</h2>
 ${stats ? html`<p class="stats mono"><span>p50 ${stats.p50} ms</span><span>p95 ${stats.p95} ms</span><span>p99 ${stats.p99} ms</span><span>max ${stats.max} ms</span></p>` : ''}
 <div style="display: flex; gap: 32px; align-items: flex-end; flex-wrap: wrap">

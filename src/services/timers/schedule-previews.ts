@@ -3,9 +3,12 @@ import type { Timer } from '../../domain/timer.js';
 import type { AccessScope } from './access.js';
 import type { TimerStore } from './timer-store.js';
 
-/** A schedule not saved yet, as a preview reads it (app and name seed its `H` values). */
+/**
+ * A schedule not saved yet, as a preview reads it (app and name seed its `H` values): a
+ * cron, an interval or a one-shot `at`, within its window if it has one.
+ */
 export type SchedulePreviewFields = Pick<Timer, 'cron' | 'timezone'> &
-  Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'app' | 'name'>>;
+  Partial<Pick<Timer, 'everyMs' | 'offsetMs' | 'at' | 'startAt' | 'endAt' | 'app' | 'name'>>;
 
 /**
  * Previews: the fire times a saved timer or a schedule as typed will have. Each spends
@@ -41,7 +44,7 @@ export class SchedulePreviews {
     return { timer, runs: scheduleOf(timer).explain(this.from(fromMs), count) };
   }
 
-  /** The next `count` fire times of a schedule not saved yet (a form's cron as it is typed). */
+  /** The next `count` fire times of a schedule not saved yet (a form's schedule as it is typed). */
   async ofSchedule(
     scope: AccessScope,
     fields: SchedulePreviewFields,
@@ -49,7 +52,12 @@ export class SchedulePreviews {
     fromMs?: number,
   ): Promise<number[]> {
     await scope.spend();
-    const schedule = scheduleOf({ ...fields, at: null, startAt: null, endAt: null });
+    const schedule = scheduleOf({
+      ...fields,
+      at: fields.at ?? null,
+      startAt: fields.startAt ?? null,
+      endAt: fields.endAt ?? null,
+    });
     return schedule.next(this.from(fromMs), count);
   }
 

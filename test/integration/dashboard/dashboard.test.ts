@@ -248,13 +248,13 @@ describe('the timers list', () => {
     expect(res.text).toContain('Asia/Shanghai');
     const row = (id: number) => new RegExp(`<tr id="timer-${id}"[\\s\\S]*?</tr>`).exec(res.text)![0];
     expect(row(active.id)).toMatch(
-      /data-field="next"><time [^>]*>\d{4}-\d{2}-\d{2} 02:30:00 \+08:00<\/time>/,
+      /data-field="next"><span class="when"><time [^>]*>in \d+ (?:s|min|h)<\/time><span class="abs">\d{4}-\d{2}-\d{2} 02:30:00 \+08:00<\/span>/,
     );
     expect(row(inactive.id)).toMatch(/data-field="next"><span class="muted">none<\/span>/);
     // Three of four finished runs succeeded; the latest one failed.
     expect(row(active.id)).toMatch(/data-field="success"[^>]*>75%</);
     expect(row(active.id)).toMatch(
-      /data-field="last"><span class="badge s-failed">failed<\/span> .*\+08:00<\/time>/,
+      /data-field="last"><div class="last"><span class="badge s-failed">failed<\/span> <span class="when"><time [^>]*>1 min ago<\/time><span class="abs">[^<]*\+08:00<\/span>/,
     );
     expect(row(active.id)).toContain('data-action="trigger"');
 
