@@ -40,7 +40,9 @@ async function prepareOn(url: string, hostIndex: number): Promise<void> {
       await conn.query(
         `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
       );
-      await conn.changeUser({ database });
+      // USE, not changeUser: COM_CHANGE_USER resets the session and with it the named
+      // lock, and two processes starting together would both run the migrations.
+      await conn.query(`USE \`${database}\``);
       await migrate(drizzle(conn), { migrationsFolder: MIGRATIONS_FOLDER });
     } finally {
       await conn.query('SELECT RELEASE_LOCK(?)', [`xtimer_migrate:${database}`]);
