@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { formatAllowedHost, parseAllowedHost } from './domain/allowed-host.js';
 import { LIMITS } from './domain/timer.js';
+import { parseMysqlUrl } from './storage/db/mysql-url.js';
 import { clusterTarget } from './storage/redis/connection.js';
 
 /**
@@ -130,17 +131,21 @@ export const SETTING_SPECS = {
     group: 'essential',
     default: '`mysql://root@127.0.0.1:3306/xtimer`',
     about:
-      'MySQL 8 / MariaDB ≥ 10.6; must name a database, which is created if missing and migrated at start',
+      'MySQL 8 / MariaDB ≥ 10.6; must name a database, which is created if missing and migrated at start; several hosts (`h1:3306,h2:3306`) are used one at a time ([Galera](operating.md#mysql-with-several-hosts--galera))',
     schema: z
-      .url({ protocol: /^mysql$/ })
+      .string()
       .default('mysql://root@127.0.0.1:3306/xtimer')
-      .refine((u) => {
+      .superRefine((u, ctx) => {
+        let database: string;
         try {
-          return /^\/[A-Za-z0-9_$]{1,64}$/.test(new URL(u).pathname);
+          database = parseMysqlUrl(u).database;
         } catch {
-          return false;
+          ctx.addIssue({ code: 'custom', message: 'must be a mysql:// URL (hosts separated by commas)' });
+          return;
         }
-      }, 'must name a database, e.g. /xtimer'),
+        if (!/^[A-Za-z0-9_$]{1,64}$/.test(database))
+          ctx.addIssue({ code: 'custom', message: 'must name a database, e.g. /xtimer' });
+      }),
   }),
   REDIS_URL: setting({
     key: 'redisUrl',

@@ -21,8 +21,9 @@ export async function main(config: Config): Promise<Shutdown> {
   const shutdown = new Shutdown(logger, config.shutdownGraceMs);
   const logs = connectionLogs(logger, config);
 
-  await untilReady(logs.mysql, () => prepareDatabase(config.mysqlUrl));
-  const database = openDatabase(config.mysqlUrl);
+  const firstHost = await untilReady(logs.mysql, () => prepareDatabase(config.mysqlUrl));
+  const log = logger.child({ component: 'mysql' });
+  const database = openDatabase(config.mysqlUrl, {}, { firstHost, log });
   watchConnections(database, logs.mysql);
   shutdown.add('mysql', () => database.close());
 

@@ -7,14 +7,14 @@ export interface ReadinessLog {
 /**
  * Calls `attempt` until it succeeds, waiting 0.5 s more after each failure (at most 5 s):
  * a process started before its stores keeps trying rather than exiting. How often that is
- * said is the log's to decide.
+ * said is the log's to decide. Returns what the successful try returned.
  */
-export async function untilReady(log: ReadinessLog, attempt: () => Promise<void>): Promise<void> {
+export async function untilReady<T>(log: ReadinessLog, attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
-      await attempt();
+      const result = await attempt();
       log.reachable();
-      return;
+      return result;
     } catch (err) {
       log.lost(err);
       await new Promise((r) => setTimeout(r, Math.min(tries * 500, 5000)));

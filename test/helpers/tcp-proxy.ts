@@ -13,6 +13,8 @@ export class TcpProxy {
   private down = false;
   private frozen = false;
   port = 0;
+  /** Connections carried to the target so far. */
+  accepted = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -25,6 +27,7 @@ export class TcpProxy {
         client.resetAndDestroy();
         return;
       }
+      this.accepted++;
       const upstream = connect(this.targetPort, this.targetHost);
       for (const s of [client, upstream]) {
         this.sockets.add(s);

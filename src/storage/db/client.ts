@@ -2,6 +2,7 @@ import { drizzle, type MySql2Database } from 'drizzle-orm/mysql2';
 import { format } from 'mysql2';
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2/promise';
 import type { ConnectionLog } from '../../observability/connection-log.js';
+import { hostLabel, isConnectionFailure, parseMysqlUrl } from './mysql-url.js';
 
 /** drizzle without the relational query API (unused): building its schema map costs ~50 µs a transaction. */
 export type Db = MySql2Database;
@@ -36,14 +37,16 @@ export const SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGIN
 /** Run first on every connection: UTC (CURRENT_TIMESTAMP(3) agrees with the app) and SQL_MODE. */
 export const SESSION_SETTINGS = `SET time_zone = '+00:00', sql_mode = '${SQL_MODE}'`;
 
-export function poolOptions(url: string, extra: PoolOptions = {}): PoolOptions {
-  const u = new URL(url);
+/** Options for the URL's `hostIndex`th host (a URL may list several: `h1:p1,h2:p2`). */
+export function poolOptions(url: string, extra: PoolOptions = {}, hostIndex = 0): PoolOptions {
+  const target = parseMysqlUrl(url);
+  const host = target.hosts[hostIndex % target.hosts.length] ?? target.hosts[0];
   return {
-    host: u.hostname,
-    port: u.port ? Number(u.port) : 3306,
-    user: decodeURIComponent(u.username || 'root'),
-    password: decodeURIComponent(u.password),
-    database: u.pathname.replace(/^\//, ''),
+    host: host?.host ?? '127.0.0.1',
+    port: host?.port ?? 3306,
+    user: target.user,
+    password: target.password,
+    database: target.database,
     // DATETIME columns hold UTC; read and write them as UTC whatever the host's zone.
     timezone: 'Z',
     supportBigNumbers: true,
@@ -111,6 +114,48 @@ export function watchConnections(database: Database, log: ConnectionLog): void {
   pool.on('connection', () => log.reachable());
 }
 
+interface PoolInternals {
+  config: { connectionConfig: { host: string; port: number } };
+  _freeConnections: { toArray(): Array<{ destroy(): void }> };
+}
+
+/**
+ * Keeps the pool on one host of the URL's list and moves it to the next when opening a
+ * connection there fails for want of the host (refused, reset, timed out), not for an
+ * SQL error. The pool stays the same object, so drizzle and every holder of it follow;
+ * only the address new connections open to changes, and idle connections to the old host
+ * are dropped so that no transaction begins there. A transaction keeps the one connection
+ * it began on: one that breaks mid-way fails as it would with a single host.
+ */
+function followHosts(pool: Pool, url: string, first: number, log: HostLog | undefined): void {
+  const hosts = parseMysqlUrl(url).hosts;
+  let current = first % hosts.length;
+  log?.info({ host: hostLabel(hosts[current] ?? hosts[0]!), hosts: hosts.length }, 'MySQL host in use');
+  if (hosts.length < 2) return;
+  const inner = pool.pool;
+  const internals = inner as unknown as PoolInternals;
+  const getConnection = inner.getConnection.bind(inner);
+  inner.getConnection = ((callback: (err: Error | null, conn?: unknown) => void) => {
+    const tried = current;
+    getConnection((err, conn) => {
+      // Many callers fail at once on a dead host: only the first of them moves the pool on.
+      if (err && isConnectionFailure(err) && tried === current) {
+        const from = hosts[current]!;
+        current = (current + 1) % hosts.length;
+        const to = hosts[current]!;
+        internals.config.connectionConfig.host = to.host;
+        internals.config.connectionConfig.port = to.port;
+        for (const idle of internals._freeConnections.toArray()) idle.destroy();
+        log?.warn(
+          { host: hostLabel(to), from: hostLabel(from), code: (err as { code?: string }).code },
+          'MySQL host failed; moved to the next',
+        );
+      }
+      callback(err, conn);
+    });
+  }) as typeof inner.getConnection;
+}
+
 /** Tries of a transaction that deadlocked. */
 const DEADLOCK_TRIES = 5;
 
@@ -118,17 +163,31 @@ export function isDeadlock(err: unknown): boolean {
   return (err as { errno?: number }).errno === 1213;
 }
 
-/** Opens the pool. Every session starts with SESSION_SETTINGS, queued before any query of its own. */
-export function openDatabase(
-  url: string,
-  extra: PoolOptions = {},
-  readTimeoutMs = READ_TIMEOUT_MS,
-): Database {
-  const pool = mysql.createPool(poolOptions(url, extra));
+/** Where the pool says which host it uses: at the start, and at each move to the next. */
+export interface HostLog {
+  info(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+}
+
+export interface OpenOptions {
+  readTimeoutMs?: number;
+  /** The host of the URL's list to start on: the one `prepareDatabase` reached. */
+  firstHost?: number;
+  log?: HostLog;
+}
+
+/**
+ * Opens the pool. Every session starts with SESSION_SETTINGS, queued before any query of its own.
+ * With several hosts in the URL the pool uses one at a time (see `followHosts`).
+ */
+export function openDatabase(url: string, extra: PoolOptions = {}, options: OpenOptions = {}): Database {
+  const first = options.firstHost ?? 0;
+  const pool = mysql.createPool(poolOptions(url, extra, first));
   pool.pool.on('connection', (conn) => {
     conn.query(SESSION_SETTINGS);
   });
-  boundReads(pool, readTimeoutMs);
+  followHosts(pool, url, first, options.log);
+  boundReads(pool, options.readTimeoutMs ?? READ_TIMEOUT_MS);
   return {
     db: drizzle(pool),
     pool,

@@ -3,15 +3,30 @@ import { drizzle } from 'drizzle-orm/mysql2';
 import { migrate } from 'drizzle-orm/mysql2/migrator';
 import mysql from 'mysql2/promise';
 import { poolOptions, SESSION_SETTINGS } from './client.js';
+import { isConnectionFailure, parseMysqlUrl } from './mysql-url.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /**
- * Creates the database if missing and applies the committed migrations. Safe when
- * several processes start at once: the work runs under a MySQL named lock.
+ * Creates the database if missing and applies the committed migrations, on the first host
+ * of the URL's list that answers; returns that host's place in the list, for the pool to
+ * start on. Safe when several processes start at once: the work runs under a MySQL named
+ * lock (GET_LOCK holds on that one server only: docs/operating.md says what that means under Galera).
  */
-export async function prepareDatabase(url: string): Promise<void> {
-  const opts = poolOptions(url);
+export async function prepareDatabase(url: string): Promise<number> {
+  const hosts = parseMysqlUrl(url).hosts.length;
+  for (let i = 0; ; i++) {
+    try {
+      await prepareOn(url, i);
+      return i;
+    } catch (err) {
+      if (i + 1 >= hosts || !isConnectionFailure(err)) throw err;
+    }
+  }
+}
+
+async function prepareOn(url: string, hostIndex: number): Promise<void> {
+  const opts = poolOptions(url, {}, hostIndex);
   const database = String(opts.database);
   const { database: _db, connectionLimit: _limit, enableKeepAlive: _ka, ...serverOnly } = opts;
   const conn = await mysql.createConnection(serverOnly);
@@ -25,7 +40,9 @@ export async function prepareDatabase(url: string): Promise<void> {
       await conn.query(
         `CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
       );
-      await conn.changeUser({ database });
+      // USE, not changeUser: COM_CHANGE_USER resets the session and with it the named
+      // lock, and two processes starting together would both run the migrations.
+      await conn.query(`USE \`${database}\``);
       await migrate(drizzle(conn), { migrationsFolder: MIGRATIONS_FOLDER });
     } finally {
       await conn.query('SELECT RELEASE_LOCK(?)', [`xtimer_migrate:${database}`]);

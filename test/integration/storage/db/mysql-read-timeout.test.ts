@@ -16,7 +16,11 @@ beforeAll(async () => {
   stores = await createTestStores('readtimeout');
   const server = new URL(MYSQL_SERVER);
   proxy = await new TcpProxy(server.hostname, Number(server.port || 3306)).start();
-  db = openDatabase(`mysql://root@127.0.0.1:${proxy.port}/${stores.name}`, { connectionLimit: 2 }, 500);
+  db = openDatabase(
+    `mysql://root@127.0.0.1:${proxy.port}/${stores.name}`,
+    { connectionLimit: 2 },
+    { readTimeoutMs: 500 },
+  );
 });
 afterAll(async () => {
   await db.close().catch(() => undefined);
