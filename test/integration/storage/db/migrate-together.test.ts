@@ -13,7 +13,11 @@ describe('prepareDatabase run by several processes at once', () => {
   it('applies the migrations once, the others waiting for the lock and finding them applied', async () => {
     for (const name of names) {
       const url = `${MYSQL_SERVER}/${name}`;
-      const results = await Promise.allSettled([prepareDatabase(url), prepareDatabase(url), prepareDatabase(url)]);
+      const results = await Promise.allSettled([
+        prepareDatabase(url),
+        prepareDatabase(url),
+        prepareDatabase(url),
+      ]);
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     }
   });
