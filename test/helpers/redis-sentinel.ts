@@ -97,6 +97,11 @@ export class RedisSentinelFixture {
     this.redis.find((s) => s.port === port)?.proc.kill('SIGKILL');
   }
 
+  /** Asks a Sentinel to fail over now: the master, still running, is demoted to a replica. */
+  async failOver(): Promise<void> {
+    await this.withAnySentinel((r) => r.call('SENTINEL', 'FAILOVER', this.masterName));
+  }
+
   /** Waits until every Sentinel names another master than `port` and that one says it is a master. */
   async failedOver(port: number, timeoutMs = 30_000): Promise<number> {
     return eventually(
