@@ -97,8 +97,9 @@ describe('on Redis Sentinel, a master with one replica and three Sentinels', () 
           `after the kill, the latest ${Math.max(...late.map((d) => d.arrivedAt - d.scheduledAt))} ms late`,
       );
     }
-    if (report.missing.length > 0) {
-      // What the processes had to say (warnings and errors): a loss here has to be explained.
+    if (report.missing.length > 0 || report.duplicates.length > 0 || late.length > 0) {
+      // What the processes had to say (warnings and errors): a loss, a repeat or a run
+      // held up for longer than the failover has to be explained.
       const said = xtimer
         .output()
         .split('\n')
