@@ -152,10 +152,10 @@ function sentinelOptions(target: SentinelTarget, base: RedisOptions): RedisOptio
     ...(target.password ? { password: target.password } : {}),
     ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
     sentinelRetryStrategy: reconnectDelay,
-    // A master demoted while the connection stays open (a partition healed, a manual
-    // failover) would keep it: the Sentinels' +switch-master closes it, and the next
-    // connect asks them for the new master.
-    failoverDetector: true,
+    // Not ioredis's failoverDetector: a +switch-master heard while the connection was
+    // reconnecting (as it is when the master died) ended it for good ("Connection is
+    // closed" on every command). A demoted master's clients are closed by Sentinel itself.
+    failoverDetector: false,
     // A write that reaches a demoted master is refused with READONLY and never ran:
     // reconnect (to the master the Sentinels name now) and send it again.
     reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),

@@ -82,7 +82,7 @@ describe('createRedis on a Sentinel URL', () => {
         username: 'app',
         password: 'pw',
         enableTLSForSentinelMode: true,
-        failoverDetector: true,
+        failoverDetector: false,
         maxRetriesPerRequest: null,
       });
       // BullMQ's blocking connections are duplicates: they find the master the same way.
