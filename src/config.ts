@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formatAllowedHost, parseAllowedHost } from './domain/allowed-host.js';
 import { LIMITS } from './domain/timer.js';
 import { parseMysqlUrl } from './storage/db/mysql-url.js';
-import { clusterTarget } from './storage/redis/connection.js';
+import { clusterTarget, sentinelTarget } from './storage/redis/connection.js';
 
 /**
  * The only reader of process.env. Every setting is validated at start; a bad value
@@ -153,19 +153,19 @@ export const SETTING_SPECS = {
     group: 'essential',
     default: '`redis://127.0.0.1:6379`',
     about:
-      'Redis ≥ 6.2 (`rediss://` for TLS), or a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](operating.md#redis-cluster))',
+      'Redis ≥ 6.2 (`rediss://` for TLS); a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](operating.md#redis-cluster)); or the master Redis Sentinels watch: `redis+sentinel://host:port,host:port/master-name` ([Redis Sentinel](operating.md#redis-sentinel))',
     schema: z
       .string()
       .default('redis://127.0.0.1:6379')
       .superRefine((u, ctx) => {
         try {
-          if (clusterTarget(u) !== null) return;
+          if (clusterTarget(u) !== null || sentinelTarget(u) !== null) return;
           if (!/^rediss?:$/.test(new URL(u).protocol)) throw new Error('');
         } catch (err) {
           const why = (err as Error).message;
           ctx.addIssue({
             code: 'custom',
-            message: `must be a redis:// or rediss:// URL, or redis+cluster://host:port,host:port for a Redis Cluster${why ? ` (${why})` : ''}`,
+            message: `must be a redis:// or rediss:// URL, redis+cluster://host:port,host:port for a Redis Cluster, or redis+sentinel://host:port,host:port/master-name for Redis Sentinel${why ? ` (${why})` : ''}`,
           });
         }
       }),

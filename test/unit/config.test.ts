@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, ROLES } from '../../src/config.js';
-import { clusterTarget } from '../../src/storage/redis/connection.js';
+import { clusterTarget, sentinelTarget } from '../../src/storage/redis/connection.js';
 
 /** Settings come from the environment, validated at start, failing with the setting's name. */
 
@@ -158,5 +158,38 @@ describe('a Redis Cluster in the settings', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis+cluster://10.0.0.1' })).toThrow(/REDIS_URL.*not a host:port/);
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:7000;b:7001' })).toThrow(/REDIS_CLUSTER_NODES/);
     expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL/);
+  });
+});
+
+describe('Redis Sentinel in the settings', () => {
+  it('takes a Sentinel URL in REDIS_URL as it is', () => {
+    const url = 'rediss+sentinel://app:s%40cret@10.0.0.1:26379,[fd00::2]:26379/mymaster';
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    expect(sentinelTarget(url)).toMatchObject({ name: 'mymaster', password: 's@cret', tls: true });
+  });
+
+  it('says what a Sentinel URL lacks, naming REDIS_URL and the form it reads', () => {
+    const problem = (url: string) => {
+      try {
+        loadConfig({ REDIS_URL: url });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as ConfigError).problems.join('\n');
+      }
+      return expect.unreachable();
+    };
+    expect(problem('redis+sentinel://10.0.0.1:26379,10.0.0.2:26379')).toMatch(
+      /^REDIS_URL: .*redis\+sentinel:\/\/host:port,host:port\/master-name.*names no master/,
+    );
+    expect(problem('redis+sentinel://10.0.0.1:26379,10.0.0.2:99999/m')).toMatch(
+      /^REDIS_URL: .*"10\.0\.0\.2:99999" is not a host:port/,
+    );
+  });
+
+  it('never shows the password of a bad Sentinel URL', () => {
+    for (const url of ['redis+sentinel://app:hunter2@h1:26379', 'redis+sentinel://app:hunter2%zz@h1:26379/m'])
+      expect(() => loadConfig({ REDIS_URL: url })).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+      );
   });
 });

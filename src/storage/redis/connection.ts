@@ -2,7 +2,10 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type { Redis };
 
-/** Every xtimer connection: one Redis, or a Redis Cluster (REDIS_URL `redis+cluster://…`). */
+/**
+ * Every xtimer connection: one Redis (also the master a Sentinel names, REDIS_URL
+ * `redis+sentinel://…`), or a Redis Cluster (REDIS_URL `redis+cluster://…`).
+ */
 export type RedisClient = Redis | Cluster;
 
 /** A Redis Cluster's seed nodes and credentials, from `redis+cluster://[user:pass@]host:port,host:port`. */
@@ -13,7 +16,18 @@ export interface ClusterTarget {
   tls: boolean;
 }
 
+/** The Sentinels watching a master, its name and credentials, from `redis+sentinel://[user:pass@]host:port,host:port/name`. */
+export interface SentinelTarget {
+  sentinels: Array<{ host: string; port: number }>;
+  /** The master's name in the Sentinels' `sentinel monitor` line. */
+  name: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  tls: boolean;
+}
+
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)\/?$/;
+const SENTINEL_URL = /^(rediss?)\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)(?:\/([^/?#]*))?$/;
 const NODE = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
 /**
@@ -24,21 +38,46 @@ export function clusterTarget(url: string): ClusterTarget | null {
   if (!/^rediss?\+cluster:/.test(url)) return null;
   const m = CLUSTER_URL.exec(url);
   if (!m) throw new Error('a cluster URL reads redis+cluster://[user:password@]host:port,host:port');
-  const nodes = m[4]!.split(',').map((spec) => {
+  return { nodes: hostPorts(m[4]!), username: decode(m[2]), password: decode(m[3]), tls: m[1] === 'rediss' };
+}
+
+/**
+ * The Sentinels and master a REDIS_URL names (`redis+sentinel://…/name`,
+ * `rediss+sentinel://…` for TLS), null for any other URL. Throws on a Sentinel URL
+ * without valid host:port Sentinels or without the master's name.
+ */
+export function sentinelTarget(url: string): SentinelTarget | null {
+  if (!/^rediss?\+sentinel:/.test(url)) return null;
+  const m = SENTINEL_URL.exec(url);
+  if (!m)
+    throw new Error('a Sentinel URL reads redis+sentinel://[user:password@]host:port,host:port/master-name');
+  const name = decode(m[5]);
+  if (!name) throw new Error('the URL names no master: end it with /<master-name>, as in `sentinel monitor`');
+  return {
+    sentinels: hostPorts(m[4]!),
+    name,
+    username: decode(m[2]),
+    password: decode(m[3]),
+    tls: m[1] === 'rediss',
+  };
+}
+
+function hostPorts(list: string): Array<{ host: string; port: number }> {
+  return list.split(',').map((spec) => {
     const node = NODE.exec(spec.trim());
     const port = Number(node?.[2]);
     if (!node || port < 1 || port > 65_535) throw new Error(`"${spec}" is not a host:port`);
     return { host: node[1]!.replace(/^\[|\]$/g, ''), port };
   });
-  const decode = (v: string | undefined) => {
-    if (!v) return undefined;
-    try {
-      return decodeURIComponent(v);
-    } catch {
-      throw new Error('the user or password has a % that is not an escape: write it as %25');
-    }
-  };
-  return { nodes, username: decode(m[2]), password: decode(m[3]), tls: m[1] === 'rediss' };
+}
+
+function decode(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    throw new Error('a % in the URL is not an escape: write it as %25');
+  }
 }
 
 export function isCluster(redis: RedisClient): redis is Cluster {
@@ -49,7 +88,8 @@ export function isCluster(redis: RedisClient): redis is Cluster {
 const reconnectDelay = (times: number) => Math.min(times * 100, 2000);
 
 /**
- * A Redis connection, or a Redis Cluster client when the URL names a cluster. BullMQ
+ * A Redis connection (to the master the Sentinels name when the URL names Sentinels), or
+ * a Redis Cluster client when the URL names a cluster. BullMQ
  * needs `maxRetriesPerRequest: null` on the connections it is given (it blocks on some),
  * so every connection is made that way: commands wait through a reconnect (a cluster's
  * failover) instead of failing after 20 tries.
@@ -61,6 +101,8 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
     retryStrategy: reconnectDelay,
     ...options,
   };
+  const sentinel = sentinelTarget(url);
+  if (sentinel !== null) return new Redis(sentinelOptions(sentinel, base));
   const cluster = clusterTarget(url);
   if (cluster === null) return new Redis(url, base);
   // A cluster reconnects per node itself; the options that concern the whole client go up a level.
@@ -94,4 +136,28 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
     maxRedirections: 100,
     slotsRefreshTimeout: 2000,
   });
+}
+
+/**
+ * A connection to the master the Sentinels name, asked again at every (re)connect. The
+ * URL's user and password are the master's; the Sentinels are asked without (their
+ * default), over TLS when the master is.
+ */
+function sentinelOptions(target: SentinelTarget, base: RedisOptions): RedisOptions {
+  return {
+    ...base,
+    sentinels: target.sentinels,
+    name: target.name,
+    ...(target.username ? { username: target.username } : {}),
+    ...(target.password ? { password: target.password } : {}),
+    ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+    sentinelRetryStrategy: reconnectDelay,
+    // Not ioredis's failoverDetector: a +switch-master heard while the connection was
+    // reconnecting (as it is when the master died) ended it for good ("Connection is
+    // closed" on every command). A demoted master's clients are closed by Sentinel itself.
+    failoverDetector: false,
+    // A write that reaches a demoted master is refused with READONLY and never ran:
+    // reconnect (to the master the Sentinels name now) and send it again.
+    reconnectOnError: (err) => (err.message.startsWith('READONLY') ? 2 : false),
+  };
 }

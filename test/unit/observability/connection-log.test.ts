@@ -155,6 +155,10 @@ describe('withoutPassword', () => {
       'rediss+cluster://app:p%40ss@10.0.0.1:7000,10.0.0.2:7001',
       'rediss+cluster://app:***@10.0.0.1:7000,10.0.0.2:7001',
     ],
+    [
+      'redis+sentinel://app:s%40cret@[::1]:26379,10.0.0.2:26379/mymaster',
+      'redis+sentinel://app:***@[::1]:26379,10.0.0.2:26379/mymaster',
+    ],
     ['redis://:p@ss:w/rd@cache:6379', 'redis://:***@cache:6379'],
     ['mysql://root@127.0.0.1:3306/xtimer', 'mysql://root@127.0.0.1:3306/xtimer'],
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
