@@ -588,6 +588,10 @@ const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){
 function clusterUrl(redisUrl: string, nodes: string): string {
   if (clusterTarget(redisUrl) !== null)
     throw new ConfigError(['REDIS_CLUSTER_NODES: REDIS_URL names a cluster already; set one of the two']);
+  if (sentinelTarget(redisUrl) !== null)
+    throw new ConfigError([
+      'REDIS_CLUSTER_NODES: REDIS_URL names a master through Sentinels; a Redis Cluster and Sentinels do not go together: set one of the two',
+    ]);
   const url = new URL(redisUrl);
   const auth =
     url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';

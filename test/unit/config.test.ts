@@ -159,6 +159,12 @@ describe('a Redis Cluster in the settings', () => {
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:7000;b:7001' })).toThrow(/REDIS_CLUSTER_NODES/);
     expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL/);
   });
+
+  it('refuses cluster nodes beside a Sentinel URL, naming both settings', () => {
+    expect(() =>
+      loadConfig({ REDIS_URL: 'redis+sentinel://s1:26379/main', REDIS_CLUSTER_NODES: 'a:7000,b:7001' }),
+    ).toThrow(/REDIS_CLUSTER_NODES: REDIS_URL names a master through Sentinels/);
+  });
 });
 
 describe('Redis Sentinel in the settings', () => {
