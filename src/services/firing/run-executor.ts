@@ -11,7 +11,7 @@ import { MicroBatcher } from '../../lib/micro-batcher.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RunOutcome, RunState } from '../../storage/db/task-repository.js';
-import type { QueuedRun, RunJobData } from '../../storage/redis/queues.js';
+import type { QueuedRun } from '../../storage/redis/queues.js';
 import { type FinalStatus, isFinished } from '../../storage/redis/runs/claim-record.js';
 import type { OverlapSlots } from '../../storage/redis/runs/overlap-slots.js';
 import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
@@ -19,27 +19,16 @@ import type { AppSlots } from './admission/app-slots.js';
 import type { RunBudget } from './admission/run-budget.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release/release-gate.js';
+import {
+  COMPENSATOR,
+  type Execution,
+  type RunReport,
+  type RunToExecute,
+  type SettledRun,
+} from './run-execution.js';
 import { endedRunFields } from './settle/ended-run-log.js';
 import type { RunRecorder } from './settle/run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
-
-/** A run handed to the executor: the run as queued, and where it came from. */
-export type RunToExecute = RunJobData;
-
-/**
- * How a run's execution ended for the job that carried it: a final status; `duplicate`
- * (another copy owns or finished it); `withdrawn` (shutdown: its job goes back to wait);
- * `retrying` (a retry job carries it on after its backoff); `deferred` (it waits in this
- * process for a slot of its app, and no longer needs its job).
- */
-export type RunVerdict = TaskStatus | 'duplicate' | 'withdrawn' | 'retrying' | 'deferred';
-
-export interface RunReport {
-  verdict: RunVerdict;
-  attempt?: number;
-  httpStatus?: number | null;
-  latencyMs?: number;
-}
 
 /** Where runs go when they leave this executor before they are done. */
 export interface RunContinuations {
@@ -80,16 +69,6 @@ export interface RunExecutorDeps {
   sleep(ms: number): Promise<void>;
 }
 
-/** A run that reached its final outcome, as the aftermath sees it. */
-export interface SettledRun {
-  timer: Timer;
-  run: RunToExecute;
-  status: FinalStatus;
-  attempts: number;
-  httpStatus: number | null;
-  error: string | null;
-}
-
 /** How often a buffered run (overlapPolicy buffer_one) looks whether its predecessor is done. */
 const OVERLAP_POLL_MS = 100;
 /** A buffered run keeps its place this long between looks; a waiter that died frees it. */
@@ -109,26 +88,9 @@ const HISTORY_BATCH_MAX = 500;
 const HISTORY_TRIES = 3;
 /** A finished run's claim record is trusted to say so until this long before it expires. */
 const RECORD_MARGIN_MS = 60_000;
-/** The `slice` of runs the compensator queues. */
-export const COMPENSATOR = 'compensator';
 
 function truncate(s: string | null, max: number): string | null {
   return s === null || s.length <= max ? s : s.slice(0, max);
-}
-
-/** One run being executed: its identity, this execution's claim, and the timer as last read. */
-interface Execution {
-  run: RunToExecute;
-  ref: RunRef;
-  owner: string;
-  lease: Lease;
-  cached: CachedTimer;
-  /** True from the moment the run no longer holds its job (it waits for an app slot or its predecessor). */
-  detached: boolean;
-  /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
-  holdsOverlap: boolean;
-  /** The call went out (from then on the attempt counts, whatever happens). */
-  sent: boolean;
 }
 
 /** Why a run is settled without a call. */
