@@ -6,11 +6,11 @@ import { misfireDecision } from '../../domain/plan/misfire.js';
 import { supersededReason } from '../../domain/plan/superseded-run.js';
 import { taskKey } from '../../domain/plan/task-key.js';
 import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
-import { LIMITS, type OverlapPolicy, type TaskStatus, type Timer } from '../../domain/timer.js';
+import type { OverlapPolicy, Timer } from '../../domain/timer.js';
 import { MicroBatcher } from '../../lib/micro-batcher.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { RunOutcome, RunState } from '../../storage/db/task-repository.js';
+import type { RunState } from '../../storage/db/task-repository.js';
 import type { QueuedRun } from '../../storage/redis/queues.js';
 import { type FinalStatus, isFinished } from '../../storage/redis/runs/claim-record.js';
 import type { OverlapSlots } from '../../storage/redis/runs/overlap-slots.js';
@@ -27,6 +27,7 @@ import {
   type SettledRun,
 } from './run-execution.js';
 import { endedRunFields } from './settle/ended-run-log.js';
+import { callFacts, outcomeOf } from './settle/run-outcome.js';
 import type { RunRecorder } from './settle/run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
 
@@ -88,10 +89,6 @@ const HISTORY_BATCH_MAX = 500;
 const HISTORY_TRIES = 3;
 /** A finished run's claim record is trusted to say so until this long before it expires. */
 const RECORD_MARGIN_MS = 60_000;
-
-function truncate(s: string | null, max: number): string | null {
-  return s === null || s.length <= max ? s : s.slice(0, max);
-}
 
 /** Why a run is settled without a call. */
 interface NoCall {
@@ -287,7 +284,7 @@ export class RunExecutor {
       if (claim.outcome === 'done') {
         // The compensator re-queues runs MySQL still shows pending: if the outcome write was
         // lost (a process killed with it buffered), the claim record supplies it.
-        if (run.slice === COMPENSATOR) d.recorder.record(this.outcome(run, claim.status, claim.attempt, {}));
+        if (run.slice === COMPENSATOR) d.recorder.record(outcomeOf(run, claim.status, claim.attempt, {}));
         return this.duplicate('claim');
       }
       // Backing off: its retry job carries it on. Held: its holder's.
@@ -502,7 +499,7 @@ export class RunExecutor {
     // Written only if the call is still in flight a second later (the result usually
     // replaces it first); its lease bounds the call, whose timeout is a hard deadline.
     d.recorder.recordInFlight(
-      this.outcome(x.run, 'running', attempt, {
+      outcomeOf(x.run, 'running', attempt, {
         leaseUntil: d.now() + call.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
       }),
     );
@@ -529,7 +526,7 @@ export class RunExecutor {
       result.kind === 'response' ? parseRetryAfter(result.retryAfter, d.now()) : null,
     );
     d.recorder.record(
-      this.outcome(x.run, 'running', attempt, {
+      outcomeOf(x.run, 'running', attempt, {
         result,
         leaseUntil: d.now() + delay + BACKOFF_LEASE_MARGIN_MS,
       }),
@@ -550,7 +547,7 @@ export class RunExecutor {
       { timerId, runAt, version, afterAttempt: attempt, trigger, overlapPolicy },
       delay,
     );
-    return { verdict: 'retrying', ...this.callFacts(x.run, attempt, result) };
+    return { verdict: 'retrying', ...callFacts(x.run, attempt, result) };
   }
 
   private duplicate(stage: 'claim' | 'history' | 'fenced'): RunReport {
@@ -614,7 +611,7 @@ export class RunExecutor {
     const attempt = x.lease.attempt;
     // Skipped and missed runs made no call: their attempt count stays that of calls made.
     const attempts = result === null ? attempt - 1 : attempt;
-    const outcome = this.outcome(x.run, status, attempts, { result, error: reason });
+    const outcome = outcomeOf(x.run, status, attempts, { result, error: reason });
     d.recorder.record(outcome);
     d.metrics.runs.inc({ outcome: status });
     // No heartbeat from here on: the finish ends the lease.
@@ -642,15 +639,7 @@ export class RunExecutor {
         status === 'failed' ? 'run failed' : 'run missed',
       );
     }
-    return { verdict: status, ...this.callFacts(x.run, attempts, result) };
-  }
-
-  private callFacts(run: RunToExecute, attempt: number, result: CallResult | null) {
-    return {
-      attempt,
-      httpStatus: result?.kind === 'response' ? result.status : null,
-      ...(result ? { latencyMs: result.sentAt - run.runAt } : {}),
-    };
+    return { verdict: status, ...callFacts(x.run, attempts, result) };
   }
 
   /** Undoes an attempt that made no call, if Redis can be told (else its lease lapses). */
@@ -669,35 +658,6 @@ export class RunExecutor {
       await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });
     }
     return { verdict: 'withdrawn' };
-  }
-
-  private outcome(
-    run: RunToExecute,
-    status: TaskStatus,
-    attempts: number,
-    extra: { result?: CallResult | null; leaseUntil?: number; error?: string | null },
-  ): RunOutcome {
-    const r = extra.result ?? null;
-    return {
-      timerId: run.timerId,
-      runAt: run.runAt,
-      status,
-      attempts,
-      httpStatus: r?.kind === 'response' ? r.status : null,
-      output: r?.kind === 'response' ? truncate(r.output, LIMITS.outputMaxChars) : null,
-      error:
-        r === null
-          ? // A reason carries text people gave (a pause's note): cut to what the column holds.
-            truncate(extra.error ?? null, LIMITS.errorMaxChars)
-          : r.kind === 'error'
-            ? truncate(r.error, LIMITS.errorMaxChars)
-            : r.status >= 300
-              ? `HTTP ${r.status}`
-              : null,
-      firedAt: r ? r.sentAt : null,
-      durationMs: r ? r.durationMs : null,
-      leaseUntil: extra.leaseUntil ?? null,
-    };
   }
 }
 
