@@ -2,10 +2,7 @@ import { type PreparedCall, prepareCall } from '../../callback/callback-request.
 import type { CallResult, HttpCaller } from '../../callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../../callback/retry-policy.js';
 import type { CallSigning } from '../../callback/webhook-signer.js';
-import { misfireDecision } from '../../domain/plan/misfire.js';
-import { supersededReason } from '../../domain/plan/superseded-run.js';
 import { taskKey } from '../../domain/plan/task-key.js';
-import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
 import { MicroBatcher } from '../../lib/micro-batcher.js';
 import type { Logger } from '../../observability/logger.js';
@@ -16,6 +13,7 @@ import { type FinalStatus, isFinished } from '../../storage/redis/runs/claim-rec
 import type { OverlapSlots } from '../../storage/redis/runs/overlap-slots.js';
 import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
 import type { AppSlots } from './admission/app-slots.js';
+import { pauseOf, whyNotCall } from './admission/call-judgement.js';
 import type { RunBudget } from './admission/run-budget.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release/release-gate.js';
@@ -89,12 +87,6 @@ const HISTORY_BATCH_MAX = 500;
 const HISTORY_TRIES = 3;
 /** A finished run's claim record is trusted to say so until this long before it expires. */
 const RECORD_MARGIN_MS = 60_000;
-
-/** Why a run is settled without a call. */
-interface NoCall {
-  status: 'skipped' | 'missed';
-  reason: string;
-}
 
 /**
  * Executes one run: claim (the claim record also says whether it ran
@@ -185,7 +177,7 @@ export class RunExecutor {
       // A copy the compensator queued again is settled through its claim: its holder died.
       const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0 && run.slice !== COMPENSATOR;
       if (fresh && (timer === null || timer.status === 'inactive')) return 'drop';
-      return this.whyNotCall(cached, run, this.isDue(run)) === null ? 'call' : 'settle';
+      return whyNotCall(this.d, cached, run, this.isDue(run)) === null ? 'call' : 'settle';
     } catch {
       return 'call';
     }
@@ -363,7 +355,7 @@ export class RunExecutor {
 
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
     const d = this.d;
-    const early = this.whyNotCall(x.cached, x.run, this.isDue(x.run));
+    const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
     if (early) return this.settle(x, early.status, null, early.reason);
     const timer = x.cached.timer as Timer;
     let call = await this.prepare(timer, x);
@@ -389,13 +381,13 @@ export class RunExecutor {
         // Changed while it waited (a disable, an update), or it waited long for its app:
         // go by the timer as it is now, and by the time it is now.
         x.cached = await d.cache.get(x.run.timerId);
-        const late = this.whyNotCall(x.cached, x.run);
+        const late = whyNotCall(this.d, x.cached, x.run);
         if (late) return this.settle(x, late.status, null, late.reason);
         call = await this.prepare(x.cached.timer as Timer, x);
       }
       // The pause is judged at the run's time: one that began while it waited holds it,
       // one that ended lets it go, each within a look rather than a preread later.
-      const paused = this.pauseOf(x.run);
+      const paused = pauseOf(this.d, x.run);
       if (paused) return this.settle(x, paused.status, null, paused.reason);
       // Noted before the call goes out, so a takeover never repeats an attempt number; a
       // holder that dies between the two leaves a gap in them, not a second attempt 1.
@@ -553,51 +545,6 @@ export class RunExecutor {
   private duplicate(stage: 'claim' | 'history' | 'fenced'): RunReport {
     this.d.metrics.duplicates.inc({ stage });
     return { verdict: 'duplicate' };
-  }
-
-  /**
-   * Why a run must not be called, if it must not. `judgePause` false leaves the pause of
-   * the service to be judged at the run's time (a run picked up ahead of it).
-   */
-  private whyNotCall(cached: CachedTimer, run: RunToExecute, judgePause = true): NoCall | null {
-    const timer = cached.timer;
-    if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    const paused = judgePause ? this.pauseOf(run) : null;
-    if (paused) return paused;
-    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
-    if (run.trigger !== undefined) return null;
-    // A completed timer's runs are owed still: its final run may settle before earlier
-    // ones (a retry, a re-queue), and completion plans no more, cancels none.
-    if (timer.status === 'inactive') return { status: 'skipped', reason: 'skipped: the timer is inactive' };
-    // A continuation has a call behind it: a schedule change since then (cron, endAt,
-    // calendars) concerns the runs not yet called, and it finishes its retries.
-    if ((run.afterAttempt ?? 0) > 0) return null;
-    // A calendar listing the run's date since it was planned (its re-plan races the queue).
-    const schedule = scheduleOf(timer);
-    const skippedBy = schedule.skippedBy(schedule.nominalOf(run.runAt));
-    if (skippedBy !== null) return { status: 'skipped', reason: `skipped: calendar ${skippedBy.join(', ')}` };
-    const superseded = supersededReason(timer, run.runAt, run.version);
-    if (superseded) return { status: 'skipped', reason: superseded };
-    const now = this.d.now();
-    const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
-      const [next] = scheduleOf(timer).next(at, 1);
-      return next ?? null;
-    });
-    if (decision === 'fire') return null;
-    return {
-      status: 'missed',
-      reason: `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
-    };
-  }
-
-  /**
-   * Whether the pause of the whole service holds the run back. Run now and retry are a
-   * user's explicit asks and go through it; scheduled runs and backfills do not.
-   */
-  private pauseOf(run: RunToExecute): NoCall | null {
-    if (run.trigger === 'manual' || run.trigger === 'retry') return null;
-    const paused = this.d.paused?.();
-    return paused ? { status: 'skipped', reason: `paused: ${paused.note}` } : null;
   }
 
   /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
