@@ -1,4 +1,5 @@
 import type { TaskStatus, Timer } from '../../domain/timer.js';
+import type { Metrics } from '../../observability/metrics.js';
 import type { RunJobData } from '../../storage/redis/queues.js';
 import type { FinalStatus } from '../../storage/redis/runs/claim-record.js';
 import type { RunRef } from '../../storage/redis/runs/run-claims.js';
@@ -53,3 +54,9 @@ export interface Execution {
 
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
+
+/** A copy of the run another execution owns or finished: counted by where it was told, and let go. */
+export function duplicate(metrics: Metrics, stage: 'claim' | 'history' | 'fenced'): RunReport {
+  metrics.duplicates.inc({ stage });
+  return { verdict: 'duplicate' };
+}

@@ -4,21 +4,22 @@ import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../../cal
 import type { CallSigning } from '../../callback/webhook-signer.js';
 import { taskKey } from '../../domain/plan/task-key.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
-import { MicroBatcher } from '../../lib/micro-batcher.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RunState } from '../../storage/db/task-repository.js';
 import type { QueuedRun } from '../../storage/redis/queues.js';
-import { type FinalStatus, isFinished } from '../../storage/redis/runs/claim-record.js';
+import type { FinalStatus } from '../../storage/redis/runs/claim-record.js';
 import type { OverlapSlots } from '../../storage/redis/runs/overlap-slots.js';
-import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
+import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import type { AppSlots } from './admission/app-slots.js';
 import { pauseOf, whyNotCall } from './admission/call-judgement.js';
 import type { RunBudget } from './admission/run-budget.js';
+import { AttemptClaimer } from './attempt-claimer.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release/release-gate.js';
 import {
   COMPENSATOR,
+  duplicate,
   type Execution,
   type RunReport,
   type RunToExecute,
@@ -73,20 +74,10 @@ const OVERLAP_POLL_MS = 100;
 /** A buffered run keeps its place this long between looks; a waiter that died frees it. */
 const BUFFERED_TTL_MS = 10_000;
 
-/** Longer than the run recorder takes to write a buffered outcome. */
-const OUTCOME_SETTLE_MS = 1000;
 /** MySQL's lease on a call in flight runs this long past the call's deadline. */
 const IN_FLIGHT_LEASE_MARGIN_MS = 5000;
 /** MySQL's lease on a run backing off runs this long past its retry time (the retry job may queue). */
 const BACKOFF_LEASE_MARGIN_MS = 60_000;
-/** A held run whose lease ends within this is waited for: its holder is likely gone (live ones renew well before). */
-const LAPSING_LEASE_MS = 1000;
-/** Runs whose history one MySQL query reads at most (the bloom filter said maybe). */
-const HISTORY_BATCH_MAX = 500;
-/** Reads of a run's history before its job is failed (and tried again later by BullMQ). */
-const HISTORY_TRIES = 3;
-/** A finished run's claim record is trusted to say so until this long before it expires. */
-const RECORD_MARGIN_MS = 60_000;
 
 /**
  * Executes one run: claim (the claim record also says whether it ran
@@ -96,7 +87,7 @@ const RECORD_MARGIN_MS = 60_000;
  * The claim is held under a lease the LeaseKeeper renews while the run is here.
  */
 export class RunExecutor {
-  private readonly historyCheck: MicroBatcher<QueuedRun, RunState | null>;
+  private readonly claimer: AttemptClaimer;
   private executions = 0;
   /** Executions under way (some detached from their jobs), for the drain at shutdown. */
   private readonly active = new Set<Promise<unknown>>();
@@ -105,10 +96,7 @@ export class RunExecutor {
   private calling = 0;
 
   constructor(private readonly d: RunExecutorDeps) {
-    this.historyCheck = new MicroBatcher(async (runs) => {
-      const found = await d.history(runs);
-      return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
-    }, HISTORY_BATCH_MAX);
+    this.claimer = new AttemptClaimer(d);
   }
 
   /**
@@ -213,7 +201,7 @@ export class RunExecutor {
     // queued again after Redis lost the first) must not pass for one another.
     const owner = `${this.d.owner}:${++this.executions}`;
     const cached = await this.timerOf(run);
-    const lease = await this.claim(run, ref, owner);
+    const lease = await this.claimer.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
     const x: Execution = {
       // Claimed past attempt 1, calls were made before (its job came back after its holder
@@ -238,7 +226,7 @@ export class RunExecutor {
       // Failed before its call went out (Redis or MySQL unreachable for a moment): the
       // attempt is undone, so the job's next try claims the run again at once. Held
       // until its lease lapsed, it would wait for the compensator, minutes later.
-      if (!x.sent && !x.detached) await this.undoClaim(x.lease);
+      if (!x.sent && !x.detached) await this.claimer.undo(x.lease);
       throw err;
     } finally {
       this.unsent.delete(x.lease);
@@ -249,108 +237,6 @@ export class RunExecutor {
   /** The timer as cached, re-read when the run was planned for a newer version than the cached one. */
   private timerOf(run: RunToExecute): Promise<CachedTimer> {
     return this.d.cache.get(run.timerId, run.version ?? 0);
-  }
-
-  /**
-   * Claims the run's next attempt. A run another owner holds is left to it: a live
-   * holder renews its lease, and a dead one's runs are queued again by the compensator
-   * once it has lapsed. Only a lease about to lapse is waited for, once.
-   */
-  private async claim(run: RunToExecute, ref: RunRef, owner: string): Promise<Lease | RunReport> {
-    const d = this.d;
-    for (let look = 1; ; look++) {
-      const requestedAt = d.now();
-      const leaseMs = d.leases.claimLeaseMs(run.runAt);
-      const claim = await d.claims.claim(ref, owner, leaseMs, run.afterAttempt ?? 0);
-      if (claim.outcome === 'claimed') {
-        const lease = d.leases.hold(ref, owner, claim.attempt, requestedAt, leaseMs);
-        try {
-          return (await this.checkHistory(run, lease, claim.bloom)) ?? lease;
-        } catch (err) {
-          // Not dropped, the lease would be renewed for as long as this process lives.
-          d.leases.drop(lease);
-          await this.undoClaim(lease);
-          throw err;
-        }
-      }
-      if (claim.outcome === 'done') {
-        // The compensator re-queues runs MySQL still shows pending: if the outcome write was
-        // lost (a process killed with it buffered), the claim record supplies it.
-        if (run.slice === COMPENSATOR) d.recorder.record(outcomeOf(run, claim.status, claim.attempt, {}));
-        return this.duplicate('claim');
-      }
-      // Backing off: its retry job carries it on. Held: its holder's.
-      const remaining = claim.untilMs - d.now();
-      if (claim.state === 'backoff' || look > 1 || remaining > LAPSING_LEASE_MS)
-        return this.duplicate('claim');
-      await d.sleep(Math.max(0, remaining) + LAPSING_LEASE_MS / 10);
-    }
-  }
-
-  /**
-   * Beyond the claim record's memory (the bloom filter said maybe, or could not tell):
-   * MySQL. A finished run is a duplicate; one a live holder is calling (Redis lost its
-   * claim) is left to it; one whose holder died mid-call is claimed as the next attempt.
-   * Returns a report when this copy must not go on, the lease of a new attempt, or null
-   * to go on with `lease`. MySQL knows nothing of a run not yet due; and had a run due
-   * within the claim records' memory finished, its record would have said so (unless
-   * Redis lost it): neither needs MySQL, so firing them goes on while MySQL is away.
-   */
-  private async checkHistory(
-    run: RunToExecute,
-    lease: Lease,
-    bloom: 'no' | 'maybe' | 'unknown' | null,
-  ): Promise<Lease | RunReport | null> {
-    const d = this.d;
-    if (bloom !== 'maybe' && bloom !== 'unknown') return null;
-    const now = d.now();
-    if (run.runAt > now) return null;
-    if (
-      bloom === 'maybe' &&
-      run.runAt > now - d.claims.keepMs + RECORD_MARGIN_MS &&
-      !d.redisMayHaveLostData()
-    )
-      return null;
-    if (bloom === 'unknown' && run.runAt < now) {
-      // Redis lost the filter and this overdue run is being fanned out again: give every
-      // executor's buffered outcomes time to reach MySQL before asking it.
-      await d.sleep(OUTCOME_SETTLE_MS);
-    }
-    const row = await this.readHistory(run);
-    if (row === null || row.status === 'pending') return null;
-    if (isFinished(row.status)) {
-      await d.claims.finish(lease.run, lease.owner, lease.attempt, row.status);
-      d.leases.drop(lease);
-      return this.duplicate('history');
-    }
-    if (row.status === 'running' && (row.leaseUntil ?? 0) > d.now()) {
-      await d.claims.release(lease.run, lease.owner, lease.attempt, { attemptMade: false });
-      d.leases.drop(lease);
-      return this.duplicate('history');
-    }
-    if (row.attempts >= lease.attempt) {
-      // Its holder died mid-call after Redis lost the claim: this is attempt attempts + 1.
-      await d.claims.release(lease.run, lease.owner, lease.attempt, { attemptMade: false });
-      d.leases.drop(lease);
-      return this.claim(
-        { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, row.attempts) },
-        lease.run,
-        lease.owner,
-      );
-    }
-    return null;
-  }
-
-  /** The run's row, asked again on a failure: an unanswered question is never "it never ran". */
-  private async readHistory(run: RunToExecute): Promise<RunState | null> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await this.historyCheck.load(run);
-      } catch (err) {
-        if (tries >= HISTORY_TRIES) throw err;
-        await this.d.sleep(250 * tries);
-      }
-    }
   }
 
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
@@ -375,7 +261,7 @@ export class RunExecutor {
     try {
       if (!(await this.stillHeld(x))) {
         await this.releaseOverlap(x);
-        return this.duplicate('fenced');
+        return duplicate(this.d.metrics, 'fenced');
       }
       if (x.cached.stale || x.detached) {
         // Changed while it waited (a disable, an update), or it waited long for its app:
@@ -395,7 +281,7 @@ export class RunExecutor {
       const marked = d.claims.markCalled(x.ref, x.owner, x.lease.attempt, x.lease.validUntil);
       if (!(await marked.catch(() => true))) {
         await this.releaseOverlap(x);
-        return this.duplicate('fenced');
+        return duplicate(this.d.metrics, 'fenced');
       }
       this.unsent.delete(x.lease);
       x.sent = true;
@@ -525,7 +411,7 @@ export class RunExecutor {
     );
     const retryAt = await d.claims.backOff(x.ref, x.owner, attempt, delay);
     // Taken over meanwhile (this holder looked dead): the new holder carries the run on.
-    if (retryAt === null) return this.duplicate('fenced');
+    if (retryAt === null) return duplicate(this.d.metrics, 'fenced');
     // The run stays in flight for its overlap policy until its retries are done.
     if (x.holdsOverlap) {
       await d.overlap.holdRunning(
@@ -540,11 +426,6 @@ export class RunExecutor {
       delay,
     );
     return { verdict: 'retrying', ...callFacts(x.run, attempt, result) };
-  }
-
-  private duplicate(stage: 'claim' | 'history' | 'fenced'): RunReport {
-    this.d.metrics.duplicates.inc({ stage });
-    return { verdict: 'duplicate' };
   }
 
   /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
@@ -587,13 +468,6 @@ export class RunExecutor {
       );
     }
     return { verdict: status, ...callFacts(x.run, attempts, result) };
-  }
-
-  /** Undoes an attempt that made no call, if Redis can be told (else its lease lapses). */
-  private async undoClaim(lease: Lease): Promise<void> {
-    await this.d.claims
-      .release(lease.run, lease.owner, lease.attempt, { attemptMade: false })
-      .catch(() => undefined);
   }
 
   /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
