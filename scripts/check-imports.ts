@@ -40,8 +40,8 @@ export interface LayerRule {
 /**
  * Arrows point down: the entrypoints (api/, workers/, dashboard/, cli/)
  * over http/ (the wire format api/ and dashboard/ share), over src/; inside src/,
- * src/services over src/storage and src/callback, over src/domain, over src/lib. src/config, errors,
- * observability, security and core are not layered here.
+ * src/services over src/storage and src/callback, over src/domain, over src/lib. src/config, setting-specs,
+ * errors, observability, security and core are not layered here.
  */
 export const LAYER_RULES: readonly LayerRule[] = [
   {
@@ -89,6 +89,7 @@ export const LAYER_RULES: readonly LayerRule[] = [
       'src/observability/',
       'src/security/',
       'src/config',
+      'src/setting-specs',
       'src/core',
       'src/errors',
       'src/shutdown',

@@ -1,8 +1,8 @@
-// `npm run docs:config`: writes docs/configuration.md from the settings in src/config.ts, so
+// `npm run docs:config`: writes docs/configuration.md from the settings in src/setting-specs.ts, so
 // the reference cannot drift from what the code reads (test/hygiene/configuration-doc.test.ts).
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SETTING_SPECS, type SettingGroup } from '../src/config.js';
+import { SETTING_SPECS, type SettingGroup } from '../src/setting-specs.js';
 
 const GROUPS: Array<{ group: SettingGroup; title: string; intro: string }> = [
   {
@@ -26,7 +26,7 @@ export function configurationReference(): string {
   const lines = [
     '# Configuration',
     '',
-    '<!-- Generated from src/config.ts by `npm run docs:config`; edit the settings there. -->',
+    '<!-- Generated from src/setting-specs.ts by `npm run docs:config`; edit the settings there. -->',
     '',
     'Environment variables, validated at start: a bad value stops the process with a message',
     'naming the setting. An empty value counts as unset. `--roles=` on the command line stands',

@@ -1,5 +1,5 @@
-import type { Role } from '../src/config.js';
 import type { Core } from '../src/core.js';
+import type { Role } from '../src/setting-specs.js';
 import type { Shutdown } from '../src/shutdown.js';
 import { startApi, startMetricsOnly } from './api.js';
 import { startExecutor } from './executor.js';

@@ -1,36 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, deliveryReport } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, deliveryReport, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Backfills end to end: a backfill of 200 past runs is called at its pace
  * (BACKFILL_RATE, 50 a second by default), each run once, with X-Xtimer-Trigger:
  * backfill, while another app's every-second timer keeps its instants.
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('backfill');
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 1).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('backfill');
 
 const timer = (app: string) =>
-  apiCall(cluster.api(), 'POST', '/api/v1/timers', {
+  apiCall(e2e.cluster.api(), 'POST', '/api/v1/timers', {
     app,
     name: `${app}-every-second`,
     cron: '* * * * * *',
     status: 'active',
-    callback: { url: sink.url() },
+    callback: { url: e2e.sink.url() },
   });
 
 describe('a backfill of 200 past runs', () => {
@@ -40,7 +25,7 @@ describe('a backfill of 200 past runs', () => {
     const from = Math.floor(Date.now() / 1000) * 1000 - 250_000;
     const to = from + 200_000;
     const startedAt = Date.now();
-    const started = await apiCall(cluster.api(), 'POST', `/api/v1/timers/${catchup.id}/backfills`, {
+    const started = await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${catchup.id}/backfills`, {
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
     });
@@ -48,7 +33,7 @@ describe('a backfill of 200 past runs', () => {
     const path = `/api/v1/timers/${catchup.id}/backfills/${started.id}`;
     const done = await eventually(
       async () => {
-        const b = await apiCall(cluster.api(), 'GET', path);
+        const b = await apiCall(e2e.cluster.api(), 'GET', path);
         return b.status === 'completed' ? b : null;
       },
       'the backfill completed',
@@ -58,7 +43,7 @@ describe('a backfill of 200 past runs', () => {
     const endedAt = Date.now();
     expect(done).toMatchObject({ sent: 200, done: 200, failed: 0, progress: { succeeded: 200 } });
 
-    const backfilled = sink.deliveries.filter(
+    const backfilled = e2e.sink.deliveries.filter(
       (d) => d.timerId === catchup.id && d.headers['x-xtimer-trigger'] === 'backfill',
     );
     const report = deliveryReport({ deliveries: backfilled }, [catchup.id], from, to);
@@ -66,8 +51,8 @@ describe('a backfill of 200 past runs', () => {
     const spreadMs = Math.max(...arrivals) - Math.min(...arrivals);
     // Steady's runs due while the backfill was being called, bar the last second.
     const window = [Math.ceil(startedAt / 1000) * 1000, Math.floor(endedAt / 1000) * 1000 - 1000] as const;
-    const steadyReport = deliveryReport(sink, [steady.id], ...window);
-    const lateness = sink
+    const steadyReport = deliveryReport(e2e.sink, [steady.id], ...window);
+    const lateness = e2e.sink
       .forTimer(steady.id)
       .filter((d) => d.scheduledAt >= window[0] && d.scheduledAt < window[1])
       .map((d) => d.arrivedAt - d.scheduledAt)
@@ -90,7 +75,7 @@ describe('a backfill of 200 past runs', () => {
     // Its runs are not late: each says how long after the backfill began it was called.
     const runs = (
       await apiCall(
-        cluster.api(),
+        e2e.cluster.api(),
         'GET',
         `/api/v1/timers/${catchup.id}/tasks?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&limit=200`,
       )
@@ -106,7 +91,7 @@ describe('a backfill of 200 past runs', () => {
     expect(Math.max(...since) - Math.min(...since)).toBeGreaterThanOrEqual(2000);
 
     // The same range again: every run is in the history now, so it makes none.
-    const again = await apiCall(cluster.api(), 'POST', `/api/v1/timers/${catchup.id}/backfills`, {
+    const again = await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${catchup.id}/backfills`, {
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
     });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../src/core.js';
 import { INTERNAL } from '../../src/services/timers/access.js';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestCore, createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { useCluster } from '../helpers/cluster.js';
+import { createTestCore, eventually } from '../helpers/stores.js';
 import { testDraft } from '../helpers/timers.js';
 
 /**
@@ -13,31 +12,22 @@ import { testDraft } from '../helpers/timers.js';
  * and no connection ever reaches the receiver.
  */
 
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
+const e2e = useCluster('guard', {
+  // The test helpers allow the sink's 127.0.0.1; here nothing is.
+  env: { CALLBACK_ALLOW_HOSTS: '' },
+});
 /** The services without the guard, as before CALLBACK_BLOCK_PRIVATE was turned on. */
 let unguarded: Core;
 
-beforeAll(async () => {
-  stores = await createTestStores('guard');
-  sink = await new Sink().start();
-  unguarded = createTestCore({ ...stores, config: { ...stores.config, callbackBlockPrivate: false } });
-  proc = new XtimerProcess('guarded', {
-    ...stores.env,
-    PORT: String(await freePort()),
-    LOG_LEVEL: 'info',
-    // The test helpers allow the sink's 127.0.0.1; here nothing is.
-    CALLBACK_ALLOW_HOSTS: '',
+beforeAll(() => {
+  unguarded = createTestCore({
+    ...e2e.stores,
+    config: { ...e2e.stores.config, callbackBlockPrivate: false },
   });
-  await proc.started();
 });
 
 afterAll(async () => {
-  await proc?.stop();
   await unguarded?.queues.close();
-  await sink?.stop();
-  await stores?.cleanup();
 });
 
 describe('the SSRF guard at call time, by default', () => {
@@ -48,7 +38,7 @@ describe('the SSRF guard at call time, by default', () => {
         app: 'guard',
         name: 'to-localhost',
         callback: {
-          url: `http://localhost:${sink.port}/hook`,
+          url: `http://localhost:${e2e.sink.port}/hook`,
           method: 'POST',
           headers: {},
           body: 'x',
@@ -59,7 +49,7 @@ describe('the SSRF guard at call time, by default', () => {
     );
     const failed = await eventually(
       async () => {
-        const [rows] = await stores.database.pool.query(
+        const [rows] = await e2e.stores.database.pool.query(
           "SELECT status, attempts, error FROM tasks WHERE timer_id = ? AND status = 'failed' ORDER BY run_at LIMIT 3",
           [timer.id],
         );
@@ -75,7 +65,7 @@ describe('the SSRF guard at call time, by default', () => {
       expect(run.error).not.toMatch(/127\.0\.0\.1|::1|loopback/);
       expect(run.attempts).toBe(1);
     }
-    expect(sink.connections).toBe(0);
-    expect(sink.deliveries).toHaveLength(0);
+    expect(e2e.sink.connections).toBe(0);
+    expect(e2e.sink.deliveries).toHaveLength(0);
   });
 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, createTimers, sleep } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, createTimers, sleep, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Cluster down and back: every process stopped for 3 minutes, then started.
@@ -10,24 +9,10 @@ import { createTestStores, eventually, type TestStores } from '../helpers/stores
  */
 const DOWN_MS = 180_000;
 const THRESHOLD_MS = 60_000;
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('clusterdown', { MIGRATE_STEP_MINUTES: '1' });
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('clusterdown', { size: 2, storeEnv: { MIGRATE_STEP_MINUTES: '1' } });
 
 async function runsOf(timerId: number): Promise<any[]> {
-  const page = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${timerId}/tasks?limit=500`);
+  const page = await apiCall(e2e.cluster.api(), 'GET', `/api/v1/timers/${timerId}/tasks?limit=500`);
   return page.items;
 }
 
@@ -35,30 +20,30 @@ describe('all processes stopped for 3 minutes', () => {
   it('catches up per misfire policy: fire_all fires every missed run, skip none, fire_once the latest', {
     timeout: 420_000,
   }, async () => {
-    const callback = { url: sink.url() };
-    const [fireAll] = await createTimers(cluster.api(), 1, {
+    const callback = { url: e2e.sink.url() };
+    const [fireAll] = await createTimers(e2e.cluster.api(), 1, {
       cron: '*/5 * * * * *',
       misfirePolicy: 'fire_all',
       callback,
     });
-    const [skip] = await createTimers(cluster.api(), 1, {
+    const [skip] = await createTimers(e2e.cluster.api(), 1, {
       cron: '*/5 * * * * *',
       misfirePolicy: 'skip',
       callback,
     });
-    const [fireOnce] = await createTimers(cluster.api(), 1, {
+    const [fireOnce] = await createTimers(e2e.cluster.api(), 1, {
       cron: '*/10 * * * * *',
       misfirePolicy: 'fire_once',
       callback,
     });
     const ids = [fireAll!, skip!, fireOnce!];
-    await eventually(() => ids.every((id) => sink.forTimer(id).length > 0), 'each timer firing', 30_000);
+    await eventually(() => ids.every((id) => e2e.sink.forTimer(id).length > 0), 'each timer firing', 30_000);
 
-    await cluster.stopAll('SIGTERM');
+    await e2e.cluster.stopAll('SIGTERM');
     const downFrom = Date.now();
     await sleep(DOWN_MS);
     const restartedAt = Date.now();
-    await cluster.startAll();
+    await e2e.cluster.startAll();
 
     // Runs owed while down: (downFrom + 1 s) .. restartedAt.
     const owed = (stepS: number) => {
@@ -80,7 +65,7 @@ describe('all processes stopped for 3 minutes', () => {
     // fire_all: every missed run fires, once.
     const allTimes = owed(5);
     await eventually(() => settled(fireAll!, allTimes), 'fire_all runs settled', 150_000, 2000);
-    const allDelivered = sink
+    const allDelivered = e2e.sink
       .forTimer(fireAll!)
       .filter((d) => d.scheduledAt > downFrom + 1000 && d.scheduledAt < restartedAt);
     expect(allDelivered.map((d) => d.scheduledAt).sort((a, b) => a - b)).toEqual(allTimes);
@@ -88,7 +73,7 @@ describe('all processes stopped for 3 minutes', () => {
     // skip: what was later than the threshold when picked up is recorded missed, not sent.
     const skipTimes = owed(5);
     const skipRuns = await eventually(() => settled(skip!, skipTimes), 'skip runs settled', 150_000, 2000);
-    const skipSent = sink
+    const skipSent = e2e.sink
       .forTimer(skip!)
       .filter((d) => d.scheduledAt > downFrom + 1000 && d.scheduledAt < restartedAt);
     expect(skipSent.every((d) => d.arrivedAt - d.scheduledAt <= THRESHOLD_MS + 2000)).toBe(true);
@@ -104,7 +89,7 @@ describe('all processes stopped for 3 minutes', () => {
       150_000,
       2000,
     );
-    const onceSent = sink
+    const onceSent = e2e.sink
       .forTimer(fireOnce!)
       .filter((d) => d.scheduledAt > downFrom + 1000 && d.scheduledAt < restartedAt);
     const lateSent = onceSent.filter((d) => d.arrivedAt - d.scheduledAt > THRESHOLD_MS);
@@ -114,7 +99,7 @@ describe('all processes stopped for 3 minutes', () => {
     expect(Math.max(...onceMissed)).toBeLessThan(lateSent[0]!.scheduledAt);
 
     // Nothing was delivered twice.
-    const counts = sink.countByTask();
+    const counts = e2e.sink.countByTask();
     expect([...counts.entries()].filter(([, n]) => n > 1)).toEqual([]);
     console.log(
       `cluster-down: fire_all owed=${allTimes.length} sent=${allDelivered.length}; ` +

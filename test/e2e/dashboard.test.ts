@@ -3,9 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * The dashboard in a real browser: Debian's chromium driven by
@@ -20,16 +19,17 @@ const CHROMIUM = '/usr/bin/chromium';
 const INSTALL = 'apt-get install -y chromium';
 const SHOTS = fileURLToPath(new URL('../../test-results/dashboard/', import.meta.url));
 
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
 let browser: Browser;
-let base: string;
 /** While true the sink answers /flaky with 500. */
 let flaky = true;
 
+const e2e = useCluster('dashboard-e2e', {
+  respond: (d) =>
+    d.path === '/flaky' && flaky ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' },
+});
+
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`, {
+  const res = await fetch(`${e2e.base}${path}`, {
     method,
     headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? null : JSON.stringify(body),
@@ -57,14 +57,6 @@ describe('dashboard in a browser', () => {
       );
     }
     await mkdir(SHOTS, { recursive: true });
-    stores = await createTestStores('dashboard-e2e');
-    sink = await new Sink().start();
-    sink.respond = (d) =>
-      d.path === '/flaky' && flaky ? { status: 500, body: 'receiver down' } : { status: 200, body: 'ok' };
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    proc = new XtimerProcess('dashboard', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
-    await proc.started();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -81,9 +73,6 @@ describe('dashboard in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await proc?.stop();
-    await sink?.stop();
-    await stores?.cleanup();
   });
 
   it('shows a timer fire on the timers page, disables it there, and opens the queues board', async () => {
@@ -93,7 +82,7 @@ describe('dashboard in a browser', () => {
       cron: '* * * * * *',
       timezone: 'Europe/Berlin',
       status: 'active',
-      callback: { url: sink.url('/tick') },
+      callback: { url: e2e.sink.url('/tick') },
     });
     expect(created.status).toBe(201);
     const id: number = created.body.id;
@@ -102,20 +91,20 @@ describe('dashboard in a browser', () => {
       name: 'nightly-invoice',
       cron: '0 30 2 * * *',
       timezone: 'Asia/Shanghai',
-      callback: { url: sink.url('/invoice') },
+      callback: { url: e2e.sink.url('/invoice') },
     });
 
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
 
     // The list: the timer under its app, active, with its next fire; the list refreshes itself.
-    await page.goto(`${base}/dashboard/timers`);
+    await page.goto(`${e2e.base}/dashboard/timers`);
     const row = page.locator(`#timer-${id}`);
     await row.waitFor();
     expect((await row.locator('[data-field="status"]').textContent())?.trim()).toBe('active');
     expect(await page.locator('section[data-app="shop"]').count()).toBe(1);
     expect(await page.locator('section[data-app="billing"]').count()).toBe(1);
-    await eventually(() => sink.forTimer(id).length >= 3, 'three deliveries', 20_000);
+    await eventually(() => e2e.sink.forTimer(id).length >= 3, 'three deliveries', 20_000);
     await page.reload();
     await page.locator(`#timer-${id} svg.spark rect`).first().waitFor({ timeout: 20_000 });
     await page
@@ -125,7 +114,7 @@ describe('dashboard in a browser', () => {
 
     // The timer's page: its runs appear as they fire.
     await page.locator(`#timer-${id} a`, { hasText: 'every-second' }).click();
-    await page.waitForURL(`${base}/dashboard/timers/${id}`);
+    await page.waitForURL(`${e2e.base}/dashboard/timers/${id}`);
     const run = page.locator('#runs-table tr[data-status="succeeded"]').first();
     await run.waitFor({ timeout: 20_000 });
     expect(await text(run.locator('td').nth(1))).toBe('succeeded');
@@ -146,7 +135,7 @@ describe('dashboard in a browser', () => {
 
     // The board, reached from the top bar: both queues, and where the failures are.
     await page.locator('header.top a', { hasText: 'Queues' }).click();
-    await page.waitForURL(`${base}/dashboard/queues`);
+    await page.waitForURL(`${e2e.base}/dashboard/queues`);
     await page.getByText('execute — runs').first().waitFor({ timeout: 20_000 });
     await page.getByText('trigger — slices').first().waitFor();
     await page.screenshot({ path: `${SHOTS}board.png`, fullPage: true });
@@ -157,10 +146,10 @@ describe('dashboard in a browser', () => {
     await page.getByText('Failed runs', { exact: true }).first().waitFor();
     expect(await page.getByText('Failed runs', { exact: true }).count()).toBe(1);
     await page.getByText('Timers', { exact: true }).click();
-    await page.waitForURL(`${base}/dashboard/timers`);
+    await page.waitForURL(`${e2e.base}/dashboard/timers`);
 
     // The execute queue lists this timer's runs by task key, timer and time.
-    await page.goto(`${base}/dashboard/queues/queue/execute`);
+    await page.goto(`${e2e.base}/dashboard/queues/queue/execute`);
     await page
       .getByText(new RegExp(`^${id}_\\d+ · timer ${id} at `))
       .first()
@@ -174,20 +163,20 @@ describe('dashboard in a browser', () => {
       name: 'someone-else',
       cron: '0 0 * * * *',
       labels: { team: 'other' },
-      callback: { url: sink.url('/other') },
+      callback: { url: e2e.sink.url('/other') },
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
 
     // Create, from the list.
-    await page.goto(`${base}/dashboard/timers`);
+    await page.goto(`${e2e.base}/dashboard/timers`);
     await page.locator('a[data-action="new"]').click();
-    await page.waitForURL(`${base}/dashboard/timers/new`);
+    await page.waitForURL(`${e2e.base}/dashboard/timers/new`);
     await page.fill('#f-app', 'web');
     await page.fill('#f-name', 'made-in-the-browser');
     await page.fill('#f-cron', '0 0 * * * *');
     await page.fill('#f-timezone', 'Asia/Tokyo');
-    await page.fill('#f-callbackUrl', sink.url('/flaky'));
+    await page.fill('#f-callbackUrl', e2e.sink.url('/flaky'));
     await page.fill('#f-retryMaxAttempts', '1');
     await page.fill('#f-labels', 'team: web\nenv: prod');
     await page.fill('#f-description', 'Created by the browser test.');
@@ -237,7 +226,7 @@ describe('dashboard in a browser', () => {
     await page.locator('.notice[data-done="retried"]').waitFor();
     await page.locator(`#run-${task}[data-status="succeeded"]`).waitFor({ timeout: 30_000 });
     expect(await text(page.locator(`#run-${task} [data-field="attempts"]`))).toBe('2');
-    expect(sink.deliveries.filter((d) => d.taskId === task).map((d) => d.attempt)).toEqual([1, 2]);
+    expect(e2e.sink.deliveries.filter((d) => d.taskId === task).map((d) => d.attempt)).toEqual([1, 2]);
     await page.screenshot({ path: `${SHOTS}timer-retried.png`, fullPage: true });
 
     // Disable.
@@ -245,7 +234,7 @@ describe('dashboard in a browser', () => {
     await page.locator('h1 [data-field="status"]', { hasText: 'inactive' }).waitFor();
 
     // Find it by its label on the list: only it.
-    await page.goto(`${base}/dashboard/timers?app=web`);
+    await page.goto(`${e2e.base}/dashboard/timers?app=web`);
     await page.locator('input[name="label"]').first().fill('team:web');
     await page.locator('form.filters button[type="submit"]').click();
     await page.waitForURL(/label=team%3Aweb/);
@@ -275,7 +264,7 @@ describe('dashboard in a browser', () => {
     await page.locator('button[data-action="confirm-delete"]').click();
     await page.locator('.notice[data-done="deleted"]').waitFor();
     expect((await api('GET', `/api/v1/timers/${id}`)).status).toBe(404);
-    await page.goto(`${base}/dashboard/audit?app=web`);
+    await page.goto(`${e2e.base}/dashboard/audit?app=web`);
     expect(await page.locator('#audit-table tr[data-action="delete"]').count()).toBe(1);
     await page.screenshot({ path: `${SHOTS}changes.png`, fullPage: true });
     await context.close();
@@ -289,7 +278,7 @@ describe('dashboard in a browser', () => {
       timezone: 'America/Argentina/Buenos_Aires',
       labels: { team: 'payments-and-invoicing', env: 'production-eu-west-1' },
       description: 'A description with words, to wrap.',
-      callback: { url: sink.url(`/layout/${'segment/'.repeat(20)}end`) },
+      callback: { url: e2e.sink.url(`/layout/${'segment/'.repeat(20)}end`) },
       status: 'active',
     });
     for (const [width, height] of [
@@ -306,13 +295,13 @@ describe('dashboard in a browser', () => {
         '/dashboard/runs?status=failed',
         '/dashboard/audit',
       ]) {
-        await page.goto(`${base}${path}`);
+        await page.goto(`${e2e.base}${path}`);
         expect(await overflowsSideways(page), `${path} at ${width} px`).toBe(false);
       }
-      await page.goto(`${base}/dashboard/timers`);
+      await page.goto(`${e2e.base}/dashboard/timers`);
       await page.screenshot({ path: `${SHOTS}timers-${width}px.png`, fullPage: true });
       // With its runs (the every-second timer has fired by now; the page refreshes itself).
-      await page.goto(`${base}/dashboard/timers/${timer.id}`);
+      await page.goto(`${e2e.base}/dashboard/timers/${timer.id}`);
       await page.locator('#runs-table tr[data-status="succeeded"]').first().waitFor({ timeout: 20_000 });
       expect(await overflowsSideways(page), `the timer's page with runs at ${width} px`).toBe(false);
       await page.screenshot({ path: `${SHOTS}timer-${width}px.png`, fullPage: true });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, createTimers, settledRun } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, createTimers, settledRun, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * The emergency brake on two real processes with every role (two executors): a pause
@@ -14,23 +13,9 @@ const NOTE = 'drill 42: receivers under maintenance';
 /** How long a pause or a resume may take to reach every executor. */
 const REACH_MS = 2000;
 
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
+const e2e = useCluster('brake', { size: 2 });
 
-beforeAll(async () => {
-  stores = await createTestStores('brake');
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
-
-const scheduled = () => sink.deliveries.filter((d) => d.headers['x-xtimer-trigger'] === 'schedule');
+const scheduled = () => e2e.sink.deliveries.filter((d) => d.headers['x-xtimer-trigger'] === 'schedule');
 
 /** The whole seconds in (from, to): the runs an every-second timer has due there. */
 function secondsBetween(from: number, to: number): number[] {
@@ -42,7 +27,7 @@ function secondsBetween(from: number, to: number): number[] {
 /** A timer's runs due in [from, to), by task id, as the tasks API lists them. */
 async function runsBetween(id: number, from: number, to: number): Promise<Map<string, any>> {
   const page = await apiCall(
-    cluster.apiOf(1),
+    e2e.cluster.apiOf(1),
     'GET',
     `/api/v1/timers/${id}/tasks?from=${from}&to=${to}&limit=500`,
   );
@@ -53,7 +38,7 @@ async function runsBetween(id: number, from: number, to: number): Promise<Map<st
 async function skippedCounted(): Promise<number> {
   let sum = 0;
   for (const i of [0, 1]) {
-    const text = await (await fetch(`${cluster.apiOf(i)}/metrics`)).text();
+    const text = await (await fetch(`${e2e.cluster.apiOf(i)}/metrics`)).text();
     const line = text.split('\n').find((l) => l.startsWith('xtimer_runs_total{outcome="skipped"}'));
     sum += line ? Number(line.split(' ')[1]) : 0;
   }
@@ -62,7 +47,7 @@ async function skippedCounted(): Promise<number> {
 
 describe('the emergency brake', () => {
   it('stops every process within 2 s, records what was due skipped, lets a run now through, and resumes', async () => {
-    const ids = await createTimers(cluster.apiOf(0), 10, { callback: { url: sink.url('/tick') } });
+    const ids = await createTimers(e2e.cluster.apiOf(0), 10, { callback: { url: e2e.sink.url('/tick') } });
     await eventually(
       () => ids.every((id) => scheduled().filter((d) => d.timerId === id).length >= 2),
       'every timer firing',
@@ -70,11 +55,11 @@ describe('the emergency brake', () => {
     );
     const skippedBefore = await skippedCounted();
 
-    const paused = await apiCall(cluster.apiOf(0), 'POST', '/api/v1/pause', { note: NOTE });
+    const paused = await apiCall(e2e.cluster.apiOf(0), 'POST', '/api/v1/pause', { note: NOTE });
     const pausedAt = Date.now();
     expect(paused).toEqual({ paused: true, note: NOTE, pausedAt: expect.any(String), pausedBy: 'open' });
     // MySQL has it: the other process answers the same.
-    expect(await apiCall(cluster.apiOf(1), 'GET', '/api/v1/pause')).toEqual(paused);
+    expect(await apiCall(e2e.cluster.apiOf(1), 'GET', '/api/v1/pause')).toEqual(paused);
 
     // Runs due from 2 s after the pause on are recorded skipped with the note, none called.
     const window = secondsBetween(pausedAt + REACH_MS, pausedAt + REACH_MS + 4000);
@@ -92,17 +77,17 @@ describe('the emergency brake', () => {
     );
 
     // A run now is a user's ask: it goes through the pause.
-    const run = await apiCall(cluster.apiOf(1), 'POST', `/api/v1/timers/${ids[0]}/trigger`);
-    expect(await settledRun(cluster.apiOf(1), run.id, 20_000)).toMatchObject({
+    const run = await apiCall(e2e.cluster.apiOf(1), 'POST', `/api/v1/timers/${ids[0]}/trigger`);
+    expect(await settledRun(e2e.cluster.apiOf(1), run.id, 20_000)).toMatchObject({
       status: 'succeeded',
       trigger: 'manual',
     });
     expect(
-      sink.deliveries.filter((d) => d.taskId === run.id).map((d) => d.headers['x-xtimer-trigger']),
+      e2e.sink.deliveries.filter((d) => d.taskId === run.id).map((d) => d.headers['x-xtimer-trigger']),
     ).toEqual(['manual']);
 
     const resumeSentAt = Date.now();
-    const resumed = await apiCall(cluster.apiOf(1), 'POST', '/api/v1/resume');
+    const resumed = await apiCall(e2e.cluster.apiOf(1), 'POST', '/api/v1/resume');
     const resumedAt = Date.now();
     expect(resumed).toEqual({
       paused: false,
@@ -157,6 +142,6 @@ describe('the emergency brake', () => {
       'every timer firing again',
       15_000,
     );
-    expect(await apiCall(cluster.apiOf(0), 'GET', '/api/v1/pause')).toEqual({ paused: false });
+    expect(await apiCall(e2e.cluster.apiOf(0), 'GET', '/api/v1/pause')).toEqual({ paused: false });
   });
 });

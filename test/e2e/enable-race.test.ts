@@ -1,28 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, createTimers, sleep } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, createTimers, sleep, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * 120 timers of one app enabled at once, 3 s before their instant. The app's
  * lock serialises the enables: the last ones complete close to the instant. Every
  * enable that returned before the instant must have its run fire, once.
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('enablerace');
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 1).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('enablerace');
 
 describe('concurrent enables right before the instant', () => {
   it('fires, once, the run of every timer whose enable returned before it', {
@@ -31,10 +16,10 @@ describe('concurrent enables right before the instant', () => {
     const instant = Math.ceil((Date.now() + 25_000) / 1000) * 1000;
     const at = new Date(instant);
     const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
-    const ids = await createTimers(cluster.api(), 120, {
+    const ids = await createTimers(e2e.cluster.api(), 120, {
       cron,
       status: 'inactive',
-      callback: { url: sink.url() },
+      callback: { url: e2e.sink.url() },
     });
 
     await sleep(instant - 3000 - Date.now());
@@ -42,7 +27,7 @@ describe('concurrent enables right before the instant', () => {
     const startedAt = Date.now();
     await Promise.all(
       ids.map(async (id) => {
-        await apiCall(cluster.api(), 'POST', `/api/v1/timers/${id}/enable`);
+        await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${id}/enable`);
         returnedAt.set(id, Date.now());
       }),
     );
@@ -50,18 +35,18 @@ describe('concurrent enables right before the instant', () => {
     expect(inTime.length).toBeGreaterThan(0);
 
     await eventually(
-      () => inTime.every((id) => sink.deliveries.some((d) => d.taskId === `${id}_${instant}`)),
+      () => inTime.every((id) => e2e.sink.deliveries.some((d) => d.taskId === `${id}_${instant}`)),
       'every run of a timer enabled in time',
       20_000,
     ).catch(() => undefined);
     // Not a wait for the runs (those were polled for): the window a second copy would arrive in.
     await sleep(2000);
-    const missing = inTime.filter((id) => !sink.deliveries.some((d) => d.taskId === `${id}_${instant}`));
+    const missing = inTime.filter((id) => !e2e.sink.deliveries.some((d) => d.taskId === `${id}_${instant}`));
     console.log(
       `enable-race: 120 enables in ${Math.max(...returnedAt.values()) - startedAt} ms, in time ${inTime.length}/120, missing ${missing.length}`,
     );
     expect(missing).toEqual([]);
-    const counts = sink.countByTask();
+    const counts = e2e.sink.countByTask();
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   });
 });

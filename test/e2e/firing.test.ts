@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * The firing pipeline end to end: one real process with every role, a real HTTP sink,
  * timers driven through the API.
  */
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
-let base: string;
+const e2e = useCluster('firing');
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`, {
+  const res = await fetch(`${e2e.base}${path}`, {
     method,
     headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? null : JSON.stringify(body),
@@ -28,7 +24,7 @@ async function createTimer(overrides: Record<string, unknown>): Promise<any> {
     name: `t-${Math.random().toString(36).slice(2)}`,
     cron: '* * * * * *',
     status: 'active',
-    callback: { url: sink.url() },
+    callback: { url: e2e.sink.url() },
     ...overrides,
   });
   expect(res.status).toBe(201);
@@ -37,33 +33,18 @@ async function createTimer(overrides: Record<string, unknown>): Promise<any> {
 
 const wholeSecondAfter = (ms: number) => Math.floor(ms / 1000) * 1000 + 1000;
 
-beforeAll(async () => {
-  stores = await createTestStores('firing');
-  sink = await new Sink().start();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
-  await proc.started();
-});
-
-afterAll(async () => {
-  await proc?.stop();
-  await sink?.stop();
-  await stores?.cleanup();
-});
-
 describe('firing', () => {
   it('fires an every-second timer every second with the documented headers and body', async () => {
     const timer = await createTimer({
       callback: {
-        url: sink.url('/run?x=1'),
+        url: e2e.sink.url('/run?x=1'),
         method: 'POST',
         headers: { 'content-type': 'application/json', 'X-Custom': 'abc' },
         body: '{"k": 1,  "spaced": true}',
       },
     });
     const got = await eventually(
-      () => sink.forTimer(timer.id).length >= 5 && sink.forTimer(timer.id),
+      () => e2e.sink.forTimer(timer.id).length >= 5 && e2e.sink.forTimer(timer.id),
       '5 deliveries',
     );
     const times = got.map((d) => d.scheduledAt).sort((a, b) => a - b);
@@ -103,13 +84,13 @@ describe('firing', () => {
 
   it('stops firing within 1 s of a disable and resumes with the next run after an enable', async () => {
     const timer = await createTimer({});
-    await eventually(() => sink.forTimer(timer.id).length >= 2, 'first deliveries');
+    await eventually(() => e2e.sink.forTimer(timer.id).length >= 2, 'first deliveries');
     const disabledAt = Date.now();
     expect((await api('POST', `/api/v1/timers/${timer.id}/disable`)).body.status).toBe('inactive');
     // Three seconds with no delivery due after the disable (+1 s tolerance).
     const until = Date.now() + 3000;
     await eventually(() => Date.now() > until, 'three quiet seconds', 5000);
-    expect(sink.forTimer(timer.id).filter((d) => d.scheduledAt > disabledAt + 1000)).toEqual([]);
+    expect(e2e.sink.forTimer(timer.id).filter((d) => d.scheduledAt > disabledAt + 1000)).toEqual([]);
     const pending = await api('GET', `/api/v1/timers/${timer.id}/tasks?status=pending`);
     expect(pending.body.items.filter((t: any) => Date.parse(t.runAt) > disabledAt + 1000)).toEqual([]);
 
@@ -117,8 +98,8 @@ describe('firing', () => {
     expect((await api('POST', `/api/v1/timers/${timer.id}/enable`)).body.status).toBe('active');
     const resumed = await eventually(
       () =>
-        sink.forTimer(timer.id).filter((d) => d.scheduledAt >= enabledAt).length >= 2 &&
-        sink.forTimer(timer.id),
+        e2e.sink.forTimer(timer.id).filter((d) => d.scheduledAt >= enabledAt).length >= 2 &&
+        e2e.sink.forTimer(timer.id),
       'deliveries after the enable',
     );
     // The first run after the enable is the next whole second.
@@ -131,24 +112,24 @@ describe('firing', () => {
 
   it('stops firing when the timer is deleted', async () => {
     const timer = await createTimer({});
-    await eventually(() => sink.forTimer(timer.id).length >= 2, 'first deliveries');
+    await eventually(() => e2e.sink.forTimer(timer.id).length >= 2, 'first deliveries');
     const deletedAt = Date.now();
     expect((await api('DELETE', `/api/v1/timers/${timer.id}`)).status).toBe(204);
     const until = Date.now() + 3000;
     await eventually(() => Date.now() > until, 'three quiet seconds', 5000);
-    expect(sink.forTimer(timer.id).filter((d) => d.scheduledAt > deletedAt + 1000)).toEqual([]);
+    expect(e2e.sink.forTimer(timer.id).filter((d) => d.scheduledAt > deletedAt + 1000)).toEqual([]);
     expect((await api('GET', `/api/v1/timers/${timer.id}`)).status).toBe(404);
   });
 
   it('re-plans future runs when PATCH changes the cron', async () => {
     const timer = await createTimer({ cron: '*/2 * * * * *' });
-    await eventually(() => sink.forTimer(timer.id).length >= 2, 'deliveries on even seconds');
-    expect(sink.forTimer(timer.id).every((d) => (d.scheduledAt / 1000) % 2 === 0)).toBe(true);
+    await eventually(() => e2e.sink.forTimer(timer.id).length >= 2, 'deliveries on even seconds');
+    expect(e2e.sink.forTimer(timer.id).every((d) => (d.scheduledAt / 1000) % 2 === 0)).toBe(true);
     const patchedAt = Date.now();
     const res = await api('PATCH', `/api/v1/timers/${timer.id}`, { cron: '1-59/2 * * * * *' });
     expect(res.status).toBe(200);
     const odd = await eventually(() => {
-      const after = sink.forTimer(timer.id).filter((d) => d.scheduledAt > patchedAt + 1000);
+      const after = e2e.sink.forTimer(timer.id).filter((d) => d.scheduledAt > patchedAt + 1000);
       return after.length >= 3 && after;
     }, 'deliveries after the patch');
     expect(odd.every((d) => (d.scheduledAt / 1000) % 2 === 1)).toBe(true);
@@ -156,25 +137,25 @@ describe('firing', () => {
   });
 
   it('retries a 503 and records the run succeeded with attempts = 2; a 400 is final', async () => {
-    sink.respond = (d) => {
+    e2e.sink.respond = (d) => {
       if (d.path === '/flaky')
         return d.attempt === 1 ? { status: 503, body: 'busy' } : { status: 200, body: 'fine' };
       if (d.path === '/bad') return { status: 400, body: 'no such thing' };
       return { status: 200, body: 'ok' };
     };
     const flaky = await createTimer({
-      callback: { url: sink.url('/flaky') },
+      callback: { url: e2e.sink.url('/flaky') },
       retry: { maxAttempts: 3, backoffMs: 100 },
     });
     const bad = await createTimer({
-      callback: { url: sink.url('/bad') },
+      callback: { url: e2e.sink.url('/bad') },
       retry: { maxAttempts: 3, backoffMs: 100 },
     });
     const first = await eventually(
-      () => sink.forTimer(flaky.id).find((d) => d.attempt === 2),
+      () => e2e.sink.forTimer(flaky.id).find((d) => d.attempt === 2),
       'a second attempt',
     );
-    await eventually(() => sink.forTimer(bad.id).length > 0, 'a delivery to /bad');
+    await eventually(() => e2e.sink.forTimer(bad.id).length > 0, 'a delivery to /bad');
     await api('POST', `/api/v1/timers/${flaky.id}/disable`);
     await api('POST', `/api/v1/timers/${bad.id}/disable`);
 
@@ -184,26 +165,26 @@ describe('firing', () => {
     }, 'the retried run recorded');
     expect(flakyRun).toMatchObject({ status: 'succeeded', attempts: 2, httpStatus: 200, output: 'fine' });
     expect(
-      sink
+      e2e.sink
         .forTimer(flaky.id)
         .filter((d) => d.taskId === first.taskId)
         .map((d) => d.attempt),
     ).toEqual([1, 2]);
 
-    const badTask = sink.forTimer(bad.id)[0]!.taskId;
+    const badTask = e2e.sink.forTimer(bad.id)[0]!.taskId;
     const badRun = await eventually(async () => {
       const res = await api('GET', `/api/v1/timers/${bad.id}/tasks?status=failed`);
       return res.body.items.find((t: any) => t.id === badTask);
     }, 'the 400 run recorded');
     expect(badRun).toMatchObject({ status: 'failed', attempts: 1, httpStatus: 400, output: 'no such thing' });
-    expect(sink.forTimer(bad.id).filter((d) => d.taskId === badTask)).toHaveLength(1);
-    sink.respond = () => ({ status: 200, body: 'ok' });
+    expect(e2e.sink.forTimer(bad.id).filter((d) => d.taskId === badTask)).toHaveLength(1);
+    e2e.sink.respond = () => ({ status: 200, body: 'ok' });
   });
 
   it('fires a timer in its own time zone at the wall-clock second its cron names', async () => {
     const timer = await createTimer({ cron: '*/3 * * * * *', timezone: 'Asia/Kolkata' });
     const got = await eventually(
-      () => sink.forTimer(timer.id).length >= 2 && sink.forTimer(timer.id),
+      () => e2e.sink.forTimer(timer.id).length >= 2 && e2e.sink.forTimer(timer.id),
       'deliveries',
     );
     // Kolkata is UTC+05:30: whole seconds divisible by 3 stay so.

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster, createTimers, deliveryReport, settledRun, sleep } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { createTimers, deliveryReport, settledRun, sleep, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * SIGTERM during load: the process stops taking work, lets in-flight callbacks finish,
@@ -9,27 +8,13 @@ import { createTestStores, eventually, type TestStores } from '../helpers/stores
  * handed back, so nothing is lost or doubled. A call in flight is never cut short: the
  * process waits for it (up to SHUTDOWN_GRACE_MS), unless a second signal says not to.
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('sigterm');
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('sigterm', { size: 2 });
 
 describe('SIGTERM during load', () => {
   it('exits 0 within 10 s and loses or doubles nothing', { timeout: 120_000 }, async () => {
     // Slow callbacks, so some are in flight when the signal lands.
-    sink.respond = () => ({ status: 200, body: 'ok', delayMs: 800 });
-    const ids = await createTimers(cluster.api(), 30, { callback: { url: sink.url() } });
+    e2e.sink.respond = () => ({ status: 200, body: 'ok', delayMs: 800 });
+    const ids = await createTimers(e2e.cluster.api(), 30, { callback: { url: e2e.sink.url() } });
     const from = Math.ceil(Date.now() / 1000) * 1000 + 2000;
     // The signal lands 2.5 s into a minute, at least 8 s after the creates: while the top-up
     // that follows each minute's start plans these timers' next hour (~100,000 runs), on
@@ -37,7 +22,7 @@ describe('SIGTERM during load', () => {
     const minute = 60_000;
     await sleep(Math.ceil((Date.now() + 8000) / minute) * minute + 2500 - Date.now());
 
-    const victim = cluster.procs[0]!;
+    const victim = e2e.cluster.procs[0]!;
     const signalledAt = Date.now();
     const exited = await Promise.race([victim.stop('SIGTERM'), sleep(10_000).then(() => null)]);
     const exitMs = Date.now() - signalledAt;
@@ -51,11 +36,11 @@ describe('SIGTERM during load', () => {
     await sleep(10_000);
     const to = Math.floor(Date.now() / 1000) * 1000 - 2000;
     await eventually(
-      () => deliveryReport(sink, ids, from, to).missing.length === 0,
+      () => deliveryReport(e2e.sink, ids, from, to).missing.length === 0,
       'every run delivered',
       20_000,
     ).catch(() => undefined);
-    const report = deliveryReport(sink, ids, from, to);
+    const report = deliveryReport(e2e.sink, ids, from, to);
     console.log(
       `graceful-shutdown: exit in ${exitMs} ms (top-up stopped: ${topUpStopped}); expected=${report.expected} ` +
         `delivered=${report.delivered} missing=${report.missing.length} duplicates=${report.duplicates.length}`,
@@ -66,54 +51,40 @@ describe('SIGTERM during load', () => {
 });
 
 describe('SIGTERM during a long call', () => {
-  let own: TestStores;
-  let slow: Sink;
-  let single: Cluster;
-
-  beforeAll(async () => {
-    own = await createTestStores('sigtermlong');
-    slow = await new Sink().start();
-    slow.respond = () => ({ status: 200, body: 'ok', delayMs: 20_000 });
-    single = await new Cluster({ ...own.env, LOG_LEVEL: 'info' }, 1).start();
-  });
-  afterAll(async () => {
-    await single?.stopAll('SIGKILL');
-    await slow?.stop();
-    await own?.cleanup();
-  });
+  const long = useCluster('sigtermlong', { respond: () => ({ status: 200, body: 'ok', delayMs: 20_000 }) });
 
   async function oneShotInFlight(): Promise<string> {
-    const [id] = await createTimers(single.api(), 1, {
+    const [id] = await createTimers(long.cluster.api(), 1, {
       cron: undefined,
       at: new Date(Date.now() + 2000).toISOString(),
-      callback: { url: slow.url(), timeoutMs: 30_000 },
+      callback: { url: long.sink.url(), timeoutMs: 30_000 },
     });
-    await eventually(() => slow.forTimer(id!).length === 1, 'the call arrived', 20_000);
-    return slow.forTimer(id!)[0]!.taskId;
+    await eventually(() => long.sink.forTimer(id!).length === 1, 'the call arrived', 20_000);
+    return long.sink.forTimer(id!)[0]!.taskId;
   }
 
   it('waits for the call, exits 0, and the run is not called again', { timeout: 120_000 }, async () => {
     const taskId = await oneShotInFlight();
     await sleep(1000);
     const signalledAt = Date.now();
-    const exit = await single.procs[0]!.stop('SIGTERM');
+    const exit = await long.proc.stop('SIGTERM');
     const exitMs = Date.now() - signalledAt;
     expect(exit).toEqual({ code: 0, signal: null });
     // The receiver answers 20 s after the call arrived: the process waited for it.
     expect(exitMs).toBeGreaterThan(17_000);
-    expect(single.procs[0]!.output).toContain('waiting for the calls in flight to end');
+    expect(long.proc.output).toContain('waiting for the calls in flight to end');
 
-    await single.restart(0);
-    const run = await settledRun(single.api(), taskId, 30_000);
+    await long.cluster.restart(0);
+    const run = await settledRun(long.cluster.api(), taskId, 30_000);
     expect(run).toMatchObject({ status: 'succeeded', attempts: 1 });
     // Past the lease, a stalled-job check and a compensator pass: nobody calls it again.
     await sleep(35_000);
-    expect(slow.deliveries.filter((d) => d.taskId === taskId)).toHaveLength(1);
+    expect(long.sink.deliveries.filter((d) => d.taskId === taskId)).toHaveLength(1);
   });
 
   it('exits 1 at a second signal, saying what it abandons', { timeout: 60_000 }, async () => {
     await oneShotInFlight();
-    const proc = single.procs[0]!;
+    const proc = long.proc;
     proc.child.kill('SIGTERM');
     await eventually(() => proc.output.includes('waiting for the calls in flight to end'), 'waiting', 10_000);
     const signalledAt = Date.now();

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
-import { Cluster, createTimers, settledDeliveryReport, sleep } from '../helpers/cluster.js';
+import { createTimers, settledDeliveryReport, sleep, useCluster } from '../helpers/cluster.js';
 import { seededRandom } from '../helpers/random.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Crash takeover: 50 every-second timers on 3 processes with every
@@ -13,24 +12,10 @@ import { createTestStores, eventually, type TestStores } from '../helpers/stores
  * exactly one success for every run. CHAOS_SEED replays a run's choice of victims.
  */
 const KILLS = 6;
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('killtake');
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 3).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('killtake', { size: 3 });
 
 async function statuses(from: number, to: number): Promise<Record<string, number>> {
-  const [rows] = await stores.database.pool.query(
+  const [rows] = await e2e.stores.database.pool.query(
     'SELECT status, COUNT(*) AS n FROM tasks WHERE run_at >= ? AND run_at < ? GROUP BY status',
     [sqlDateTime(from), sqlDateTime(to)],
   );
@@ -44,19 +29,19 @@ describe('kill -9 of any process', () => {
     timeout: 420_000,
   }, async () => {
     const random = seededRandom('kill-takeover');
-    const ids = await createTimers(cluster.api(), 50, { callback: { url: sink.url() } });
+    const ids = await createTimers(e2e.cluster.api(), 50, { callback: { url: e2e.sink.url() } });
     const from = Math.ceil(Date.now() / 1000) * 1000 + 2000;
     const kills: string[] = [];
     for (let k = 0; k < KILLS; k++) {
       await sleep(5000 + random.next() * 5000);
-      const victim = Math.floor(random.next() * cluster.size);
+      const victim = Math.floor(random.next() * e2e.cluster.size);
       kills.push(`p${victim}@${new Date().toISOString()}`);
-      await cluster.kill(victim);
-      await cluster.restart(victim);
+      await e2e.cluster.kill(victim);
+      await e2e.cluster.restart(victim);
     }
     const to = Math.floor(Date.now() / 1000) * 1000 - 1000;
     // Stalled jobs are taken over within ~15 s; allow for a restart and the overdue burst.
-    const report = await settledDeliveryReport(sink, ids, from, to, 60_000, 1000);
+    const report = await settledDeliveryReport(e2e.sink, ids, from, to, 60_000, 1000);
     console.log(
       `kill-takeover: seed=${random.seed} kills=${kills.join(',')} expected=${report.expected} ` +
         `delivered=${report.delivered} missing=${report.missing.length} duplicates=${report.duplicates.length} ` +

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * A create plans a dense timer's runs only for the near term (to the end of
@@ -12,30 +11,14 @@ import { createTestStores, eventually, type TestStores } from '../helpers/stores
  */
 
 const MINUTE = 60_000;
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
-let base: string;
+const e2e = useCluster('boundary');
 
 async function plannedUntil(timerId: number): Promise<number> {
-  const [rows] = await stores.database.pool.query('SELECT planned_until FROM timers WHERE id = ?', [timerId]);
+  const [rows] = await e2e.stores.database.pool.query('SELECT planned_until FROM timers WHERE id = ?', [
+    timerId,
+  ]);
   return (rows as Array<{ planned_until: Date }>)[0]!.planned_until.getTime();
 }
-
-beforeAll(async () => {
-  stores = await createTestStores('boundary');
-  sink = await new Sink().start();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
-  await proc.started();
-});
-
-afterAll(async () => {
-  await proc?.stop();
-  await sink?.stop();
-  await stores?.cleanup();
-});
 
 describe('the boundary between near-term and migrator planning', () => {
   it('fires an every-second timer every second into the minutes the top-up planned, none missing or doubled', {
@@ -52,7 +35,7 @@ describe('the boundary between near-term and migrator planning', () => {
       200,
     );
 
-    const res = await fetch(`${base}/api/v1/timers`, {
+    const res = await fetch(`${e2e.base}/api/v1/timers`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -60,7 +43,7 @@ describe('the boundary between near-term and migrator planning', () => {
         name: 'every-second',
         cron: '* * * * * *',
         status: 'active',
-        callback: { url: sink.url() },
+        callback: { url: e2e.sink.url() },
       }),
     });
     expect(res.status).toBe(201);
@@ -73,17 +56,18 @@ describe('the boundary between near-term and migrator planning', () => {
     // Past the boundary by ten seconds: those runs exist only if the migrator planned them.
     const until = nearEnd + 10_000;
     await eventually(
-      () => sink.forTimer(timer.id).some((d) => d.scheduledAt >= until),
+      () => e2e.sink.forTimer(timer.id).some((d) => d.scheduledAt >= until),
       `deliveries up to ${new Date(until).toISOString()}`,
       until - Date.now() + 30_000,
       250,
     );
     expect(await plannedUntil(timer.id)).toBeGreaterThan(nearEnd + 50 * MINUTE);
-    expect(proc.logs('top-up done').length).toBeGreaterThan(0);
+    expect(e2e.proc.logs('top-up done').length).toBeGreaterThan(0);
 
     const first = Math.ceil(createdAt / 1000) * 1000 + 1000;
     const counts = new Map<number, number>();
-    for (const d of sink.forTimer(timer.id)) counts.set(d.scheduledAt, (counts.get(d.scheduledAt) ?? 0) + 1);
+    for (const d of e2e.sink.forTimer(timer.id))
+      counts.set(d.scheduledAt, (counts.get(d.scheduledAt) ?? 0) + 1);
     const missing: number[] = [];
     for (let t = first; t <= until; t += 1000) if (!counts.has(t)) missing.push(t);
     const doubled = [...counts].filter(([, n]) => n > 1).map(([t]) => t);

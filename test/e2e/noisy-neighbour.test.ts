@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, settledDeliveryReport, sleep } from '../helpers/cluster.js';
+import { apiCall, settledDeliveryReport, sleep, useCluster } from '../helpers/cluster.js';
 import { Sink } from '../helpers/sink.js';
-import { createTestStores, type TestStores } from '../helpers/stores.js';
 
 /**
  * One app's dead receiver must not delay another app. App `noisy` has 200
@@ -9,24 +8,17 @@ import { createTestStores, type TestStores } from '../helpers/stores.js';
  * is retried); app `quiet` has 20 every-second timers with a healthy receiver. With a
  * small per-app in-flight limit, noisy's runs pile up in its own queue; quiet loses nothing.
  */
-let stores: TestStores;
-let healthy: Sink;
+// The cluster's sink is quiet's healthy receiver; noisy's dead one is this file's own.
+const e2e = useCluster('noisy', { env: { APP_MAX_IN_FLIGHT: '100' } });
 let dead: Sink;
-let cluster: Cluster;
 
 beforeAll(async () => {
-  stores = await createTestStores('noisy');
-  healthy = await new Sink().start();
   dead = await new Sink().start();
   dead.respond = () => ({ status: 200, hang: true });
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info', APP_MAX_IN_FLIGHT: '100' }, 1).start();
 });
 
 afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await healthy?.stop();
   await dead?.stop();
-  await stores?.cleanup();
 });
 
 async function timersOf(app: string, count: number, url: string): Promise<number[]> {
@@ -34,7 +26,7 @@ async function timersOf(app: string, count: number, url: string): Promise<number
   for (let i = 0; i < count; i += 20) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(20, count - i) }, (_, j) =>
-        apiCall(cluster.api(), 'POST', '/api/v1/timers', {
+        apiCall(e2e.cluster.api(), 'POST', '/api/v1/timers', {
           app,
           name: `${app}-${i + j}`,
           cron: '* * * * * *',
@@ -52,11 +44,11 @@ async function timersOf(app: string, count: number, url: string): Promise<number
 describe('a noisy neighbour', () => {
   it('does not cost the quiet app a single run while its own calls hang', { timeout: 150_000 }, async () => {
     await timersOf('noisy', 200, dead.url());
-    const quiet = await timersOf('quiet', 20, healthy.url());
+    const quiet = await timersOf('quiet', 20, e2e.sink.url());
     const from = Math.ceil(Date.now() / 1000) * 1000 + 3000;
     await sleep(30_000);
     const to = Math.floor(Date.now() / 1000) * 1000 - 3000;
-    const report = await settledDeliveryReport(healthy, quiet, from, to, 10_000);
+    const report = await settledDeliveryReport(e2e.sink, quiet, from, to, 10_000);
     console.log(
       `noisy-neighbour: noisy calls received ${dead.deliveries.length}; quiet expected=${report.expected} ` +
         `delivered=${report.delivered} missing=${report.missing.length} duplicates=${report.duplicates.length}`,

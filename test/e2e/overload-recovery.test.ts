@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sqlDateTime } from '../../src/storage/db/multi-row-insert.js';
-import { Cluster, createTimers, deliveryReport, sleep } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { createTimers, deliveryReport, sleep, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * More runs due than the service can call: 100 every-second timers of one app
@@ -10,26 +9,14 @@ import { createTestStores, eventually, type TestStores } from '../helpers/stores
  * Runs get late, and those later than the misfire threshold are recorded missed; none is
  * lost or doubled; once the receiver is fast again the service catches up by itself.
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
 let slow = true;
-
-beforeAll(async () => {
-  stores = await createTestStores('overload');
-  sink = await new Sink().start();
-  sink.respond = () => ({ status: 200, body: 'ok', ...(slow ? { delayMs: 1000 } : {}) });
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info', APP_MAX_IN_FLIGHT: '20' }, 1).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
+const e2e = useCluster('overload', {
+  env: { APP_MAX_IN_FLIGHT: '20' },
+  respond: () => ({ status: 200, body: 'ok', ...(slow ? { delayMs: 1000 } : {}) }),
 });
 
 async function statusCounts(from: number, to: number): Promise<Record<string, number>> {
-  const [rows] = await stores.database.pool.query(
+  const [rows] = await e2e.stores.database.pool.query(
     'SELECT status, COUNT(*) AS n FROM tasks WHERE run_at >= ? AND run_at < ? GROUP BY status',
     [sqlDateTime(from), sqlDateTime(to)],
   );
@@ -42,8 +29,8 @@ describe('overload, then recovery', () => {
   it('delivers or records missed every owed run, doubles none, and is on time again once load drops', {
     timeout: 200_000,
   }, async () => {
-    const ids = await createTimers(cluster.api(), 100, {
-      callback: { url: sink.url(), timeoutMs: 5000 },
+    const ids = await createTimers(e2e.cluster.api(), 100, {
+      callback: { url: e2e.sink.url(), timeoutMs: 5000 },
       misfireThresholdMs: 5000,
       retry: { maxAttempts: 1, backoffMs: 0 },
     });
@@ -64,7 +51,7 @@ describe('overload, then recovery', () => {
       1000,
     );
     const owed = ids.length * ((to - from) / 1000);
-    const report = deliveryReport(sink, ids, from, to);
+    const report = deliveryReport(e2e.sink, ids, from, to);
     console.log(
       `overload-recovery: owed=${owed} ${JSON.stringify(settled)} delivered=${report.delivered} ` +
         `duplicates=${report.duplicates.length}`,
@@ -74,6 +61,6 @@ describe('overload, then recovery', () => {
     expect(settled.missed).toBeGreaterThan(0);
     expect(report.duplicates).toEqual([]);
     // Recovered: every run of the last stretch went out.
-    expect(deliveryReport(sink, ids, fastFrom, to).missing).toEqual([]);
+    expect(deliveryReport(e2e.sink, ids, fastFrom, to).missing).toEqual([]);
   });
 });

@@ -1,35 +1,21 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cluster, createTimers } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { createTimers, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * A timer change committed in MySQL reaches Redis even when the process that made it dies
  * right after the commit: its outbox mark is left behind, and a migrator publishes the
  * change again (the timer's copy executors fire by, the announcement, the runs in the slices).
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('planrepair');
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 1).start();
-});
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('planrepair');
 
 /** Commits `patch` of timer `id` in a process of its own, which is killed before it publishes. */
 async function commitThenDie(id: number, patch: unknown): Promise<void> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'test/helpers/commit-then-die.ts', String(id), JSON.stringify(patch)],
-    { env: { ...process.env, ...stores.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, ...e2e.stores.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c));
@@ -41,26 +27,28 @@ async function commitThenDie(id: number, patch: unknown): Promise<void> {
 
 describe('a change whose process died between its commit and its publish', () => {
   it('reaches Redis: the new schedule and callback fire within seconds', { timeout: 90_000 }, async () => {
-    const [id] = await createTimers(cluster.api(), 1, {
+    const [id] = await createTimers(e2e.cluster.api(), 1, {
       cron: '*/5 * * * * *',
-      callback: { url: sink.url('/before') },
+      callback: { url: e2e.sink.url('/before') },
     });
-    await eventually(() => sink.forTimer(id!).length >= 1, 'the timer fires', 20_000);
+    await eventually(() => e2e.sink.forTimer(id!).length >= 1, 'the timer fires', 20_000);
 
-    await commitThenDie(id!, { cron: '* * * * * *', callback: { url: sink.url('/after') } });
+    await commitThenDie(id!, { cron: '* * * * * *', callback: { url: e2e.sink.url('/after') } });
     const committedAt = Date.now();
 
     // Within the repair's delay and a pass: every second, to the new URL.
     await eventually(
-      () => sink.forTimer(id!).filter((d) => d.path === '/after').length >= 5,
+      () => e2e.sink.forTimer(id!).filter((d) => d.path === '/after').length >= 5,
       'runs of the new plan at the new URL',
       45_000,
       200,
     );
-    const after = sink.forTimer(id!).filter((d) => d.path === '/after');
+    const after = e2e.sink.forTimer(id!).filter((d) => d.path === '/after');
     expect(after[0]!.arrivedAt - committedAt).toBeLessThan(30_000);
-    expect(cluster.procs[0]!.output).toContain('timer changes published again after their publisher failed');
-    const [rows] = await stores.database.pool.query('SELECT COUNT(*) AS n FROM plan_outbox');
+    expect(e2e.cluster.procs[0]!.output).toContain(
+      'timer changes published again after their publisher failed',
+    );
+    const [rows] = await e2e.stores.database.pool.query('SELECT COUNT(*) AS n FROM plan_outbox');
     expect(rows).toEqual([{ n: 0 }]);
   });
 });

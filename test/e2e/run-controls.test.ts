@@ -1,44 +1,36 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, settledRun } from '../helpers/cluster.js';
-import { type Delivery, Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, settledRun, useCluster } from '../helpers/cluster.js';
+import type { Delivery } from '../helpers/sink.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Run controls end to end, on two real processes with every role (so two executors) and a
  * real sink: run now, one-shots, retry of one run, overlap policies, failure
  * notifications, the validity window, and the default runs listing.
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
 /** The signing secret of app `controls`, which every timer here belongs to. */
 let secret: string;
 /** /flaky answers 500 until this is true. */
 let flakyHeals = false;
 
-beforeAll(async () => {
-  stores = await createTestStores('runctl');
-  sink = await new Sink().start();
-  sink.respond = (d) => {
+const e2e = useCluster('runctl', {
+  size: 2,
+  respond: (d) => {
     if (d.path === '/fail') return { status: 500, body: 'broken' };
     if (d.path === '/flaky') return flakyHeals ? { status: 200, body: 'ok' } : { status: 500 };
     if (d.path.startsWith('/slow')) return { status: 200, body: 'done', delayMs: 2500 };
     return { status: 200, body: 'ok' };
-  };
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
-  secret = (await apiCall(cluster.api(), 'POST', '/api/v1/apps', { app: 'controls' })).signingSecret;
+  },
 });
 
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
+beforeAll(async () => {
+  secret = (await apiCall(e2e.cluster.api(), 'POST', '/api/v1/apps', { app: 'controls' })).signingSecret;
 });
 
 /** A request whose 4xx answer the test wants to read (apiCall throws on them). */
 async function send(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${cluster.api()}${path}`, {
+  const res = await fetch(`${e2e.cluster.api()}${path}`, {
     method,
     // Open mode takes changes only as JSON (docs/security.md).
     headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
@@ -51,25 +43,25 @@ async function send(method: string, path: string, body?: unknown): Promise<{ sta
 let created = 0;
 /** An active every-second timer of app `controls` calling the sink at `path`, unless `fields` say otherwise. */
 async function createTimer(fields: Record<string, unknown>, path = '/ok', timeoutMs = 5000): Promise<any> {
-  return apiCall(cluster.api(), 'POST', '/api/v1/timers', {
+  return apiCall(e2e.cluster.api(), 'POST', '/api/v1/timers', {
     app: 'controls',
     name: `t-${created++}`,
     cron: '* * * * * *',
     status: 'active',
-    callback: { url: sink.url(path), timeoutMs },
+    callback: { url: e2e.sink.url(path), timeoutMs },
     ...fields,
   });
 }
 
-const timerOf = (id: number) => apiCall(cluster.api(), 'GET', `/api/v1/timers/${id}`);
-const deliveriesOf = (key: string) => sink.deliveries.filter((d) => d.taskId === key);
+const timerOf = (id: number) => apiCall(e2e.cluster.api(), 'GET', `/api/v1/timers/${id}`);
+const deliveriesOf = (key: string) => e2e.sink.deliveries.filter((d) => d.taskId === key);
 /** A whole second at least `ms` ahead, as an ISO time. */
 const secondsAhead = (ms: number) => new Date(Math.ceil((Date.now() + ms) / 1000) * 1000).toISOString();
 
 /** Every run of a timer in MySQL, through the API: history up to now and what is still ahead. */
 async function runsOf(id: number): Promise<any[]> {
-  const past = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${id}/tasks?limit=500`);
-  const ahead = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${id}/tasks?upcoming=true&limit=500`);
+  const past = await apiCall(e2e.cluster.api(), 'GET', `/api/v1/timers/${id}/tasks?limit=500`);
+  const ahead = await apiCall(e2e.cluster.api(), 'GET', `/api/v1/timers/${id}/tasks?upcoming=true&limit=500`);
   return [...past.items, ...ahead.items];
 }
 
@@ -103,7 +95,7 @@ describe('run now', () => {
     expect(second.body.id).not.toBe(first.body.id);
 
     for (const run of [first.body, second.body]) {
-      expect(await settledRun(cluster.api(), run.id, 20_000)).toMatchObject({
+      expect(await settledRun(e2e.cluster.api(), run.id, 20_000)).toMatchObject({
         status: 'succeeded',
         trigger: 'manual',
         attempts: 1,
@@ -122,7 +114,7 @@ describe('a one-shot timer', () => {
     const timer = await createTimer({ cron: undefined, at });
     expect(timer).toMatchObject({ cron: null, at, status: 'active' });
     const key = `${timer.id}_${Date.parse(at)}`;
-    expect(await settledRun(cluster.api(), key, 30_000)).toMatchObject({
+    expect(await settledRun(e2e.cluster.api(), key, 30_000)).toMatchObject({
       status: 'succeeded',
       trigger: 'schedule',
     });
@@ -134,15 +126,15 @@ describe('a one-shot timer', () => {
 
     expect(deliveriesOf(key)).toHaveLength(1);
     expect(deliveriesOf(key)[0]!.headers['x-xtimer-trigger']).toBe('schedule');
-    expect(sink.forTimer(timer.id)).toHaveLength(1);
-    expect((await apiCall(cluster.api(), 'GET', `/api/v1/timers/${timer.id}/preview`)).items).toEqual([]);
+    expect(e2e.sink.forTimer(timer.id)).toHaveLength(1);
+    expect((await apiCall(e2e.cluster.api(), 'GET', `/api/v1/timers/${timer.id}/preview`)).items).toEqual([]);
     const enable = await send('POST', `/api/v1/timers/${timer.id}/enable`);
     expect(enable.status).toBe(409);
     expect(enable.body.error.code).toBe('TIMER_COMPLETED');
   });
 
   it('refuses an `at` in the past, and both or neither of cron and at', async () => {
-    const base = { app: 'controls', name: 'bad-one-shot', callback: { url: sink.url('/ok') } };
+    const base = { app: 'controls', name: 'bad-one-shot', callback: { url: e2e.sink.url('/ok') } };
     const past = await send('POST', '/api/v1/timers', { ...base, at: '2020-01-01T00:00:00Z' });
     const both = await send('POST', '/api/v1/timers', {
       ...base,
@@ -160,14 +152,17 @@ describe('retry of one run', () => {
     const at = secondsAhead(3000);
     const timer = await createTimer({ cron: undefined, at, retry: { maxAttempts: 1 } }, '/flaky');
     const key = `${timer.id}_${Date.parse(at)}`;
-    expect(await settledRun(cluster.api(), key, 30_000)).toMatchObject({ status: 'failed', httpStatus: 500 });
+    expect(await settledRun(e2e.cluster.api(), key, 30_000)).toMatchObject({
+      status: 'failed',
+      httpStatus: 500,
+    });
 
     flakyHeals = true;
     const retried = await send('POST', `/api/v1/timers/${timer.id}/tasks/${key}/retry`);
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: key, status: 'pending', trigger: 'retry' });
     await eventually(() => deliveriesOf(key).length === 2, 'the retry delivered', 20_000);
-    expect(await settledRun(cluster.api(), key, 20_000)).toMatchObject({
+    expect(await settledRun(e2e.cluster.api(), key, 20_000)).toMatchObject({
       status: 'succeeded',
       attempts: 2,
       trigger: 'retry',
@@ -190,11 +185,11 @@ describe('overlap policies, with a 2.5 s receiver on an every-second timer acros
   async function observe(overlapPolicy: 'skip' | 'buffer_one', seconds: number) {
     const timer = await createTimer({ overlapPolicy }, `/slow-${overlapPolicy}`);
     await eventually(
-      () => sink.forTimer(timer.id).length >= seconds / 3,
+      () => e2e.sink.forTimer(timer.id).length >= seconds / 3,
       'calls made',
       seconds * 1000 + 15_000,
     );
-    await apiCall(cluster.api(), 'POST', `/api/v1/timers/${timer.id}/disable`);
+    await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${timer.id}/disable`);
     let runs: any[] = [];
     await eventually(
       async () => {
@@ -206,7 +201,7 @@ describe('overlap policies, with a 2.5 s receiver on an every-second timer acros
       'every due run settled',
       30_000,
     );
-    const calls = [...sink.forTimer(timer.id)].sort((a, b) => a.arrivedAt - b.arrivedAt);
+    const calls = [...e2e.sink.forTimer(timer.id)].sort((a, b) => a.arrivedAt - b.arrivedAt);
     return { calls, runs };
   }
 
@@ -254,10 +249,10 @@ describe('overlap policies, with a 2.5 s receiver on an every-second timer acros
 describe('failure notification', () => {
   it('posts one signed run.failed per failed run to the timer’s notify URL', async () => {
     const timer = await createTimer(
-      { retry: { maxAttempts: 1 }, maxRuns: 3, notify: { url: sink.url('/notify'), on: ['failed'] } },
+      { retry: { maxAttempts: 1 }, maxRuns: 3, notify: { url: e2e.sink.url('/notify'), on: ['failed'] } },
       '/fail',
     );
-    const notices = () => sink.deliveries.filter((d) => d.path === '/notify');
+    const notices = () => e2e.sink.deliveries.filter((d) => d.path === '/notify');
     await eventually(() => notices().length >= 3, 'three notifications', 30_000);
     const runs = await settledRuns(timer.id, 3);
     expect(runs.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
@@ -284,14 +279,16 @@ describe('failure notification', () => {
   });
 
   it('falls back to the app’s default, set with PATCH /api/v1/apps/{app}', async () => {
-    const app = await send('PATCH', '/api/v1/apps/controls', { notify: { url: sink.url('/app-notify') } });
+    const app = await send('PATCH', '/api/v1/apps/controls', {
+      notify: { url: e2e.sink.url('/app-notify') },
+    });
     expect(app.status).toBe(200);
-    expect(app.body.notify).toEqual({ url: sink.url('/app-notify'), on: ['failed', 'missed'] });
+    expect(app.body.notify).toEqual({ url: e2e.sink.url('/app-notify'), on: ['failed', 'missed'] });
     const at = secondsAhead(3000);
     const timer = await createTimer({ cron: undefined, at, retry: { maxAttempts: 1 } }, '/fail');
     const key = `${timer.id}_${Date.parse(at)}`;
     await eventually(
-      () => sink.deliveries.some((d) => d.path === '/app-notify' && JSON.parse(d.body).taskId === key),
+      () => e2e.sink.deliveries.some((d) => d.path === '/app-notify' && JSON.parse(d.body).taskId === key),
       'the app-wide notification',
       30_000,
     );
@@ -305,7 +302,7 @@ describe('the validity window', () => {
     await eventually(async () => (await timerOf(timer.id)).status === 'completed', 'completed', 30_000);
     const runs = await settledRuns(timer.id, 3);
     expect(runs.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    expect(new Set(sink.forTimer(timer.id).map((d) => d.taskId)).size).toBe(3);
+    expect(new Set(e2e.sink.forTimer(timer.id).map((d) => d.taskId)).size).toBe(3);
   });
 
   it('startAt and endAt: runs only in [startAt, endAt), then the timer is completed', async () => {
@@ -325,10 +322,10 @@ describe('the validity window', () => {
 describe('the runs listing', () => {
   it('shows history by default, newest first, each run with its trigger', async () => {
     const timer = await createTimer({});
-    await eventually(() => sink.forTimer(timer.id).length >= 3, 'three runs', 20_000);
-    await apiCall(cluster.api(), 'POST', `/api/v1/timers/${timer.id}/trigger`);
-    await apiCall(cluster.api(), 'POST', `/api/v1/timers/${timer.id}/disable`);
-    const { items } = await apiCall(cluster.api(), 'GET', `/api/v1/timers/${timer.id}/tasks`);
+    await eventually(() => e2e.sink.forTimer(timer.id).length >= 3, 'three runs', 20_000);
+    await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${timer.id}/trigger`);
+    await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${timer.id}/disable`);
+    const { items } = await apiCall(e2e.cluster.api(), 'GET', `/api/v1/timers/${timer.id}/tasks`);
     const times = items.map((r: any) => Date.parse(r.runAt));
     expect(times.every((t: number) => t <= Date.now())).toBe(true);
     expect(times).toEqual([...times].sort((a, b) => b - a));

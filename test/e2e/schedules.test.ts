@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Schedules cron cannot say (intervals, spread, pause), end to end: fired by a
  * real process into a real sink.
  */
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
-let base: string;
+const e2e = useCluster('schedules', {
+  respond: (d) => (d.path.startsWith('/fail') ? { status: 500, body: 'no' } : { status: 200, body: 'ok' }),
+});
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`, {
+  const res = await fetch(`${e2e.base}${path}`, {
     method,
     headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? (method === 'GET' ? null : '{}') : JSON.stringify(body),
@@ -27,35 +25,18 @@ async function createTimer(fields: Record<string, unknown>): Promise<any> {
     app: 'e2e',
     name: `t-${Math.random().toString(36).slice(2)}`,
     status: 'active',
-    callback: { url: sink.url() },
+    callback: { url: e2e.sink.url() },
     ...fields,
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 }
 
-beforeAll(async () => {
-  stores = await createTestStores('schedules');
-  sink = await new Sink().start();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
-  await proc.started();
-  sink.respond = (d) =>
-    d.path.startsWith('/fail') ? { status: 500, body: 'no' } : { status: 200, body: 'ok' };
-});
-
-afterAll(async () => {
-  await proc?.stop();
-  await sink?.stop();
-  await stores?.cleanup();
-});
-
 describe('interval timers', () => {
   it('fires an every-3s timer with an offset on epoch + offset + k·3s, once each', async () => {
     const timer = await createTimer({ every: '3s', offset: 'PT1.5S' });
     const got = await eventually(
-      () => sink.forTimer(timer.id).length >= 4 && sink.forTimer(timer.id),
+      () => e2e.sink.forTimer(timer.id).length >= 4 && e2e.sink.forTimer(timer.id),
       '4 deliveries',
       20_000,
     );
@@ -73,7 +54,7 @@ describe('pause with a reason', () => {
     timeout: 60_000,
   }, async () => {
     const timer = await createTimer({ cron: '* * * * * *' });
-    await eventually(() => sink.forTimer(timer.id).length >= 1, 'a first delivery');
+    await eventually(() => e2e.sink.forTimer(timer.id).length >= 1, 'a first delivery');
     const until = Math.ceil(Date.now() / 1000) * 1000 + 5000;
     const paused = await api('POST', `/api/v1/timers/${timer.id}/disable`, {
       note: 'receiver moving racks',
@@ -100,13 +81,13 @@ describe('pause with a reason', () => {
     expect(resumed).toMatchObject({ pausedNote: null, pausedAt: null, pausedUntil: null });
     expect(Date.now()).toBeGreaterThanOrEqual(until);
     const after = await eventually(
-      () => sink.forTimer(timer.id).filter((d) => d.scheduledAt >= until).length >= 2,
+      () => e2e.sink.forTimer(timer.id).filter((d) => d.scheduledAt >= until).length >= 2,
       'deliveries after the pause',
       10_000,
     );
     expect(after).toBe(true);
     // Nothing due inside the pause was called (a second of slack for the run in flight at the disable).
-    const during = sink
+    const during = e2e.sink
       .forTimer(timer.id)
       .filter((d) => d.scheduledAt > pausedAt + 1000 && d.scheduledAt < until);
     expect(during).toEqual([]);
@@ -122,10 +103,10 @@ describe('pause with a reason', () => {
   }, async () => {
     const timer = await createTimer({
       cron: '* * * * * *',
-      callback: { url: sink.url('/fail') },
+      callback: { url: e2e.sink.url('/fail') },
       retry: { maxAttempts: 1 },
       autoPause: { afterConsecutiveFailures: 3 },
-      notify: { url: sink.url('/notify'), on: ['failed'] },
+      notify: { url: e2e.sink.url('/notify'), on: ['failed'] },
     });
     const t = await eventually(
       async () => {
@@ -139,7 +120,7 @@ describe('pause with a reason', () => {
     expect(t.pausedNote).toBe('auto-paused after 3 consecutive failures');
     const notices = await eventually(
       () => {
-        const found = sink.deliveries
+        const found = e2e.sink.deliveries
           .filter((d) => d.path === '/notify')
           .map((d) => JSON.parse(d.body))
           .filter((e) => e.timerId === timer.id && e.type === 'timer.paused');
@@ -150,11 +131,11 @@ describe('pause with a reason', () => {
     );
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ app: 'e2e', note: 'auto-paused after 3 consecutive failures' });
-    const failedCalls = sink.forTimer(timer.id).length;
+    const failedCalls = e2e.sink.forTimer(timer.id).length;
     expect(failedCalls).toBeGreaterThanOrEqual(3);
     // Paused: no more calls.
     await new Promise((r) => setTimeout(r, 3000));
-    expect(sink.forTimer(timer.id).length).toBeLessThanOrEqual(failedCalls + 1);
+    expect(e2e.sink.forTimer(timer.id).length).toBeLessThanOrEqual(failedCalls + 1);
     const audit = (await api('GET', `/api/v1/audit?timerId=${timer.id}`)).body.items as Array<any>;
     expect(audit.filter((e) => e.action === 'disable').map((e) => e.actor)).toEqual(['system']);
   });
@@ -189,7 +170,7 @@ describe('calendars', () => {
       201,
     );
     const timer = await createTimer({ every: '2s', skipCalendars: [name] });
-    await eventually(() => sink.forTimer(timer.id).length >= 1, 'a first delivery', 10_000);
+    await eventually(() => e2e.sink.forTimer(timer.id).length >= 1, 'a first delivery', 10_000);
     const target = Math.ceil((Date.now() + 10_000) / 2000) * 2000;
     const date = new Date(target).toISOString().slice(0, 10);
     const putAt = Date.now();
@@ -197,7 +178,7 @@ describe('calendars', () => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     await eventually(() => Date.now() > target + 3000, 'the run’s time passed', 20_000, 200);
     // Nothing on that date was called after the change (a second's slack for a call already leaving).
-    const called = sink
+    const called = e2e.sink
       .forTimer(timer.id)
       .filter((d) => d.scheduledAt > putAt + 1000 && new Date(d.scheduledAt).toISOString().startsWith(date));
     expect(called).toEqual([]);

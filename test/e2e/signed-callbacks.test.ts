@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { type Delivery, Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from '../helpers/cluster.js';
+import type { Delivery } from '../helpers/sink.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Signed callbacks end to end: a real process with XTIMER_ADMIN_TOKEN set; an app created with
@@ -13,10 +13,9 @@ import { createTestStores, eventually, type TestStores } from '../helpers/stores
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
-let base: string;
+const e2e = useCluster('signed', {
+  env: { XTIMER_ADMIN_TOKEN: ADMIN_TOKEN, XTIMER_SECRET_KEY: 'e2e-secret-key-0123456789abcdef' },
+});
 
 async function api(
   method: string,
@@ -27,7 +26,7 @@ async function api(
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
+  const res = await fetch(`${e2e.base}${path}`, {
     method,
     headers,
     body: body === undefined ? null : JSON.stringify(body),
@@ -54,27 +53,6 @@ const verifies = (secret: string, d: Delivery): boolean => {
 
 const signatureCount = (d: Delivery) => String(d.headers['webhook-signature']).split(' ').length;
 
-beforeAll(async () => {
-  stores = await createTestStores('signed');
-  sink = await new Sink().start();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  proc = new XtimerProcess('signed', {
-    ...stores.env,
-    PORT: String(port),
-    LOG_LEVEL: 'info',
-    XTIMER_ADMIN_TOKEN: ADMIN_TOKEN,
-    XTIMER_SECRET_KEY: 'e2e-secret-key-0123456789abcdef',
-  });
-  await proc.started();
-});
-
-afterAll(async () => {
-  await proc?.stop();
-  await sink?.stop();
-  await stores?.cleanup();
-});
-
 describe('signed callbacks', () => {
   it('refuses the API without a token, over real HTTP', async () => {
     const res = await api('GET', '/api/v1/timers', null);
@@ -89,20 +67,20 @@ describe('signed callbacks', () => {
     const firstSecret: string = created.body.signingSecret;
 
     // Every second; the first attempt of each run answered 500, so each run is also retried.
-    sink.respond = (d) => (d.attempt === 1 ? { status: 500 } : { status: 200 });
+    e2e.sink.respond = (d) => (d.attempt === 1 ? { status: 500 } : { status: 200 });
     const timer = await api('POST', '/api/v1/timers', apiKey, {
       app: 'signed',
       name: 'signed-every-second',
       cron: '* * * * * *',
       status: 'active',
       retry: { maxAttempts: 2, backoffMs: 1200 },
-      callback: { url: sink.url('/signed'), body: '{"invoice": 42, "note": "ünïcode"}' },
+      callback: { url: e2e.sink.url('/signed'), body: '{"invoice": 42, "note": "ünïcode"}' },
     });
     expect(timer.status).toBe(201);
     const id: number = timer.body.id;
 
     const before = await eventually(
-      () => sink.forTimer(id).length >= 4 && sink.forTimer(id),
+      () => e2e.sink.forTimer(id).length >= 4 && e2e.sink.forTimer(id),
       '4 signed deliveries',
       20_000,
     );
@@ -117,7 +95,7 @@ describe('signed callbacks', () => {
     // A retry carries the same webhook-id and a timestamp of its own attempt.
     const retried = await eventually(() => {
       const byTask = new Map<string, Delivery[]>();
-      for (const d of sink.forTimer(id)) byTask.set(d.taskId, [...(byTask.get(d.taskId) ?? []), d]);
+      for (const d of e2e.sink.forTimer(id)) byTask.set(d.taskId, [...(byTask.get(d.taskId) ?? []), d]);
       return [...byTask.values()].find((ds) => ds.length >= 2);
     }, 'a retried run');
     const [first, second] = retried.sort((a, b) => a.attempt - b.attempt);
@@ -139,7 +117,7 @@ describe('signed callbacks', () => {
     const rotatedAt = Date.now();
     const during = await eventually(
       () => {
-        const found = sink.forTimer(id).filter((d) => d.arrivedAt > rotatedAt && signatureCount(d) === 2);
+        const found = e2e.sink.forTimer(id).filter((d) => d.arrivedAt > rotatedAt && signatureCount(d) === 2);
         return found.length >= 2 && found;
       },
       'deliveries signed with both secrets',
@@ -166,7 +144,9 @@ describe('signed callbacks', () => {
     const revokedAt = Date.now();
     const after = await eventually(
       () => {
-        const found = sink.forTimer(id).filter((d) => d.arrivedAt > revokedAt && verifies(thirdSecret, d));
+        const found = e2e.sink
+          .forTimer(id)
+          .filter((d) => d.arrivedAt > revokedAt && verifies(thirdSecret, d));
         return found.length >= 2 && found;
       },
       'deliveries signed with the third secret',
@@ -178,6 +158,6 @@ describe('signed callbacks', () => {
       expect(verifies(firstSecret, d)).toBe(false);
     }
     // No delivery ever went out unsigned.
-    expect(sink.forTimer(id).every((d) => typeof d.headers['webhook-signature'] === 'string')).toBe(true);
+    expect(e2e.sink.forTimer(id).every((d) => typeof d.headers['webhook-signature'] === 'string')).toBe(true);
   });
 });

@@ -1,34 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, Cluster, createTimers, settledRun } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, createTimers, settledRun, useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Receivers slow in their body, slow in their head, and slower than a claim's lease:
  * each call is cut off at its one deadline, each run is called once per attempt, and a
  * run whose call outlasts the lease is never called a second time.
  */
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('slowrecv');
-  sink = await new Sink().start();
-  sink.respond = (d) => {
+const e2e = useCluster('slowrecv', {
+  respond: (d) => {
     if (d.path === '/trickle') return { status: 200, trickleMs: 200 };
     if (d.path === '/silent') return { status: 200, hang: true };
     if (d.path === '/slow-head') return { status: 200, body: 'late', delayMs: 2000 };
     if (d.path === '/past-lease') return { status: 200, body: 'very late', delayMs: 13_000 };
     return { status: 200, body: 'ok' };
-  };
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 1).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
+  },
 });
 
 /** A timer firing once, at the next whole second + `inMs`; returns its run's key. */
@@ -40,22 +26,22 @@ async function oneShot(
 ) {
   const at = new Date(Math.ceil((Date.now() + inMs) / 1000) * 1000);
   const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
-  const [id] = await createTimers(cluster.api(), 1, {
+  const [id] = await createTimers(e2e.cluster.api(), 1, {
     cron,
     retry,
-    callback: { url: sink.url(path), timeoutMs },
+    callback: { url: e2e.sink.url(path), timeoutMs },
   });
   return `${id}_${at.getTime()}`;
 }
 
 function attemptsDelivered(key: string): number[] {
-  return sink.deliveries.filter((d) => d.taskId === key).map((d) => d.attempt);
+  return e2e.sink.deliveries.filter((d) => d.taskId === key).map((d) => d.attempt);
 }
 
 describe('a receiver slow in its body', () => {
   it('is cut off at the call’s deadline, retried once per attempt, and recorded failed with the timeout', async () => {
     const key = await oneShot('/trickle', 3000, 1500, { maxAttempts: 2, backoffMs: 200 });
-    const run = await settledRun(cluster.api(), key, 30_000);
+    const run = await settledRun(e2e.cluster.api(), key, 30_000);
     expect(run).toMatchObject({ status: 'failed', attempts: 2, error: 'timeout after 1500 ms' });
     expect(attemptsDelivered(key)).toEqual([1, 2]);
   });
@@ -64,7 +50,7 @@ describe('a receiver slow in its body', () => {
 describe('a receiver that never answers', () => {
   it('is cut off at the deadline like one that trickles', async () => {
     const key = await oneShot('/silent', 3000, 1000);
-    expect(await settledRun(cluster.api(), key, 30_000)).toMatchObject({
+    expect(await settledRun(e2e.cluster.api(), key, 30_000)).toMatchObject({
       status: 'failed',
       error: 'timeout after 1000 ms',
     });
@@ -74,12 +60,12 @@ describe('a receiver that never answers', () => {
 
 describe('a receiver slow in its head', () => {
   it('is called once per run and succeeds, every second, for 2 s answers', async () => {
-    const [id] = await createTimers(cluster.api(), 1, { callback: { url: sink.url('/slow-head') } });
-    await eventually(() => sink.forTimer(id!).length >= 8, 'eight runs called', 30_000);
-    await apiCall(cluster.api(), 'POST', `/api/v1/timers/${id}/disable`);
-    const keys = [...new Set(sink.forTimer(id!).map((d) => d.taskId))];
+    const [id] = await createTimers(e2e.cluster.api(), 1, { callback: { url: e2e.sink.url('/slow-head') } });
+    await eventually(() => e2e.sink.forTimer(id!).length >= 8, 'eight runs called', 30_000);
+    await apiCall(e2e.cluster.api(), 'POST', `/api/v1/timers/${id}/disable`);
+    const keys = [...new Set(e2e.sink.forTimer(id!).map((d) => d.taskId))];
     for (const key of keys) expect(attemptsDelivered(key)).toEqual([1]);
-    expect(await settledRun(cluster.api(), keys[0]!, 10_000)).toMatchObject({
+    expect(await settledRun(e2e.cluster.api(), keys[0]!, 10_000)).toMatchObject({
       status: 'succeeded',
       attempts: 1,
     });
@@ -87,7 +73,10 @@ describe('a receiver slow in its head', () => {
 
   it('that answers after the claim lease (13 s > 10 s) is still its first holder’s: called once', async () => {
     const key = await oneShot('/past-lease', 3000, 20_000);
-    expect(await settledRun(cluster.api(), key, 40_000)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(await settledRun(e2e.cluster.api(), key, 40_000)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
     expect(attemptsDelivered(key)).toEqual([1]);
   });
 });

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/storage/redis/connection.js';
-import { apiCall, Cluster, sleep } from '../helpers/cluster.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, REDIS_URL, type TestStores } from '../helpers/stores.js';
+import { apiCall, sleep, useCluster } from '../helpers/cluster.js';
+import { REDIS_URL } from '../helpers/stores.js';
 
 /**
  * Spread on two nodes: both resolve `H` and jitter to the same
@@ -11,34 +10,20 @@ import { createTestStores, REDIS_URL, type TestStores } from '../helpers/stores.
  * database 12.
  */
 const REDIS_DB_URL = `${REDIS_URL}/12`;
-let stores: TestStores;
-let sink: Sink;
-let cluster: Cluster;
-
-beforeAll(async () => {
-  stores = await createTestStores('spread', { REDIS_URL: REDIS_DB_URL });
-  sink = await new Sink().start();
-  cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info' }, 2).start();
-});
-
-afterAll(async () => {
-  await cluster?.stopAll('SIGKILL');
-  await sink?.stop();
-  await stores?.cleanup();
-});
+const e2e = useCluster('spread', { size: 2, storeEnv: { REDIS_URL: REDIS_DB_URL } });
 
 describe('H and jitter across two nodes and a Redis flush', () => {
   it('agree on every instant, fire each once, and keep them after FLUSHDB', {
     timeout: 150_000,
   }, async () => {
-    const a = cluster.apiOf(0);
-    const b = cluster.apiOf(1);
+    const a = e2e.cluster.apiOf(0);
+    const b = e2e.cluster.apiOf(1);
     const create = (name: string, fields: Record<string, unknown>) =>
       apiCall(a, 'POST', '/api/v1/timers', {
         app: 'spread',
         name,
         status: 'active',
-        callback: { url: sink.url() },
+        callback: { url: e2e.sink.url() },
         ...fields,
       });
     const hashed = await Promise.all(
@@ -82,7 +67,7 @@ describe('H and jitter across two nodes and a Redis flush', () => {
     await sleep(to + 5000 - Date.now());
 
     for (const t of timers) {
-      const got = sink.forTimer(t.id).filter((d) => d.scheduledAt >= from && d.scheduledAt < to);
+      const got = e2e.sink.forTimer(t.id).filter((d) => d.scheduledAt >= from && d.scheduledAt < to);
       const times = got.map((d) => d.scheduledAt).sort((x, y) => x - y);
       expect(new Set(times).size, `timer ${t.id} doubled a run`).toBe(times.length);
       expect(times, `timer ${t.id} fired off its predicted instants`).toEqual(predicted.get(t.id));

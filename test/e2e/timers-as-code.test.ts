@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackVerificationError, createXtimerClient, verifyCallback } from '../../client/index.js';
 import { TYPES_FILE, typesFromSpec } from '../../scripts/client-types.js';
 import { type CliResult, runXtimer } from '../helpers/cli.js';
-import { freePort, XtimerProcess } from '../helpers/processes.js';
-import { Sink } from '../helpers/sink.js';
-import { createTestStores, eventually, type TestStores } from '../helpers/stores.js';
+import { useCluster } from '../helpers/cluster.js';
+import { eventually } from '../helpers/stores.js';
 
 /**
  * Timers as code, end to end against a real service: the `xtimer` CLI run as a
@@ -24,29 +23,22 @@ const ADMIN_TOKEN = 'admin-token-for-the-timers-as-code-tests-0123';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes
 const ANSI = /\u001b\[/;
 
-let stores: TestStores;
-let sink: Sink;
-let proc: XtimerProcess;
-let base: string;
+const e2e = useCluster('ascode', {
+  storeEnv: {
+    XTIMER_ADMIN_TOKEN: ADMIN_TOKEN,
+    XTIMER_SECRET_KEY: 'secret-key-for-the-timers-as-code-tests-0123',
+    // The sample file of docs/timers-as-code.md calls these hosts; allowed by name, they are not resolved.
+    CALLBACK_ALLOW_HOSTS: '127.0.0.1,billing.internal,reports.internal',
+  },
+});
 let dir: string;
 let signingSecret: string;
 /** App ops's API key: not the admin's, so the brake refuses it. */
 let opsKey: string;
 
 beforeAll(async () => {
-  stores = await createTestStores('ascode', {
-    XTIMER_ADMIN_TOKEN: ADMIN_TOKEN,
-    XTIMER_SECRET_KEY: 'secret-key-for-the-timers-as-code-tests-0123',
-    // The sample file of docs/timers-as-code.md calls these hosts; allowed by name, they are not resolved.
-    CALLBACK_ALLOW_HOSTS: '127.0.0.1,billing.internal,reports.internal',
-  });
-  sink = await new Sink().start();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  proc = new XtimerProcess('all-roles', { ...stores.env, PORT: String(port), LOG_LEVEL: 'info' });
-  await proc.started();
   dir = mkdtempSync(join(tmpdir(), 'xtimer-as-code-'));
-  const app = await fetch(`${base}/api/v1/apps`, {
+  const app = await fetch(`${e2e.base}/api/v1/apps`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ app: 'ops' }),
@@ -55,16 +47,13 @@ beforeAll(async () => {
   ({ signingSecret, apiKey: opsKey } = (await app.json()) as { signingSecret: string; apiKey: string });
 });
 
-afterAll(async () => {
-  await proc?.stop();
-  await sink?.stop();
-  await stores?.cleanup();
+afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Runs `xtimer …` from the sources as its own process, as the admin unless `env` says otherwise. */
 const xtimer = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-  runXtimer(base, ADMIN_TOKEN, args, env);
+  runXtimer(e2e.base, ADMIN_TOKEN, args, env);
 
 function writeFile(name: string, text: string): string {
   const path = join(dir, name);
@@ -78,7 +67,7 @@ timers:
     cron: "* * * * * *"
     status: active
     callback:
-      url: ${sink.url('/beat')}
+      url: ${e2e.sink.url('/beat')}
       body: '{"job":"heartbeat"}'
       headers:
         content-type: application/json
@@ -86,7 +75,7 @@ timers:
     cron: "0 30 2 * * *"
     timezone: Europe/Berlin
     callback:
-      url: ${sink.url('/report')}
+      url: ${e2e.sink.url('/report')}
 `;
 
 describe('the xtimer CLI', () => {
@@ -149,7 +138,7 @@ describe('the xtimer CLI', () => {
             cron: '* * * * * *',
             status: 'active',
             callback: {
-              url: sink.url('/beat'),
+              url: e2e.sink.url('/beat'),
               body: '{"job":"heartbeat"}',
               headers: { 'content-type': 'application/json' },
             },
@@ -193,7 +182,7 @@ describe('the xtimer CLI', () => {
         ],
         {
           cwd: ROOT,
-          env: { ...process.env, XTIMER_URL: base, XTIMER_TOKEN: ADMIN_TOKEN, NO_COLOR: '1' },
+          env: { ...process.env, XTIMER_URL: e2e.base, XTIMER_TOKEN: ADMIN_TOKEN, NO_COLOR: '1' },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
@@ -311,7 +300,7 @@ describe('the xtimer CLI', () => {
         app: 'ops',
         name: 'cli-made',
         cron: '0 0 * * * *',
-        callback: { url: sink.url('/cli') },
+        callback: { url: e2e.sink.url('/cli') },
       }),
     ]);
     expect(created.code, created.stderr).toBe(0);
@@ -335,11 +324,11 @@ describe('the xtimer CLI', () => {
     });
     expect(Date.parse(JSON.parse(disabled.stdout).pausedUntil)).toBe(Date.parse(until));
     // Its receiver refuses the run now (a 400 is final), so it ends failed: one to retry.
-    const respond = sink.respond;
-    sink.respond = (d) => (d.path === '/cli' ? { status: 400, body: 'no' } : respond(d));
+    const respond = e2e.sink.respond;
+    e2e.sink.respond = (d) => (d.path === '/cli' ? { status: 400, body: 'no' } : respond(d));
     const trigger = await xtimer(['timers', 'trigger', id]);
     expect(trigger.stdout).toMatch(new RegExp(`^Queued run ${id}_\\d+ of timer ${id}`));
-    await eventually(() => sink.deliveries.some((d) => d.path === '/cli'), 'the triggered run');
+    await eventually(() => e2e.sink.deliveries.some((d) => d.path === '/cli'), 'the triggered run');
     // An ended run sent again, and a past range backfilled, from the command line too.
     const taskId = /Queued run (\d+_\d+)/.exec(trigger.stdout)![1]!;
     await eventually(
@@ -349,7 +338,7 @@ describe('the xtimer CLI', () => {
         ),
       'the triggered run recorded failed',
     );
-    sink.respond = respond;
+    e2e.sink.respond = respond;
     const retried = await xtimer(['retry', taskId]);
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toBe(`Queued run ${taskId} again.\n`);
@@ -384,7 +373,7 @@ describe('the xtimer CLI', () => {
         name: 'cli-every',
         every: '90s',
         offset: '15s',
-        callback: { url: sink.url('/cli') },
+        callback: { url: e2e.sink.url('/cli') },
       }),
     ]);
     expect(every.stdout).toMatch(/schedule\s+every 90s offset 15s/);
@@ -447,10 +436,10 @@ describe('the xtimer CLI', () => {
 
 describe('the typed client', () => {
   it('reads and changes timers with typed paths, the ETag guarding a change', async () => {
-    const client = createXtimerClient({ baseUrl: base, token: ADMIN_TOKEN });
+    const client = createXtimerClient({ baseUrl: e2e.base, token: ADMIN_TOKEN });
     const put = await client.PUT('/api/v1/apps/{app}/timers/{name}', {
       params: { path: { app: 'ops', name: 'typed' } },
-      body: { cron: '0 0 * * * *', callback: { url: sink.url('/typed') } },
+      body: { cron: '0 0 * * * *', callback: { url: e2e.sink.url('/typed') } },
     });
     expect(put.response.status).toBe(201);
     const id = String(put.data!.id);
@@ -466,12 +455,12 @@ describe('the typed client', () => {
     });
     expect(stale.response.status).toBe(412);
     expect(stale.error?.error.code).toBe('VERSION_CONFLICT');
-    const unauthorised = await createXtimerClient({ baseUrl: base, token: 'nope' }).GET('/api/v1/timers');
+    const unauthorised = await createXtimerClient({ baseUrl: e2e.base, token: 'nope' }).GET('/api/v1/timers');
     expect(unauthorised.error?.error.code).toBe('UNAUTHORIZED');
   });
 
   it('pauses and resumes everything with typed answers', async () => {
-    const client = createXtimerClient({ baseUrl: base, token: ADMIN_TOKEN });
+    const client = createXtimerClient({ baseUrl: e2e.base, token: ADMIN_TOKEN });
     const paused = await client.POST('/api/v1/pause', { body: { note: 'typed drill' } });
     expect(paused.data).toMatchObject({ paused: true, note: 'typed drill', pausedBy: 'admin' });
     const { data: state } = await client.GET('/api/v1/pause');
@@ -479,12 +468,12 @@ describe('the typed client', () => {
     expect(state?.paused === true ? state.note : null).toBe('typed drill');
     const resumed = await client.POST('/api/v1/resume');
     expect(resumed.data?.ended?.note).toBe('typed drill');
-    const asApp = await createXtimerClient({ baseUrl: base, token: opsKey }).GET('/api/v1/pause');
+    const asApp = await createXtimerClient({ baseUrl: e2e.base, token: opsKey }).GET('/api/v1/pause');
     expect(asApp.error?.error.code).toBe('FORBIDDEN');
   });
 
   it('has committed types equal to those generated from the live /openapi.json', async () => {
-    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    const spec = await (await fetch(`${e2e.base}/openapi.json`)).json();
     const live = await typesFromSpec(spec);
     expect(readFileSync(TYPES_FILE, 'utf8'), 'client/openapi-types.ts is stale: npm run client:types').toBe(
       live,
@@ -492,7 +481,7 @@ describe('the typed client', () => {
   });
 
   it('compiles against the types of the live spec', async () => {
-    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    const spec = await (await fetch(`${e2e.base}/openapi.json`)).json();
     // Under node_modules, so that openapi-fetch resolves from the checked files.
     const check = join(ROOT, 'node_modules', `.xtimer-client-check-${process.pid}`);
     mkdirSync(check, { recursive: true });
@@ -556,7 +545,7 @@ export async function use(id: string): Promise<string> {
 describe('verifyCallback', () => {
   it("accepts a real xtimer callback signed with the app's secret, and refuses a changed one", async () => {
     const heartbeat = await eventually(
-      () => sink.deliveries.find((d) => d.path === '/beat' && d.headers['webhook-signature']),
+      () => e2e.sink.deliveries.find((d) => d.path === '/beat' && d.headers['webhook-signature']),
       'a signed heartbeat callback',
     );
     const run = verifyCallback({ headers: heartbeat.headers, body: heartbeat.body }, signingSecret);

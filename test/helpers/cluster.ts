@@ -1,6 +1,7 @@
+import { afterAll, beforeAll } from 'vitest';
 import { freePort, XtimerProcess } from './processes.js';
-import type { Sink } from './sink.js';
-import { eventually } from './stores.js';
+import { type Responder, Sink } from './sink.js';
+import { createTestStores, eventually, type TestStores } from './stores.js';
 
 /**
  * Several xtimer processes over the same stores, each with its own API port, that a
@@ -69,6 +70,83 @@ export class Cluster {
   output(): string {
     return this.procs.map((p) => p.output).join('\n');
   }
+}
+
+/** What useCluster starts besides the stores and the sink. */
+export interface ClusterSetup {
+  /** Processes with every role over the same stores (1 unless said). */
+  size?: number;
+  /** Settings the stores are made with (createTestStores), which every process gets too. */
+  storeEnv?: Record<string, string>;
+  /**
+   * Settings of the processes only, over the stores' and LOG_LEVEL=info. A function is
+   * called once the stores exist (for what is built on them, such as a proxy to MySQL).
+   */
+  env?:
+    | Record<string, string>
+    | ((stores: TestStores) => Record<string, string> | Promise<Record<string, string>>);
+  /** How the sink answers from the start (else 200 "ok"). */
+  respond?: Responder;
+}
+
+/** What useCluster gives a test: usable from its first test on (its beforeAll has run). */
+export interface ClusterUnderTest {
+  /** The file's own database and Redis key prefix. */
+  readonly stores: TestStores;
+  /** The callback receiver the timers call. */
+  readonly sink: Sink;
+  readonly cluster: Cluster;
+  /** The first process, the only one of a one-process test. */
+  readonly proc: XtimerProcess;
+  /** The API of the first process. */
+  readonly base: string;
+}
+
+/**
+ * The e2e setup most files share: before the first test, its own database and key prefix
+ * (`label` names them), a sink and `size` xtimer processes started from source and ready;
+ * after the last, the processes killed, the sink stopped and the stores dropped. Call it
+ * at the top of a file or of a describe block; hooks the file adds after it run after its
+ * start and before its teardown.
+ */
+export function useCluster(label: string, setup: ClusterSetup = {}): ClusterUnderTest {
+  let stores: TestStores | undefined;
+  let sink: Sink | undefined;
+  let cluster: Cluster | undefined;
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined)
+      throw new Error(`useCluster('${label}'): no ${what} yet (its beforeAll has not run)`);
+    return value;
+  };
+  beforeAll(async () => {
+    stores = await createTestStores(label, setup.storeEnv);
+    sink = await new Sink().start();
+    if (setup.respond) sink.respond = setup.respond;
+    const env = typeof setup.env === 'function' ? await setup.env(stores) : setup.env;
+    cluster = await new Cluster({ ...stores.env, LOG_LEVEL: 'info', ...env }, setup.size ?? 1).start();
+  });
+  afterAll(async () => {
+    await cluster?.stopAll('SIGKILL');
+    await sink?.stop();
+    await stores?.cleanup();
+  });
+  return {
+    get stores() {
+      return ready(stores, 'stores');
+    },
+    get sink() {
+      return ready(sink, 'sink');
+    },
+    get cluster() {
+      return ready(cluster, 'cluster');
+    },
+    get proc() {
+      return ready(cluster, 'cluster').procs[0]!;
+    },
+    get base() {
+      return ready(cluster, 'cluster').apiOf(0);
+    },
+  };
 }
 
 /** A call to the API as an SDK makes it (every change says content-type: application/json); throws on 4xx/5xx. */

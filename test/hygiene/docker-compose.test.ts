@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig, ROLES, SETTINGS } from '../../src/config.js';
+import { loadConfig, SETTINGS } from '../../src/config.js';
+import { ROLES } from '../../src/setting-specs.js';
 import { healthzUrl } from '../../workers/healthcheck.js';
 
 /**

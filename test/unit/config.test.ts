@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, ROLES } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { ROLES } from '../../src/setting-specs.js';
 import { clusterTarget, sentinelTarget } from '../../src/storage/redis/connection.js';
 
 /** Settings come from the environment, validated at start, failing with the setting's name. */

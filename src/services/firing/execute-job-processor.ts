@@ -1,6 +1,7 @@
 import { taskKey } from '../../domain/plan/task-key.js';
 import { type ExecuteJobData, isRunBatch, runsOf } from '../../storage/redis/queues.js';
-import type { RunExecutor, RunReport, RunVerdict } from './run-executor.js';
+import type { RunReport, RunVerdict } from './run-execution.js';
+import type { RunExecutor } from './run-executor.js';
 
 /** What a batch job reports: how many runs ended how, and the task keys of those that did not succeed. */
 export interface BatchReport {

@@ -3,7 +3,7 @@ import type { Logger } from '../../observability/logger.js';
 import { EXECUTE_LATE_QUEUE, EXECUTE_QUEUE, type ExecuteJobData } from '../../storage/redis/queues.js';
 import { belongsInCatchUpLane } from './admission/execute-lanes.js';
 import type { BatchReport, ExecuteJobProcessor } from './execute-job-processor.js';
-import type { RunReport } from './run-executor.js';
+import type { RunReport } from './run-execution.js';
 
 /** What a job fetched from `execute` too late reports: it went on to the catch-up lane. */
 export interface HandedOn {

@@ -14,7 +14,7 @@ import {
 import { IntakeLimit } from './admission/intake-limit.js';
 import type { BatchReport } from './execute-job-processor.js';
 import type { HandedOn, LaneJobRunner } from './lane-job-runner.js';
-import type { RunReport } from './run-executor.js';
+import type { RunReport } from './run-execution.js';
 
 /**
  * Runs of the catch-up lane (`execute-late`) an executor holds at most: ~125 ms of work at

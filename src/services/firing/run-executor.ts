@@ -2,44 +2,33 @@ import { type PreparedCall, prepareCall } from '../../callback/callback-request.
 import type { CallResult, HttpCaller } from '../../callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../../callback/retry-policy.js';
 import type { CallSigning } from '../../callback/webhook-signer.js';
-import { misfireDecision } from '../../domain/plan/misfire.js';
-import { supersededReason } from '../../domain/plan/superseded-run.js';
 import { taskKey } from '../../domain/plan/task-key.js';
-import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
-import { LIMITS, type OverlapPolicy, type TaskStatus, type Timer } from '../../domain/timer.js';
-import { MicroBatcher } from '../../lib/micro-batcher.js';
+import type { OverlapPolicy, Timer } from '../../domain/timer.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { RunOutcome, RunState } from '../../storage/db/task-repository.js';
-import type { QueuedRun, RunJobData } from '../../storage/redis/queues.js';
-import { type FinalStatus, isFinished } from '../../storage/redis/runs/claim-record.js';
+import type { RunState } from '../../storage/db/task-repository.js';
+import type { QueuedRun } from '../../storage/redis/queues.js';
+import type { FinalStatus } from '../../storage/redis/runs/claim-record.js';
 import type { OverlapSlots } from '../../storage/redis/runs/overlap-slots.js';
-import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
+import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import type { AppSlots } from './admission/app-slots.js';
+import { pauseOf, whyNotCall } from './admission/call-judgement.js';
 import type { RunBudget } from './admission/run-budget.js';
+import { AttemptClaimer } from './attempt-claimer.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
 import type { ReleaseGate } from './release/release-gate.js';
+import {
+  COMPENSATOR,
+  duplicate,
+  type Execution,
+  type RunReport,
+  type RunToExecute,
+  type SettledRun,
+} from './run-execution.js';
 import { endedRunFields, endedRunLogOf } from './settle/ended-run-log.js';
+import { callFacts, outcomeOf } from './settle/run-outcome.js';
 import type { RunRecorder } from './settle/run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
-
-/** A run handed to the executor: the run as queued, and where it came from. */
-export type RunToExecute = RunJobData;
-
-/**
- * How a run's execution ended for the job that carried it: a final status; `duplicate`
- * (another copy owns or finished it); `withdrawn` (shutdown: its job goes back to wait);
- * `retrying` (a retry job carries it on after its backoff); `deferred` (it waits in this
- * process for a slot of its app, and no longer needs its job).
- */
-export type RunVerdict = TaskStatus | 'duplicate' | 'withdrawn' | 'retrying' | 'deferred';
-
-export interface RunReport {
-  verdict: RunVerdict;
-  attempt?: number;
-  httpStatus?: number | null;
-  latencyMs?: number;
-}
 
 /** Where runs go when they leave this executor before they are done. */
 export interface RunContinuations {
@@ -80,62 +69,15 @@ export interface RunExecutorDeps {
   sleep(ms: number): Promise<void>;
 }
 
-/** A run that reached its final outcome, as the aftermath sees it. */
-export interface SettledRun {
-  timer: Timer;
-  run: RunToExecute;
-  status: FinalStatus;
-  attempts: number;
-  httpStatus: number | null;
-  error: string | null;
-}
-
 /** How often a buffered run (overlapPolicy buffer_one) looks whether its predecessor is done. */
 const OVERLAP_POLL_MS = 100;
 /** A buffered run keeps its place this long between looks; a waiter that died frees it. */
 const BUFFERED_TTL_MS = 10_000;
 
-/** Longer than the run recorder takes to write a buffered outcome. */
-const OUTCOME_SETTLE_MS = 1000;
 /** MySQL's lease on a call in flight runs this long past the call's deadline. */
 const IN_FLIGHT_LEASE_MARGIN_MS = 5000;
 /** MySQL's lease on a run backing off runs this long past its retry time (the retry job may queue). */
 const BACKOFF_LEASE_MARGIN_MS = 60_000;
-/** A held run whose lease ends within this is waited for: its holder is likely gone (live ones renew well before). */
-const LAPSING_LEASE_MS = 1000;
-/** Runs whose history one MySQL query reads at most (the bloom filter said maybe). */
-const HISTORY_BATCH_MAX = 500;
-/** Reads of a run's history before its job is failed (and tried again later by BullMQ). */
-const HISTORY_TRIES = 3;
-/** A finished run's claim record is trusted to say so until this long before it expires. */
-const RECORD_MARGIN_MS = 60_000;
-/** The `slice` of runs the compensator queues. */
-export const COMPENSATOR = 'compensator';
-
-function truncate(s: string | null, max: number): string | null {
-  return s === null || s.length <= max ? s : s.slice(0, max);
-}
-
-/** One run being executed: its identity, this execution's claim, and the timer as last read. */
-interface Execution {
-  run: RunToExecute;
-  ref: RunRef;
-  owner: string;
-  lease: Lease;
-  cached: CachedTimer;
-  /** True from the moment the run no longer holds its job (it waits for an app slot or its predecessor). */
-  detached: boolean;
-  /** This run holds its timer's in-flight slot (overlapPolicy skip or buffer_one). */
-  holdsOverlap: boolean;
-  /** The call went out (from then on the attempt counts, whatever happens). */
-  sent: boolean;
-}
-
-/** Why a run is settled without a call. */
-interface NoCall {
-  status: 'skipped' | 'missed';
-  reason: string;
-}
 
 /**
  * Executes one run: claim (the claim record also says whether it ran
@@ -145,7 +87,7 @@ interface NoCall {
  * The claim is held under a lease the LeaseKeeper renews while the run is here.
  */
 export class RunExecutor {
-  private readonly historyCheck: MicroBatcher<QueuedRun, RunState | null>;
+  private readonly claimer: AttemptClaimer;
   private executions = 0;
   /** Executions under way (some detached from their jobs), for the drain at shutdown. */
   private readonly active = new Set<Promise<unknown>>();
@@ -154,10 +96,7 @@ export class RunExecutor {
   private calling = 0;
 
   constructor(private readonly d: RunExecutorDeps) {
-    this.historyCheck = new MicroBatcher(async (runs) => {
-      const found = await d.history(runs);
-      return runs.map((r) => found.get(taskKey(r.timerId, r.runAt)) ?? null);
-    }, HISTORY_BATCH_MAX);
+    this.claimer = new AttemptClaimer(d);
   }
 
   /**
@@ -226,7 +165,7 @@ export class RunExecutor {
       // A copy the compensator queued again is settled through its claim: its holder died.
       const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0 && run.slice !== COMPENSATOR;
       if (fresh && (timer === null || timer.status === 'inactive')) return 'drop';
-      return this.whyNotCall(cached, run, this.isDue(run)) === null ? 'call' : 'settle';
+      return whyNotCall(this.d, cached, run, this.isDue(run)) === null ? 'call' : 'settle';
     } catch {
       return 'call';
     }
@@ -262,7 +201,7 @@ export class RunExecutor {
     // queued again after Redis lost the first) must not pass for one another.
     const owner = `${this.d.owner}:${++this.executions}`;
     const cached = await this.timerOf(run);
-    const lease = await this.claim(run, ref, owner);
+    const lease = await this.claimer.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
     const x: Execution = {
       // Claimed past attempt 1, calls were made before (its job came back after its holder
@@ -287,7 +226,7 @@ export class RunExecutor {
       // Failed before its call went out (Redis or MySQL unreachable for a moment): the
       // attempt is undone, so the job's next try claims the run again at once. Held
       // until its lease lapsed, it would wait for the compensator, minutes later.
-      if (!x.sent && !x.detached) await this.undoClaim(x.lease);
+      if (!x.sent && !x.detached) await this.claimer.undo(x.lease);
       throw err;
     } finally {
       this.unsent.delete(x.lease);
@@ -300,111 +239,9 @@ export class RunExecutor {
     return this.d.cache.get(run.timerId, run.version ?? 0);
   }
 
-  /**
-   * Claims the run's next attempt. A run another owner holds is left to it: a live
-   * holder renews its lease, and a dead one's runs are queued again by the compensator
-   * once it has lapsed. Only a lease about to lapse is waited for, once.
-   */
-  private async claim(run: RunToExecute, ref: RunRef, owner: string): Promise<Lease | RunReport> {
-    const d = this.d;
-    for (let look = 1; ; look++) {
-      const requestedAt = d.now();
-      const leaseMs = d.leases.claimLeaseMs(run.runAt);
-      const claim = await d.claims.claim(ref, owner, leaseMs, run.afterAttempt ?? 0);
-      if (claim.outcome === 'claimed') {
-        const lease = d.leases.hold(ref, owner, claim.attempt, requestedAt, leaseMs);
-        try {
-          return (await this.checkHistory(run, lease, claim.bloom)) ?? lease;
-        } catch (err) {
-          // Not dropped, the lease would be renewed for as long as this process lives.
-          d.leases.drop(lease);
-          await this.undoClaim(lease);
-          throw err;
-        }
-      }
-      if (claim.outcome === 'done') {
-        // The compensator re-queues runs MySQL still shows pending: if the outcome write was
-        // lost (a process killed with it buffered), the claim record supplies it.
-        if (run.slice === COMPENSATOR) d.recorder.record(this.outcome(run, claim.status, claim.attempt, {}));
-        return this.duplicate('claim');
-      }
-      // Backing off: its retry job carries it on. Held: its holder's.
-      const remaining = claim.untilMs - d.now();
-      if (claim.state === 'backoff' || look > 1 || remaining > LAPSING_LEASE_MS)
-        return this.duplicate('claim');
-      await d.sleep(Math.max(0, remaining) + LAPSING_LEASE_MS / 10);
-    }
-  }
-
-  /**
-   * Beyond the claim record's memory (the bloom filter said maybe, or could not tell):
-   * MySQL. A finished run is a duplicate; one a live holder is calling (Redis lost its
-   * claim) is left to it; one whose holder died mid-call is claimed as the next attempt.
-   * Returns a report when this copy must not go on, the lease of a new attempt, or null
-   * to go on with `lease`. MySQL knows nothing of a run not yet due; and had a run due
-   * within the claim records' memory finished, its record would have said so (unless
-   * Redis lost it): neither needs MySQL, so firing them goes on while MySQL is away.
-   */
-  private async checkHistory(
-    run: RunToExecute,
-    lease: Lease,
-    bloom: 'no' | 'maybe' | 'unknown' | null,
-  ): Promise<Lease | RunReport | null> {
-    const d = this.d;
-    if (bloom !== 'maybe' && bloom !== 'unknown') return null;
-    const now = d.now();
-    if (run.runAt > now) return null;
-    if (
-      bloom === 'maybe' &&
-      run.runAt > now - d.claims.keepMs + RECORD_MARGIN_MS &&
-      !d.redisMayHaveLostData()
-    )
-      return null;
-    if (bloom === 'unknown' && run.runAt < now) {
-      // Redis lost the filter and this overdue run is being fanned out again: give every
-      // executor's buffered outcomes time to reach MySQL before asking it.
-      await d.sleep(OUTCOME_SETTLE_MS);
-    }
-    const row = await this.readHistory(run);
-    if (row === null || row.status === 'pending') return null;
-    if (isFinished(row.status)) {
-      await d.claims.finish(lease.run, lease.owner, lease.attempt, row.status);
-      d.leases.drop(lease);
-      return this.duplicate('history');
-    }
-    if (row.status === 'running' && (row.leaseUntil ?? 0) > d.now()) {
-      await d.claims.release(lease.run, lease.owner, lease.attempt, { attemptMade: false });
-      d.leases.drop(lease);
-      return this.duplicate('history');
-    }
-    if (row.attempts >= lease.attempt) {
-      // Its holder died mid-call after Redis lost the claim: this is attempt attempts + 1.
-      await d.claims.release(lease.run, lease.owner, lease.attempt, { attemptMade: false });
-      d.leases.drop(lease);
-      return this.claim(
-        { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, row.attempts) },
-        lease.run,
-        lease.owner,
-      );
-    }
-    return null;
-  }
-
-  /** The run's row, asked again on a failure: an unanswered question is never "it never ran". */
-  private async readHistory(run: RunToExecute): Promise<RunState | null> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await this.historyCheck.load(run);
-      } catch (err) {
-        if (tries >= HISTORY_TRIES) throw err;
-        await this.d.sleep(250 * tries);
-      }
-    }
-  }
-
   private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
     const d = this.d;
-    const early = this.whyNotCall(x.cached, x.run, this.isDue(x.run));
+    const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
     if (early) return this.settle(x, early.status, null, early.reason);
     const timer = x.cached.timer as Timer;
     let call = await this.prepare(timer, x);
@@ -424,19 +261,19 @@ export class RunExecutor {
     try {
       if (!(await this.stillHeld(x))) {
         await this.releaseOverlap(x);
-        return this.duplicate('fenced');
+        return duplicate(this.d.metrics, 'fenced');
       }
       if (x.cached.stale || x.detached) {
         // Changed while it waited (a disable, an update), or it waited long for its app:
         // go by the timer as it is now, and by the time it is now.
         x.cached = await d.cache.get(x.run.timerId);
-        const late = this.whyNotCall(x.cached, x.run);
+        const late = whyNotCall(this.d, x.cached, x.run);
         if (late) return this.settle(x, late.status, null, late.reason);
         call = await this.prepare(x.cached.timer as Timer, x);
       }
       // The pause is judged at the run's time: one that began while it waited holds it,
       // one that ended lets it go, each within a look rather than a preread later.
-      const paused = this.pauseOf(x.run);
+      const paused = pauseOf(this.d, x.run);
       if (paused) return this.settle(x, paused.status, null, paused.reason);
       // Noted before the call goes out, so a takeover never repeats an attempt number; a
       // holder that dies between the two leaves a gap in them, not a second attempt 1.
@@ -444,7 +281,7 @@ export class RunExecutor {
       const marked = d.claims.markCalled(x.ref, x.owner, x.lease.attempt, x.lease.validUntil);
       if (!(await marked.catch(() => true))) {
         await this.releaseOverlap(x);
-        return this.duplicate('fenced');
+        return duplicate(this.d.metrics, 'fenced');
       }
       this.unsent.delete(x.lease);
       x.sent = true;
@@ -540,7 +377,7 @@ export class RunExecutor {
     // Written only if the call is still in flight a second later (the result usually
     // replaces it first); its lease bounds the call, whose timeout is a hard deadline.
     d.recorder.recordInFlight(
-      this.outcome(x.run, 'running', attempt, {
+      outcomeOf(x.run, 'running', attempt, {
         leaseUntil: d.now() + call.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
       }),
     );
@@ -567,14 +404,14 @@ export class RunExecutor {
       result.kind === 'response' ? parseRetryAfter(result.retryAfter, d.now()) : null,
     );
     d.recorder.record(
-      this.outcome(x.run, 'running', attempt, {
+      outcomeOf(x.run, 'running', attempt, {
         result,
         leaseUntil: d.now() + delay + BACKOFF_LEASE_MARGIN_MS,
       }),
     );
     const retryAt = await d.claims.backOff(x.ref, x.owner, attempt, delay);
     // Taken over meanwhile (this holder looked dead): the new holder carries the run on.
-    if (retryAt === null) return this.duplicate('fenced');
+    if (retryAt === null) return duplicate(this.d.metrics, 'fenced');
     // The run stays in flight for its overlap policy until its retries are done.
     if (x.holdsOverlap) {
       await d.overlap.holdRunning(
@@ -588,57 +425,7 @@ export class RunExecutor {
       { timerId, runAt, version, afterAttempt: attempt, trigger, overlapPolicy },
       delay,
     );
-    return { verdict: 'retrying', ...this.callFacts(x.run, attempt, result) };
-  }
-
-  private duplicate(stage: 'claim' | 'history' | 'fenced'): RunReport {
-    this.d.metrics.duplicates.inc({ stage });
-    return { verdict: 'duplicate' };
-  }
-
-  /**
-   * Why a run must not be called, if it must not. `judgePause` false leaves the pause of
-   * the service to be judged at the run's time (a run picked up ahead of it).
-   */
-  private whyNotCall(cached: CachedTimer, run: RunToExecute, judgePause = true): NoCall | null {
-    const timer = cached.timer;
-    if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
-    const paused = judgePause ? this.pauseOf(run) : null;
-    if (paused) return paused;
-    // Run now and retry are a user's explicit asks: they go whatever the timer's status.
-    if (run.trigger !== undefined) return null;
-    // A completed timer's runs are owed still: its final run may settle before earlier
-    // ones (a retry, a re-queue), and completion plans no more, cancels none.
-    if (timer.status === 'inactive') return { status: 'skipped', reason: 'skipped: the timer is inactive' };
-    // A continuation has a call behind it: a schedule change since then (cron, endAt,
-    // calendars) concerns the runs not yet called, and it finishes its retries.
-    if ((run.afterAttempt ?? 0) > 0) return null;
-    // A calendar listing the run's date since it was planned (its re-plan races the queue).
-    const schedule = scheduleOf(timer);
-    const skippedBy = schedule.skippedBy(schedule.nominalOf(run.runAt));
-    if (skippedBy !== null) return { status: 'skipped', reason: `skipped: calendar ${skippedBy.join(', ')}` };
-    const superseded = supersededReason(timer, run.runAt, run.version);
-    if (superseded) return { status: 'skipped', reason: superseded };
-    const now = this.d.now();
-    const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
-      const [next] = scheduleOf(timer).next(at, 1);
-      return next ?? null;
-    });
-    if (decision === 'fire') return null;
-    return {
-      status: 'missed',
-      reason: `missed: picked up ${now - run.runAt} ms after its time (misfire policy ${timer.misfirePolicy})`,
-    };
-  }
-
-  /**
-   * Whether the pause of the whole service holds the run back. Run now and retry are a
-   * user's explicit asks and go through it; scheduled runs and backfills do not.
-   */
-  private pauseOf(run: RunToExecute): NoCall | null {
-    if (run.trigger === 'manual' || run.trigger === 'retry') return null;
-    const paused = this.d.paused?.();
-    return paused ? { status: 'skipped', reason: `paused: ${paused.note}` } : null;
+    return { verdict: 'retrying', ...callFacts(x.run, attempt, result) };
   }
 
   /** Records a final outcome, and in the claim record if this execution still holds the attempt. */
@@ -652,7 +439,7 @@ export class RunExecutor {
     const attempt = x.lease.attempt;
     // Skipped and missed runs made no call: their attempt count stays that of calls made.
     const attempts = result === null ? attempt - 1 : attempt;
-    const outcome = this.outcome(x.run, status, attempts, { result, error: reason });
+    const outcome = outcomeOf(x.run, status, attempts, { result, error: reason });
     d.recorder.record(outcome);
     d.metrics.runs.inc({ outcome: status });
     // No heartbeat from here on: the finish ends the lease.
@@ -677,22 +464,7 @@ export class RunExecutor {
     if ((status === 'failed' || status === 'missed') && timer) {
       endedRunLogOf(d.logger).ended(status, { ...endedRunFields(timer, x.ref.key, outcome.error), attempts });
     }
-    return { verdict: status, ...this.callFacts(x.run, attempts, result) };
-  }
-
-  private callFacts(run: RunToExecute, attempt: number, result: CallResult | null) {
-    return {
-      attempt,
-      httpStatus: result?.kind === 'response' ? result.status : null,
-      ...(result ? { latencyMs: result.sentAt - run.runAt } : {}),
-    };
-  }
-
-  /** Undoes an attempt that made no call, if Redis can be told (else its lease lapses). */
-  private async undoClaim(lease: Lease): Promise<void> {
-    await this.d.claims
-      .release(lease.run, lease.owner, lease.attempt, { attemptMade: false })
-      .catch(() => undefined);
+    return { verdict: status, ...callFacts(x.run, attempts, result) };
   }
 
   /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
@@ -704,35 +476,6 @@ export class RunExecutor {
       await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });
     }
     return { verdict: 'withdrawn' };
-  }
-
-  private outcome(
-    run: RunToExecute,
-    status: TaskStatus,
-    attempts: number,
-    extra: { result?: CallResult | null; leaseUntil?: number; error?: string | null },
-  ): RunOutcome {
-    const r = extra.result ?? null;
-    return {
-      timerId: run.timerId,
-      runAt: run.runAt,
-      status,
-      attempts,
-      httpStatus: r?.kind === 'response' ? r.status : null,
-      output: r?.kind === 'response' ? truncate(r.output, LIMITS.outputMaxChars) : null,
-      error:
-        r === null
-          ? // A reason carries text people gave (a pause's note): cut to what the column holds.
-            truncate(extra.error ?? null, LIMITS.errorMaxChars)
-          : r.kind === 'error'
-            ? truncate(r.error, LIMITS.errorMaxChars)
-            : r.status >= 300
-              ? `HTTP ${r.status}`
-              : null,
-      firedAt: r ? r.sentAt : null,
-      durationMs: r ? r.durationMs : null,
-      leaseUntil: extra.leaseUntil ?? null,
-    };
   }
 }
 

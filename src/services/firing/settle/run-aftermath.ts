@@ -1,6 +1,6 @@
 import type { Logger } from '../../../observability/logger.js';
 import type { FailureNotifier } from '../../notify/failure-notifier.js';
-import type { SettledRun } from '../run-executor.js';
+import type { SettledRun } from '../run-execution.js';
 
 export interface RunAftermathDeps {
   /** Marks the timer completed (if still active) and announces the change; false if it was not active. */
