@@ -2,7 +2,11 @@ import type { Core } from '../src/core.js';
 import { stepMs } from '../src/domain/plan/migration-window.js';
 import { MINUTE } from '../src/domain/plan/slice.js';
 import { buildMigrationRunner } from '../src/services/planning/build-migration-runner.js';
-import { COMPENSATE_EVERY_MS, RETAIN_HISTORY_EVERY_MS } from '../src/services/planning/migration-runner.js';
+import {
+  COMPENSATE_EVERY_MS,
+  RETAIN_HISTORY_EVERY_MS,
+  SWEEP_LATE_EVERY_MS,
+} from '../src/services/planning/migration-runner.js';
 import { RecurringDuties } from '../src/services/planning/recurring-duties.js';
 import { BackfillPacer } from '../src/services/runs/backfill-pacer.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
@@ -39,6 +43,8 @@ export async function startMigrator(core: Core): Promise<Role> {
   // Just after each minute starts: the rest of the window for timers planned near-term.
   duties.every('top-up', MINUTE, () => runner.topUp(), MINUTE);
   duties.every('compensator', COMPENSATE_EVERY_MS, () => runner.compensate());
+  // Past capacity: runs their misfire policy will not call any more, settled in bulk.
+  duties.every('late sweep', SWEEP_LATE_EVERY_MS, () => runner.sweepLate());
   duties.every('history retention', RETAIN_HISTORY_EVERY_MS, () => runner.retainHistory());
   // Pauses that end: MySQL-driven on every migrator, each resume a conditional change, so
   // it happens once whichever nodes run, restart, or find Redis empty.

@@ -6,11 +6,13 @@ import { TaskPartitions } from '../../storage/db/task-partitions.js';
 import { TaskRepository } from '../../storage/db/task-repository.js';
 import { TimerRepository } from '../../storage/db/timer-repository.js';
 import { AppCopies } from '../../storage/redis/app-copies.js';
-import { RedisLock } from '../../storage/redis/redis-lock.js';
+import { newLockToken, RedisLock } from '../../storage/redis/redis-lock.js';
 import { OutcomeStash } from '../../storage/redis/runs/outcome-stash.js';
 import { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import { TimerCopies } from '../../storage/redis/timer-copies.js';
+import { PauseWatch } from '../apps/service-pause.js';
 import { Compensator } from '../recovery/compensator.js';
+import { LateSweep } from '../recovery/late-sweep.js';
 import { HistoryRetention } from './history-retention.js';
 import { Migration } from './migration.js';
 import { MigrationRunner } from './migration-runner.js';
@@ -52,6 +54,17 @@ export function buildMigrationRunner(core: Core, logger: Logger): MigrationRunne
       notifier: core.notifier,
       completeEnded: (now) => core.timers.lifecycle.completeEnded(now),
       logger: logger.child({ component: 'compensator' }),
+    }),
+    lateSweep: new LateSweep({
+      tasks,
+      timers,
+      claims: new RunClaims(redis, keys),
+      owner: `sweep:${newLockToken()}`,
+      pause: new PauseWatch(redis, keys.servicePause()),
+      notifier: core.notifier,
+      metrics: core.metrics,
+      logger: logger.child({ component: 'late-sweep' }),
+      now: core.now,
     }),
     history: new HistoryRetention(
       new TaskPartitions(core.database.pool),

@@ -12,6 +12,7 @@ import type { Keys } from '../../storage/redis/keys.js';
 import type { RedisLock } from '../../storage/redis/redis-lock.js';
 import type { ScriptedRedis } from '../../storage/redis/scripts.js';
 import type { CompensationReport, Compensator } from '../recovery/compensator.js';
+import type { LateSweep, LateSweepReport } from '../recovery/late-sweep.js';
 import type { HistoryRetention } from './history-retention.js';
 import type { Migration } from './migration.js';
 
@@ -35,6 +36,8 @@ export function migrationLockTimes(stepMinutes: number): {
 
 /** How often the compensator runs; its lock lapses a little sooner. */
 export const COMPENSATE_EVERY_MS = 30_000;
+/** How often runs past their misfire threshold are settled in bulk; its lock lapses a little sooner. */
+export const SWEEP_LATE_EVERY_MS = 10_000;
 /** How often the run history's partitions are checked (a day is added or dropped once a day). */
 export const RETAIN_HISTORY_EVERY_MS = 10 * 60_000;
 /** How long a rebuild of the slices may take before another migrator may try. */
@@ -44,6 +47,7 @@ const PROGRESS_EVERY_MS = 2000;
 export interface MigrationRunnerDeps {
   migration: Migration;
   compensator: Compensator;
+  lateSweep: LateSweep;
   history: HistoryRetention;
   lock: RedisLock;
   redis: ScriptedRedis;
@@ -188,6 +192,14 @@ export class MigrationRunner {
     d.metrics.historyPartitions.inc({ action: 'dropped' }, report.dropped);
     if (report.added + report.dropped + report.failuresPurged > 0)
       d.logger.info(report, 'run history retained');
+  }
+
+  /** One late sweep, unless another migrator ran one within the period. */
+  async sweepLate(): Promise<LateSweepReport | null> {
+    const { d } = this;
+    const token = await d.lock.acquire(d.keys.lateSweepLock(), SWEEP_LATE_EVERY_MS - 1000);
+    if (!token) return null;
+    return d.lateSweep.run();
   }
 
   /** One compensator pass, unless another migrator ran one within the period. */

@@ -234,7 +234,7 @@ export class Compensator {
       }
     }
     const reason = 'missed: never picked up before its misfire threshold (its slice was lost or walked late)';
-    await this.d.tasks.markMissed(missed, reason);
+    await this.d.tasks.settleUncalled(missed, 'missed', reason);
     for (const r of missed) {
       const timer = timers.get(r.timerId);
       if (!timer) continue;

@@ -3,8 +3,9 @@ import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../domain/plan/task-key.js';
 import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
-import type { Db } from './client.js';
+import { type Db, isDeadlock } from './client.js';
 import { sqlDateTime } from './multi-row-insert.js';
+import { type OverdueCursor, type OverduePage, overduePage } from './overdue-page.js';
 import { type TaskRow, taskFailures, tasks } from './schema.js';
 
 /** The tables a timer's runs are read from: `tasks`, and the failures kept past its retention. */
@@ -54,6 +55,10 @@ export interface PlannedRun {
 
 const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
+/** Rows one statement settles uncalled: one value each, so more than UPDATE_BATCH fit. */
+const SETTLE_BATCH = 5000;
+/** Tries of a statement that deadlocked. */
+const DEADLOCK_TRIES = 5;
 
 /** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
 export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt' | 'queuedAt'> {
@@ -61,6 +66,8 @@ export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'fi
 }
 
 /** A pending run found in MySQL, for the trigger's fallback and the compensator. */
+export type { OverdueCursor, OverduePage } from './overdue-page.js';
+
 export interface PendingRun {
   timerId: number;
   runAt: number;
@@ -96,18 +103,6 @@ interface PendingRow {
   timer_id: number;
   run_at: Date;
   timer_version: number;
-}
-
-/** Where a page of overdue runs ended: its last row's (run_at, id), the order of `tasks_status_run_idx`. */
-export interface OverdueCursor {
-  runAt: number;
-  id: number;
-}
-
-export interface OverduePage {
-  runs: PendingRun[];
-  /** Where the next page starts; null when this one was the last. */
-  next: OverdueCursor | null;
 }
 
 function toPendingRun(r: PendingRow): PendingRun {
@@ -521,22 +516,26 @@ export class TaskRepository {
    * Pending runs due before `beforeMs`, oldest first, a page at a time: pass the page's
    * `next` to read on past runs the caller leaves pending.
    */
-  async overduePending(beforeMs: number, limit: number, after?: OverdueCursor): Promise<OverduePage> {
-    const [rows] = await this.pool.query(
-      `SELECT id, timer_id, run_at, timer_version FROM tasks
-        WHERE status = 'pending' AND run_at < ? AND ${NOT_BACKFILL}
-          ${after ? 'AND (run_at > ? OR (run_at = ? AND id > ?))' : ''}
-        ORDER BY run_at, id LIMIT ?`,
-      after
-        ? [new Date(beforeMs), new Date(after.runAt), new Date(after.runAt), after.id, limit]
-        : [new Date(beforeMs), limit],
+  async overduePending(
+    beforeMs: number,
+    limit: number,
+    after?: OverdueCursor,
+  ): Promise<OverduePage<PendingRun>> {
+    return overduePage<PendingRow & { id: number }, PendingRun>(
+      toPendingRun,
+      async (fromMs, n) => {
+        const [rows] = await this.pool.query(
+          `SELECT id, timer_id, run_at, timer_version FROM tasks
+            WHERE status = 'pending' AND run_at < ? AND ${NOT_BACKFILL}
+              ${fromMs === null ? '' : 'AND run_at >= ?'}
+            ORDER BY run_at LIMIT ?`,
+          [new Date(beforeMs), ...(fromMs === null ? [] : [new Date(fromMs)]), n],
+        );
+        return rows as Array<PendingRow & { id: number }>;
+      },
+      limit,
+      after,
     );
-    const page = rows as Array<PendingRow & { id: number }>;
-    const last = page.at(-1);
-    return {
-      runs: page.map(toPendingRun),
-      next: page.length === limit && last ? { runAt: last.run_at.getTime(), id: Number(last.id) } : null,
-    };
   }
 
   /** The oldest runs still running whose lease ended before `beforeMs`. */
@@ -553,18 +552,63 @@ export class TaskRepository {
     }));
   }
 
-  /** Records runs as `missed`, only where they are still pending. */
-  async markMissed(runs: readonly PendingRun[], reason: string): Promise<void> {
-    for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
-      const where = runs
-        .slice(i, i + UPDATE_BATCH)
-        .map((r) => `(${r.timerId}, CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`)
-        .join(',');
-      await this.pool.query(
-        `UPDATE tasks SET status = 'missed', error = ?, updated_at = CURRENT_TIMESTAMP(3)
-          WHERE status = 'pending' AND (timer_id, run_at) IN (${where})`,
-        [reason],
-      );
+  /**
+   * Scheduled runs still pending at `now` that their timer's misfire policy may no longer
+   * let be called: later than its threshold and than `minLateMs` (`fire_all` timers' runs
+   * are owed a call however late: not these), or of a timer no longer active. Oldest
+   * first, a page at a time.
+   */
+  async pastThreshold(
+    now: number,
+    minLateMs: number,
+    limit: number,
+    after?: OverdueCursor,
+  ): Promise<OverduePage<PendingRun>> {
+    return overduePage<PendingRow & { id: number }, PendingRun>(
+      toPendingRun,
+      async (fromMs, n) => {
+        const [rows] = await this.pool.query(
+          `SELECT t.id, t.timer_id, t.run_at, t.timer_version FROM tasks t
+             LEFT JOIN timers m ON m.id = t.timer_id
+            WHERE t.status = 'pending' AND t.run_trigger = 'schedule' AND t.run_at < ?
+              ${fromMs === null ? '' : 'AND t.run_at >= ?'}
+              AND (m.id IS NULL OR m.status = 'inactive' OR (m.misfire_policy <> 'fire_all'
+                   AND t.run_at < DATE_SUB(?, INTERVAL GREATEST(m.misfire_threshold_ms, ?) * 1000 MICROSECOND)))
+            ORDER BY t.run_at LIMIT ?`,
+          [
+            new Date(now - minLateMs),
+            ...(fromMs === null ? [] : [new Date(fromMs)]),
+            new Date(now),
+            minLateMs,
+            n,
+          ],
+        );
+        return rows as Array<PendingRow & { id: number }>;
+      },
+      limit,
+      after,
+    );
+  }
+
+  /** Records runs that were never called as `missed` or `skipped`, only where they are still pending. */
+  async settleUncalled(
+    runs: readonly PendingRun[],
+    status: 'missed' | 'skipped',
+    reason: string,
+  ): Promise<void> {
+    for (let i = 0; i < runs.length; i += SETTLE_BATCH) {
+      const sql = `UPDATE tasks SET status = ?, error = ?, updated_at = CURRENT_TIMESTAMP(3)
+          WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + SETTLE_BATCH))})`;
+      // Beside the executors' outcome writes a statement may deadlock on the status index's
+      // gaps: it was rolled back whole, and is sent again.
+      for (let tries = 1; ; tries++) {
+        try {
+          await this.pool.query(sql, [status, reason]);
+          break;
+        } catch (err) {
+          if (!isDeadlock(err) || tries >= DEADLOCK_TRIES) throw err;
+        }
+      }
     }
   }
 

@@ -32,6 +32,8 @@ export interface Keys {
   outcomeStash(): string;
   /** One compensator pass at a time across the cluster. */
   compensatorLock(): string;
+  /** Held by the migrator sweeping runs past their misfire threshold, once per period. */
+  lateSweepLock(): string;
   /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
   slicesIntact(): string;
   /** Pub/sub channel announcing timer changes to every process's cache. */
@@ -66,6 +68,7 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
     bloom: (day) => `${prefix}bloom:{${day}}`,
     claim: (day, taskKey) => `${prefix}claim:{${day}}:${taskKey}`,
     compensatorLock: () => `${prefix}lock:compensator`,
+    lateSweepLock: () => `${prefix}lock:late-sweep`,
     outcomeStash: () => `${prefix}outcomes:unwritten`,
     servicePause: () => `${prefix}pause:all`,
     timerCopy: (id) => `${prefix}timer:${id}`,

@@ -19,13 +19,15 @@ export interface CallJudgementInputs {
 
 /**
  * Why a run must not be called, if it must not. `judgePause` false leaves the pause of
- * the service to be judged at the run's time (a run picked up ahead of it).
+ * the service to be judged at the run's time (a run picked up ahead of it). `successorOf`
+ * may stand in for the schedule where the caller knows a later run already.
  */
 export function whyNotCall(
   d: CallJudgementInputs,
   cached: CachedTimer,
   run: RunToExecute,
   judgePause = true,
+  successorOf?: (runAt: number) => number | null,
 ): NoCall | null {
   const timer = cached.timer;
   if (!timer) return { status: 'skipped', reason: 'skipped: the timer was deleted' };
@@ -46,10 +48,17 @@ export function whyNotCall(
   const superseded = supersededReason(timer, run.runAt, run.version);
   if (superseded) return { status: 'skipped', reason: superseded };
   const now = d.now();
-  const decision = misfireDecision(timer.misfirePolicy, timer.misfireThresholdMs, run.runAt, now, (at) => {
-    const [next] = scheduleOf(timer).next(at, 1);
-    return next ?? null;
-  });
+  const decision = misfireDecision(
+    timer.misfirePolicy,
+    timer.misfireThresholdMs,
+    run.runAt,
+    now,
+    successorOf ??
+      ((at) => {
+        const [next] = scheduleOf(timer).next(at, 1);
+        return next ?? null;
+      }),
+  );
   if (decision === 'fire') return null;
   return {
     status: 'missed',
