@@ -1419,6 +1419,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/timers/{id}/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run: its trigger and outcome, the request its attempts send and the latest answer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    taskId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run, its request (credential header values as ***) and its latest answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunDetail"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer, or no such run of it (TASK_NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timers/{id}/tasks/{taskId}/retry": {
         parameters: {
             query?: never;
@@ -3255,6 +3330,44 @@ export interface components {
             status: "pending";
             /** @enum {string} */
             trigger: "manual" | "retry";
+        };
+        RunDetail: {
+            task: components["schemas"]["Task"];
+            /** @description Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so nothing per attempt is stored. */
+            request: {
+                /** @example POST */
+                method: string;
+                /** @example https://example.com/hooks/nightly */
+                url: string;
+                /**
+                 * @description The headers of the latest attempt, credential values (authorization, tokens, keys, cookies, signatures) as ***.
+                 * @example {
+                 *       "content-type": "application/json",
+                 *       "authorization": "***",
+                 *       "x-xtimer-attempt": "1"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+                body: string | null;
+                /** @description The body’s size in UTF-8 bytes. */
+                bodyBytes: number;
+                /** @description The app signs its calls: each attempt adds webhook-id, webhook-timestamp and webhook-signature. */
+                signed: boolean;
+            };
+            /** @description The latest attempt’s answer (a run keeps only its latest); null before the first call. */
+            latest: {
+                attempt: number;
+                sentAt: string | null;
+                httpStatus: number | null;
+                /** @description The start of the response body, as kept. */
+                output: string | null;
+                /** @description The size of what is kept, in UTF-8 bytes. */
+                outputBytes: number;
+                durationMs: number | null;
+                error: string | null;
+            } | null;
         };
         Backfill: {
             /** @example 7 */

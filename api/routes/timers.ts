@@ -6,6 +6,7 @@ import {
   presentExplained,
   presentPreview,
   presentQueuedRun,
+  presentRunDetail,
   presentTask,
   presentTimer,
 } from '../../http/presenters.js';
@@ -30,6 +31,7 @@ import {
 import {
   ListTasksQuerySchema,
   QueuedRunSchema,
+  RunDetailSchema,
   TaskIdParamSchema,
   TaskSchema,
 } from '../../http/schemas/run-schemas.js';
@@ -304,6 +306,22 @@ const routes = {
     request: { params: IdParamSchema, query: ListTasksQuerySchema },
     responses: { 200: json(TaskPage, 'A page of runs'), ...errors },
   }),
+  task: createRoute({
+    method: 'get',
+    path: '/timers/{id}/tasks/{taskId}',
+    tags: ['tasks'],
+    ...secured,
+    summary: 'One run: its trigger and outcome, the request its attempts send and the latest answer',
+    request: { params: TaskIdParamSchema },
+    responses: {
+      200: json(
+        RunDetailSchema,
+        'The run, its request (credential header values as ***) and its latest answer',
+      ),
+      ...errors,
+      404: json(ErrorSchema, 'No such timer, or no such run of it (TASK_NOT_FOUND)'),
+    },
+  }),
   trigger: createRoute({
     method: 'post',
     path: '/timers/{id}/trigger',
@@ -517,6 +535,10 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     .openapi(routes.trigger, async (c) =>
       c.json(presentQueuedRun(await timersOf(c).runs.trigger(c.req.valid('param').id)), 202),
     )
+    .openapi(routes.task, async (c) => {
+      const { id, taskId } = c.req.valid('param');
+      return c.json(presentRunDetail(await timersOf(c).history.detail(id, taskId)), 200);
+    })
     .openapi(routes.retry, async (c) => {
       const { id, taskId } = c.req.valid('param');
       return c.json(presentQueuedRun(await timersOf(c).runs.retry(id, taskId)), 202);
