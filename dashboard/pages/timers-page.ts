@@ -15,6 +15,8 @@ import { timerActions, timerId } from '../timer-actions.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
 import { samplesOf, type TimerRow, timerDetailPage, timersListPage } from '../views/timer-views.js';
 import { parseInstant } from '../wall-time.js';
+import { backfillPageRoutes } from './backfill-page.js';
+import { runPageRoutes } from './run-page.js';
 
 export interface TimersPageDeps {
   timers: TimerService;
@@ -74,6 +76,8 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
   const app = new Hono<DashboardEnv>();
   // Before /:id, which would take /new for a timer id.
   app.route('/', timerActions({ timers, paths, callbackTimeoutMs }));
+  app.route('/', backfillPageRoutes({ timers, paths }));
+  app.route('/', runPageRoutes({ timers, paths }));
 
   app.get('/', async (c) => {
     const labels = all(c, 'label');

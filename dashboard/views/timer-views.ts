@@ -223,7 +223,7 @@ function runRow(t: Task, v: TimerDetailView): Markup {
       ? ` · attempt ${t.attempts} sent at ${zoned(t.firedAt, v.timer.timezone)}`
       : '';
   return html`<tr id="run-${key}" class="${focus ? 'focus' : ''}" data-status="${t.status}" data-trigger="${t.trigger}">
-<td class="mono nowrap">${when(t.runAt, v.timer.timezone)}</td>
+<td class="mono nowrap"><a href="${v.paths.timers}/${t.timerId}/runs/${key}" data-action="inspect" title="open this run: its request and response">${when(t.runAt, v.timer.timezone)}</a></td>
 <td>${badge(t.status)}</td>
 <td class="num" data-field="lateness" title="${since === null ? `how late the first call left${lastSent}` : 'a backfill run: how long after the backfill began its first call left (it is not late: its time is past by design)'}">${late !== null ? `${late} ms` : since !== null ? `+${since} ms into the backfill` : '—'}</td>
 <td class="num" data-field="attempts">${t.attempts}</td>
@@ -301,6 +301,7 @@ export function timerDetailPage(v: TimerDetailView): Markup {
 <h1><span>${timer.name}</span> <span data-field="status">${badge(timer.status)}</span>
 <span class="actions">${runNowButton(v, timer, base)}${toggleButton(v, timer, v.self)}
 <a class="button" href="${base}/edit" data-action="edit">Edit</a>
+${timer.at === null ? html`<a class="button" href="${base}/backfills" data-action="backfill" title="run the schedule over a past range">Backfill</a>` : ''}
 <a class="button" href="${base}/delete" data-action="delete" style="color: var(--bad)">Delete</a></span></h1>
 <p class="muted">Timer ${timer.id} of app ${timer.app}</p>
 ${notice(v.done, v.task)}
