@@ -97,6 +97,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/timers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause, resume or run now many timers at once: one audited batch
+         * @description Each timer goes through the same change as on its own (disable with the note and until, enable, trigger), each audited under one batchId. A pause or resume counts once against the rate limit; a run now, once per run.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BulkAction"];
+                };
+            };
+            responses: {
+                /** @description How many it changed, and the batch */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BulkResult"];
+                    };
+                };
+                /** @description No ids, more than 1,000, or an until in the past */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer among them (nothing changed) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A timer among them does not exist (nothing changed) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timers": {
         parameters: {
             query?: never;
@@ -2877,6 +2965,47 @@ export interface components {
              */
             until?: string;
         };
+        BulkResult: {
+            /** @enum {string} */
+            action: "pause" | "resume" | "trigger";
+            /** @description The batch the audit log files each change under (GET /audit?batchId=). */
+            batchId: string | null;
+            /** @description How many distinct timers were selected. */
+            selected: number;
+            /** @description How many it paused, resumed or ran now. */
+            changed: number;
+            /** @description Those left as they were: already paused (pause), already active or completed (resume). */
+            unchanged: number[];
+        };
+        Error: {
+            error: {
+                /** @example INVALID_CRON */
+                code: string;
+                message: string;
+                /** @description What exactly is wrong, by field; empty when the message says it all */
+                details: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description note and until apply to a pause only. Every timer is checked first: one the key may not use refuses the whole batch. */
+        BulkAction: components["schemas"]["Pause"] & {
+            /**
+             * @description pause (with the note and until, the same for each), resume, or trigger (run now).
+             * @enum {string}
+             */
+            action: "pause" | "resume" | "trigger";
+            /**
+             * @description The timers, 1 to 1000.
+             * @example [
+             *       12,
+             *       13,
+             *       21
+             *     ]
+             */
+            ids: number[];
+        };
         Timer: {
             /** @example 42 */
             id: number;
@@ -2966,18 +3095,6 @@ export interface components {
             createdAt: string;
             /** @example 2026-11-21T10:00:00.000Z */
             updatedAt: string;
-        };
-        Error: {
-            error: {
-                /** @example INVALID_CRON */
-                code: string;
-                message: string;
-                /** @description What exactly is wrong, by field; empty when the message says it all */
-                details: {
-                    path: string;
-                    message: string;
-                }[];
-            };
         };
         CreateTimer: {
             /**

@@ -166,4 +166,27 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
       if (globals(cmd).json) return printJson(run);
       out(`Queued run ${run.id} of timer ${run.timerId} at ${run.runAt}.\n`);
     });
+
+  timers
+    .command('bulk')
+    .description('Pause, resume or run now several timers at once, as one audited batch')
+    .argument('<action>', 'pause, resume or trigger')
+    .argument('<ids...>', 'timer ids')
+    .option('--note <text>', 'pause: why (shown on each timer and in the console)')
+    .option('--until <time>', 'pause: resume by itself at this ISO time, or after this long (30m, 2h)')
+    .action(async (action: string, ids: string[], opts: { note?: string; until?: string }, cmd: Command) => {
+      const actions = ['pause', 'resume', 'trigger'] as const;
+      const chosen = actions.find((a) => a === action);
+      if (chosen === undefined) throw new UsageError(`${action}: the action is pause, resume or trigger`);
+      if (action !== 'pause' && (opts.note !== undefined || opts.until !== undefined))
+        throw new UsageError('--note and --until go with pause only');
+      const bad = ids.find((id) => !/^[1-9][0-9]{0,14}$/.test(id));
+      if (bad !== undefined) throw new UsageError(`${bad}: expected a timer id (a positive number)`);
+      const body = { action: chosen, ids: ids.map(Number), ...pauseFrom(opts, Date.now()) };
+      const result = await must(clientOf(cmd).POST('/api/v1/timers/bulk', { body }));
+      if (globals(cmd).json) return printJson(result);
+      const did = { pause: 'Paused', resume: 'Resumed', trigger: 'Ran now' }[chosen];
+      const left = result.unchanged.length === 0 ? '' : `; unchanged: ${result.unchanged.join(', ')}`;
+      out(`${did} ${result.changed} of ${result.selected} timers (batch ${result.batchId})${left}.\n`);
+    });
 }
