@@ -139,6 +139,8 @@ svg.histogram text { font-size: 10px; fill: var(--muted); }
 svg.histogram text.count { fill: var(--fg); }
 svg.histogram .axis { stroke: var(--line); }
 .stats span { margin-right: 14px; }
+input.pick { margin: 0 2px 0 0; vertical-align: -2px; }
+form.bulk { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
 dl.counts { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 8px 0; }
 dl.counts dt { color: var(--muted); font-size: 12.5px; }
 dl.counts dd { margin: 0; font-size: 22px; }
