@@ -71,7 +71,7 @@ export function backfillFormPage(v: BackfillFormView): Markup {
 ${v.error ? html`<p class="error" role="alert" data-field="range">${v.error}</p>` : ''}
 ${
   p
-    ? html`<div class="card" id="backfill-preview"><p><strong data-count="runs">${p.runs}</strong> runs in the range; <strong data-count="planned">${p.planned}</strong> would be sent (${p.runs - p.planned} already in the history).</p>
+    ? html`<div class="card" id="backfill-preview"><p><strong data-count="runs">${p.runs}</strong> run${p.runs === 1 ? '' : 's'} in the range; <strong data-count="planned">${p.planned}</strong> would be sent (${p.runs - p.planned} already in the history).</p>
 <form class="inline" method="post" action="${base}">${csrfField(v)}<input type="hidden" name="from" value="${p.from}"><input type="hidden" name="to" value="${p.to}">
 <button type="submit" class="go" data-action="start-backfill" ${p.planned === 0 ? 'disabled' : ''}>Start backfill</button></form></div>`
     : ''
