@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../../api/app.js';
-import type { Core } from '../../../src/core.js';
-import { call, createTestApp, timerBody } from '../../helpers/api.js';
-import { createTestCore, createTestStores, recordRun, type TestStores } from '../../helpers/stores.js';
+import type { App } from '../../../../api/app.js';
+import type { Core } from '../../../../src/core.js';
+import { call, createTestApp, timerBody } from '../../../helpers/api.js';
+import { createTestCore, createTestStores, recordRun, type TestStores } from '../../../helpers/stores.js';
 
 /**
  * A run opened through the API (GET /timers/{id}/tasks/{taskId}): the request its attempts
