@@ -1,11 +1,12 @@
 import { type Context, Hono } from 'hono';
+import { statusOf } from '../../http/errors.js';
 import { presentBackfill } from '../../http/presenters.js';
 import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';
 import { formOf, timerId, withDone } from '../timer-actions.js';
 import { type BackfillFormView, backfillFormPage, backfillProgressPage } from '../views/backfill-views.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
-import { parseInstant } from '../wall-time.js';
+import { parseInstant, wallText } from '../wall-time.js';
 
 function backfillId(text: string): number {
   if (!/^\d{1,15}$/.test(text)) throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `no backfill ${text}`);
@@ -30,11 +31,10 @@ export function backfillPageRoutes({ timers, paths }: { timers: TimerService; pa
   const app = new Hono<DashboardEnv>();
   const as = (c: Context<DashboardEnv>) => timers.as(c.var.actor);
 
-  app.get('/:id/backfills', async (c) => {
-    const id = timerId(c.req.param('id'));
+  /** The Backfill form with the range as typed and the timer's latest backfills. */
+  const formView = async (c: Context<DashboardEnv>, id: number, fromText: string, toText: string) => {
     const timer = await as(c).definitions.get(id);
-    const fromText = c.req.query('from')?.trim() ?? '';
-    const toText = c.req.query('to')?.trim() ?? '';
+    const backfills = (await as(c).backfills.list(id)).map(presentBackfill);
     const view: BackfillFormView = {
       paths,
       csrf: c.var.csrf,
@@ -42,17 +42,23 @@ export function backfillPageRoutes({ timers, paths }: { timers: TimerService; pa
       timer,
       fromText,
       toText,
-      backfills: (await as(c).backfills.list(id)).map(presentBackfill),
+      backfills,
     };
-    if (fromText !== '' || toText !== '') {
-      // A range the service refuses is said beside the form (400), as the API would say it.
+    return view;
+  };
+
+  app.get('/:id/backfills', async (c) => {
+    const id = timerId(c.req.param('id'));
+    const view = await formView(c, id, c.req.query('from')?.trim() ?? '', c.req.query('to')?.trim() ?? '');
+    if (view.fromText !== '' || view.toText !== '') {
+      // A range the service refuses is said beside the form, as the API would say it.
       try {
-        const from = parseInstant(fromText, timer.timezone);
-        const to = parseInstant(toText, timer.timezone);
+        const from = parseInstant(view.fromText, view.timer.timezone);
+        const to = parseInstant(view.toText, view.timer.timezone);
         view.preview = { ...(await as(c).backfills.preview(id, { from, to })), from, to };
       } catch (err) {
         if (!(err instanceof XtimerError)) throw err;
-        return c.html(backfillFormPage({ ...view, error: err.message }), 400);
+        return c.html(backfillFormPage({ ...view, error: err.message }), statusOf(err.code));
       }
     }
     return c.html(backfillFormPage(view));
@@ -61,14 +67,22 @@ export function backfillPageRoutes({ timers, paths }: { timers: TimerService; pa
   app.post('/:id/backfills', async (c) => {
     const id = timerId(c.req.param('id'));
     const form = await formOf(c);
-    const started = await as(c).backfills.start(id, {
-      from: instant(form.from, 'from'),
-      to: instant(form.to, 'to'),
-    });
-    return c.redirect(
-      withDone(`${paths.timers}/${id}/backfills/${started.backfill.id}`, 'backfill-started'),
-      303,
-    );
+    const from = instant(form.from, 'from');
+    const to = instant(form.to, 'to');
+    try {
+      const started = await as(c).backfills.start(id, { from, to });
+      return c.redirect(
+        withDone(`${paths.timers}/${id}/backfills/${started.backfill.id}`, 'backfill-started'),
+        303,
+      );
+    } catch (err) {
+      // Another backfill under way over the range, or time moved past the preview: said beside the form.
+      if (!(err instanceof XtimerError) || err.code === ErrorCode.TIMER_NOT_FOUND) throw err;
+      const view = await formView(c, id, '', '');
+      const zone = view.timer.timezone;
+      const typed = { fromText: wallText(from, zone), toText: wallText(to, zone) };
+      return c.html(backfillFormPage({ ...view, ...typed, error: err.message }), statusOf(err.code));
+    }
   });
 
   app.get('/:id/backfills/:backfillId', async (c) => {

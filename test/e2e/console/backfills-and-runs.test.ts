@@ -73,7 +73,7 @@ describe('backfills in the console', () => {
     await page.context().close();
   });
 
-  it('refuses a range ending in the future beside the form, and cancels a backfill under way', {
+  it('refuses a range ending in the future or overlapping one under way beside the form, and cancels it', {
     timeout: 60_000,
   }, async () => {
     const t = await timer('cancelled');
@@ -89,6 +89,12 @@ describe('backfills in the console', () => {
     expect(await page.locator('#backfill-preview [data-count="planned"]').textContent()).toBe('1200');
     await page.getByRole('button', { name: 'Start backfill' }).click();
     await page.locator('.notice[data-done="backfill-started"]').waitFor();
+    const progress = page.url();
+    // A second backfill over part of its range while the first sends: refused beside the form.
+    await page.goto(`${base}?from=${to - 600_000}&to=${to + 300_000}`);
+    await page.getByRole('button', { name: 'Start backfill' }).click();
+    expect(await page.locator('.error[data-field="range"]').textContent()).toContain('still under way');
+    await page.goto(progress);
     await page.getByRole('button', { name: 'Cancel backfill' }).click();
     await page.locator('.notice[data-done="backfill-cancelled"]').waitFor();
     await page.locator('[data-field="backfill-status"] .s-cancelled').waitFor();
