@@ -1527,7 +1527,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The run, its request (credential header values as ***) and its latest answer */
+                /** @description The run, its request (secrets as ***) and its latest answer */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1660,6 +1660,84 @@ export interface paths {
                 };
                 /** @description Rate limit of the app key reached (see Retry-After) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/timers/{id}/backfills/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a backfill over [from, to) would run, changing nothing; refused as a start would be */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["StartBackfill"];
+                };
+            };
+            responses: {
+                /** @description Its runs, and those it would send */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BackfillPreview"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3486,6 +3564,29 @@ export interface components {
                 error: string | null;
             } | null;
         };
+        BackfillPreview: {
+            /** @description The schedule's instants in the range. */
+            runs: number;
+            /** @description Those it would send: instants already in the run history are left alone. */
+            planned: number;
+        };
+        StartBackfill: {
+            /**
+             * @description The first instant of the range (included).
+             * @example 2026-12-01T09:00:00Z
+             */
+            from: string;
+            /**
+             * @description The end of the range (excluded); not after now.
+             * @example 2026-12-02T09:00:00Z
+             */
+            to: string;
+            /**
+             * @description What a backfill run does while the timer's previous run is in flight (default: the timer's policy).
+             * @enum {string}
+             */
+            overlapPolicy?: "allow" | "skip" | "buffer_one";
+        };
         Backfill: {
             /** @example 7 */
             id: number;
@@ -3520,23 +3621,6 @@ export interface components {
             failed: number;
             skipped: number;
             missed: number;
-        };
-        StartBackfill: {
-            /**
-             * @description The first instant of the range (included).
-             * @example 2026-12-01T09:00:00Z
-             */
-            from: string;
-            /**
-             * @description The end of the range (excluded); not after now.
-             * @example 2026-12-02T09:00:00Z
-             */
-            to: string;
-            /**
-             * @description What a backfill run does while the timer's previous run is in flight (default: the timer's policy).
-             * @enum {string}
-             */
-            overlapPolicy?: "allow" | "skip" | "buffer_one";
         };
         Preview: {
             /** @description Absent for an unsaved schedule. */

@@ -13,6 +13,7 @@ import {
 import { AppParamSchema } from '../../http/schemas/app-schemas.js';
 import {
   BackfillParamSchema,
+  BackfillPreviewSchema,
   BackfillSchema,
   StartBackfillSchema,
 } from '../../http/schemas/backfill-schemas.js';
@@ -130,6 +131,8 @@ async function optionalBody<T extends z.ZodTypeAny>(
   return parsed.data;
 }
 const TaskPage = page(TaskSchema, 'TaskPage');
+/** A backfill's range: what a start, and its preview, read. */
+const backfillBody = { content: { 'application/json': { schema: StartBackfillSchema } } };
 
 const routes = {
   create: createRoute({
@@ -314,10 +317,7 @@ const routes = {
     summary: 'One run: its trigger and outcome, the request its attempts send and the latest answer',
     request: { params: TaskIdParamSchema },
     responses: {
-      200: json(
-        RunDetailSchema,
-        'The run, its request (credential header values as ***) and its latest answer',
-      ),
+      200: json(RunDetailSchema, 'The run, its request (secrets as ***) and its latest answer'),
       ...errors,
       404: json(ErrorSchema, 'No such timer, or no such run of it (TASK_NOT_FOUND)'),
     },
@@ -356,10 +356,7 @@ const routes = {
     summary: "Run the schedule's runs over a past range [from, to), paced at BACKFILL_RATE",
     description:
       'At most 10,000 runs. Runs the history already has are left alone; the others are sent with X-Xtimer-Trigger: backfill, with the same task ids, claims and fencing as scheduled runs.',
-    request: {
-      params: IdParamSchema,
-      body: { content: { 'application/json': { schema: StartBackfillSchema } } },
-    },
+    request: { params: IdParamSchema, body: backfillBody },
     responses: {
       202: json(BackfillSchema, 'The backfill, started'),
       ...errors,
@@ -370,6 +367,15 @@ const routes = {
       ),
       ...limited,
     },
+  }),
+  previewBackfill: createRoute({
+    method: 'post',
+    path: '/timers/{id}/backfills/preview',
+    tags: ['runs'],
+    ...secured,
+    summary: 'What a backfill over [from, to) would run, changing nothing; refused as a start would be',
+    request: { params: IdParamSchema, body: backfillBody },
+    responses: { 200: json(BackfillPreviewSchema, 'Its runs, and those it would send'), ...errors },
   }),
   listBackfills: createRoute({
     method: 'get',
@@ -542,6 +548,10 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     .openapi(routes.retry, async (c) => {
       const { id, taskId } = c.req.valid('param');
       return c.json(presentQueuedRun(await timersOf(c).runs.retry(id, taskId)), 202);
+    })
+    .openapi(routes.previewBackfill, async (c) => {
+      const { from, to } = c.req.valid('json');
+      return c.json(await timersOf(c).backfills.preview(c.req.valid('param').id, { from, to }), 200);
     })
     .openapi(routes.startBackfill, async (c) => {
       const { from, to, overlapPolicy } = c.req.valid('json');

@@ -127,35 +127,54 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--from <time>', 'the first instant of the range (ISO time, included)')
     .requiredOption('--to <time>', 'the end of the range (ISO time, not included)')
     .option('--wait', 'print its progress until all its runs have ended')
-    .action(async (id: string, opts: { from: string; to: string; wait?: boolean }, cmd: Command) => {
-      const client = clientOf(cmd);
-      let b = await must(
-        client.POST('/api/v1/timers/{id}/backfills', {
-          params: { path: { id } },
-          body: { from: opts.from, to: opts.to },
-        }),
-      );
-      const json = globals(cmd).json;
-      if (!json)
-        out(
-          `Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`,
-        );
-      let said = '';
-      while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
-        const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
-        if (!json && progress !== said) out(`  ${progress}\n`);
-        said = progress;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        b = await must(
-          client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {
-            params: { path: { id, backfillId: String(b.id) } },
+    .option('--dry-run', 'say how many runs it would send, and start nothing')
+    .action(
+      async (
+        id: string,
+        opts: { from: string; to: string; wait?: boolean; dryRun?: boolean },
+        cmd: Command,
+      ) => {
+        const client = clientOf(cmd);
+        if (opts.dryRun) {
+          const p = await must(
+            client.POST('/api/v1/timers/{id}/backfills/preview', {
+              params: { path: { id } },
+              body: { from: opts.from, to: opts.to },
+            }),
+          );
+          if (globals(cmd).json) return printJson(p);
+          return out(
+            `${p.runs} runs in the range; ${p.planned} would be sent (${p.runs - p.planned} already in the history).\n`,
+          );
+        }
+        let b = await must(
+          client.POST('/api/v1/timers/{id}/backfills', {
+            params: { path: { id } },
+            body: { from: opts.from, to: opts.to },
           }),
         );
-      }
-      if (json) return printJson(b);
-      if (opts.wait)
-        out(`Backfill ${b.id} ${b.status}: ${b.done} of ${b.planned} runs ended, ${b.failed} failed.\n`);
-    });
+        const json = globals(cmd).json;
+        if (!json)
+          out(
+            `Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`,
+          );
+        let said = '';
+        while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
+          const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
+          if (!json && progress !== said) out(`  ${progress}\n`);
+          said = progress;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          b = await must(
+            client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {
+              params: { path: { id, backfillId: String(b.id) } },
+            }),
+          );
+        }
+        if (json) return printJson(b);
+        if (opts.wait)
+          out(`Backfill ${b.id} ${b.status}: ${b.done} of ${b.planned} runs ended, ${b.failed} failed.\n`);
+      },
+    );
 
   timers
     .command('trigger')

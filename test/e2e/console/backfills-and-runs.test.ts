@@ -70,6 +70,11 @@ describe('backfills in the console', () => {
     expect(await page.getByRole('button', { name: 'Cancel backfill' }).count()).toBe(0);
     const backfilled = e2e.sink.forTimer(t.id).filter((d) => d.headers['x-xtimer-trigger'] === 'backfill');
     expect(new Set(backfilled.map((d) => d.scheduledAt)).size).toBe(10);
+    // The CLI's preview of the same range: every run is in the history now.
+    const range = ['--from', new Date(from).toISOString(), '--to', new Date(to).toISOString()];
+    const dry = await runXtimer(e2e.base, '', ['timers', 'backfill', String(t.id), ...range, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('10 runs in the range; 0 would be sent (10 already in the history).');
     await page.context().close();
   });
 
