@@ -21,6 +21,7 @@ import { docsRoutes } from './routes/docs.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pauseRoutes } from './routes/pause.js';
+import { timerSelectionRoutes } from './routes/timer-selection.js';
 import { timerRoutes } from './routes/timers.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps) {
     (APPLY_PATH.test(c.req.path) ? bodyLimits.apply : bodyLimits.usual)(c, next),
   );
   app.route('/', healthRoutes(deps.readiness));
+  app.route('/api/v1', timerSelectionRoutes({ timers: deps.timers }));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', appRoutes(deps.apps));
   app.route('/api/v1', appTimerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));

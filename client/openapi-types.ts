@@ -97,6 +97,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/timers/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause, resume or run now many timers at once: one audited batch
+         * @description Each timer goes through the same change as on its own (disable with the note and until, enable, trigger), each audited under one batchId. A pause or resume counts once against the rate limit; a run now, once per run.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BulkAction"];
+                };
+            };
+            responses: {
+                /** @description How many it changed, and the batch */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BulkResult"];
+                    };
+                };
+                /** @description No ids, more than 1,000, or an until in the past */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer among them (nothing changed) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A timer among them does not exist (nothing changed) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit of the app key reached (see Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timers": {
         parameters: {
             query?: never;
@@ -1419,6 +1507,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/timers/{id}/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run: its trigger and outcome, the request its attempts send and the latest answer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    taskId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run, its request (secrets as ***) and its latest answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RunDetail"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer, or no such run of it (TASK_NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timers/{id}/tasks/{taskId}/retry": {
         parameters: {
             query?: never;
@@ -1497,6 +1660,84 @@ export interface paths {
                 };
                 /** @description Rate limit of the app key reached (see Retry-After) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/timers/{id}/backfills/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a backfill over [from, to) would run, changing nothing; refused as a start would be */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["StartBackfill"];
+                };
+            };
+            responses: {
+                /** @description Its runs, and those it would send */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BackfillPreview"];
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another app's timer, or another app named */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such timer */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2802,6 +3043,47 @@ export interface components {
              */
             until?: string;
         };
+        BulkResult: {
+            /** @enum {string} */
+            action: "pause" | "resume" | "trigger";
+            /** @description The batch the audit log files each change under (GET /audit?batchId=). */
+            batchId: string | null;
+            /** @description How many distinct timers were selected. */
+            selected: number;
+            /** @description How many it paused, resumed or ran now. */
+            changed: number;
+            /** @description Those left as they were: already paused (pause), already active or completed (resume). */
+            unchanged: number[];
+        };
+        Error: {
+            error: {
+                /** @example INVALID_CRON */
+                code: string;
+                message: string;
+                /** @description What exactly is wrong, by field; empty when the message says it all */
+                details: {
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description note and until apply to a pause only. Every timer is checked first: one the key may not use refuses the whole batch. */
+        BulkAction: components["schemas"]["Pause"] & {
+            /**
+             * @description pause (with the note and until, the same for each), resume, or trigger (run now).
+             * @enum {string}
+             */
+            action: "pause" | "resume" | "trigger";
+            /**
+             * @description The timers, 1 to 1000.
+             * @example [
+             *       12,
+             *       13,
+             *       21
+             *     ]
+             */
+            ids: number[];
+        };
         Timer: {
             /** @example 42 */
             id: number;
@@ -2891,18 +3173,6 @@ export interface components {
             createdAt: string;
             /** @example 2026-11-21T10:00:00.000Z */
             updatedAt: string;
-        };
-        Error: {
-            error: {
-                /** @example INVALID_CRON */
-                code: string;
-                message: string;
-                /** @description What exactly is wrong, by field; empty when the message says it all */
-                details: {
-                    path: string;
-                    message: string;
-                }[];
-            };
         };
         CreateTimer: {
             /**
@@ -3256,6 +3526,67 @@ export interface components {
             /** @enum {string} */
             trigger: "manual" | "retry";
         };
+        RunDetail: {
+            task: components["schemas"]["Task"];
+            /** @description Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so nothing per attempt is stored. */
+            request: {
+                /** @example POST */
+                method: string;
+                /** @example https://example.com/hooks/nightly */
+                url: string;
+                /**
+                 * @description The headers of the latest attempt, credential values (authorization, tokens, keys, cookies, signatures) as ***.
+                 * @example {
+                 *       "content-type": "application/json",
+                 *       "authorization": "***",
+                 *       "x-xtimer-attempt": "1"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+                body: string | null;
+                /** @description The body’s size in UTF-8 bytes. */
+                bodyBytes: number;
+                /** @description The app signs its calls: each attempt adds webhook-id, webhook-timestamp and webhook-signature. */
+                signed: boolean;
+            };
+            /** @description The latest attempt’s answer (a run keeps only its latest); null before the first call. */
+            latest: {
+                attempt: number;
+                sentAt: string | null;
+                httpStatus: number | null;
+                /** @description The start of the response body, as kept. */
+                output: string | null;
+                /** @description The size of what is kept, in UTF-8 bytes. */
+                outputBytes: number;
+                durationMs: number | null;
+                error: string | null;
+            } | null;
+        };
+        BackfillPreview: {
+            /** @description The schedule's instants in the range. */
+            runs: number;
+            /** @description Those it would send: instants already in the run history are left alone. */
+            planned: number;
+        };
+        StartBackfill: {
+            /**
+             * @description The first instant of the range (included).
+             * @example 2026-12-01T09:00:00Z
+             */
+            from: string;
+            /**
+             * @description The end of the range (excluded); not after now.
+             * @example 2026-12-02T09:00:00Z
+             */
+            to: string;
+            /**
+             * @description What a backfill run does while the timer's previous run is in flight (default: the timer's policy).
+             * @enum {string}
+             */
+            overlapPolicy?: "allow" | "skip" | "buffer_one";
+        };
         Backfill: {
             /** @example 7 */
             id: number;
@@ -3290,23 +3621,6 @@ export interface components {
             failed: number;
             skipped: number;
             missed: number;
-        };
-        StartBackfill: {
-            /**
-             * @description The first instant of the range (included).
-             * @example 2026-12-01T09:00:00Z
-             */
-            from: string;
-            /**
-             * @description The end of the range (excluded); not after now.
-             * @example 2026-12-02T09:00:00Z
-             */
-            to: string;
-            /**
-             * @description What a backfill run does while the timer's previous run is in flight (default: the timer's policy).
-             * @enum {string}
-             */
-            overlapPolicy?: "allow" | "skip" | "buffer_one";
         };
         Preview: {
             /** @description Absent for an unsaved schedule. */

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
  * nothing a page could be made to hold.
  */
 
-/** Refreshes the page's `[data-live]` regions in place while the "live" box is ticked: the filters and forms outside them keep what was typed. */
+/** Refreshes the page's `[data-live]` regions in place while the "live" box is ticked: the filters and forms outside them keep what was typed, ticked boxes stay ticked. */
 const LIVE = `(function () {
   var key = 'xtimer.live', box = document.getElementById('live');
   if (!box) return;
@@ -24,7 +24,12 @@ const LIVE = `(function () {
       var doc = new DOMParser().parseFromString(text, 'text/html');
       document.querySelectorAll('[data-live]').forEach(function (el) {
         var fresh = doc.getElementById(el.id);
-        if (fresh) el.innerHTML = fresh.innerHTML;
+        if (!fresh) return;
+        // Ticked rows stay ticked across a refresh: a selection is being made.
+        var ticked = {};
+        el.querySelectorAll('input[type=checkbox]:checked').forEach(function (box) { ticked[box.name + '=' + box.value] = true; });
+        el.innerHTML = fresh.innerHTML;
+        el.querySelectorAll('input[type=checkbox]').forEach(function (box) { if (ticked[box.name + '=' + box.value]) box.checked = true; });
       });
     }).catch(function () {}).then(function () { setTimeout(tick, every); });
   }

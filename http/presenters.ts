@@ -9,6 +9,7 @@ import { latenessOf, sinceBackfillStartOf, type Task, type Timer } from '../src/
 import type { ServicePauseState } from '../src/services/apps/service-pause.js';
 import type { BackfillView } from '../src/services/runs/backfill-service.js';
 import type { QueuedRunView } from '../src/services/runs/run-controls.js';
+import type { RunDetail } from '../src/services/runs/run-detail.js';
 
 /** Timer and task JSON exactly as the API documents them. */
 export function presentTimer(t: Timer) {
@@ -61,6 +62,15 @@ export function presentTask(t: Task) {
     latencyMs: latenessOf(t),
     sinceBackfillStartMs: sinceBackfillStartOf(t),
     durationMs: t.durationMs,
+  };
+}
+
+/** A run opened: the run, its request (credentials masked) and its latest answer. */
+export function presentRunDetail(d: RunDetail) {
+  return {
+    task: presentTask(d.task),
+    request: { ...d.request, headers: { ...d.request.headers } },
+    latest: d.latest === null ? null : { ...d.latest, sentAt: iso(d.latest.sentAt) },
   };
 }
 

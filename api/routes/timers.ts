@@ -6,12 +6,14 @@ import {
   presentExplained,
   presentPreview,
   presentQueuedRun,
+  presentRunDetail,
   presentTask,
   presentTimer,
 } from '../../http/presenters.js';
 import { AppParamSchema } from '../../http/schemas/app-schemas.js';
 import {
   BackfillParamSchema,
+  BackfillPreviewSchema,
   BackfillSchema,
   StartBackfillSchema,
 } from '../../http/schemas/backfill-schemas.js';
@@ -30,6 +32,7 @@ import {
 import {
   ListTasksQuerySchema,
   QueuedRunSchema,
+  RunDetailSchema,
   TaskIdParamSchema,
   TaskSchema,
 } from '../../http/schemas/run-schemas.js';
@@ -128,6 +131,8 @@ async function optionalBody<T extends z.ZodTypeAny>(
   return parsed.data;
 }
 const TaskPage = page(TaskSchema, 'TaskPage');
+/** A backfill's range: what a start, and its preview, read. */
+const backfillBody = { content: { 'application/json': { schema: StartBackfillSchema } } };
 
 const routes = {
   create: createRoute({
@@ -304,6 +309,19 @@ const routes = {
     request: { params: IdParamSchema, query: ListTasksQuerySchema },
     responses: { 200: json(TaskPage, 'A page of runs'), ...errors },
   }),
+  task: createRoute({
+    method: 'get',
+    path: '/timers/{id}/tasks/{taskId}',
+    tags: ['tasks'],
+    ...secured,
+    summary: 'One run: its trigger and outcome, the request its attempts send and the latest answer',
+    request: { params: TaskIdParamSchema },
+    responses: {
+      200: json(RunDetailSchema, 'The run, its request (secrets as ***) and its latest answer'),
+      ...errors,
+      404: json(ErrorSchema, 'No such timer, or no such run of it (TASK_NOT_FOUND)'),
+    },
+  }),
   trigger: createRoute({
     method: 'post',
     path: '/timers/{id}/trigger',
@@ -338,10 +356,7 @@ const routes = {
     summary: "Run the schedule's runs over a past range [from, to), paced at BACKFILL_RATE",
     description:
       'At most 10,000 runs. Runs the history already has are left alone; the others are sent with X-Xtimer-Trigger: backfill, with the same task ids, claims and fencing as scheduled runs.',
-    request: {
-      params: IdParamSchema,
-      body: { content: { 'application/json': { schema: StartBackfillSchema } } },
-    },
+    request: { params: IdParamSchema, body: backfillBody },
     responses: {
       202: json(BackfillSchema, 'The backfill, started'),
       ...errors,
@@ -352,6 +367,15 @@ const routes = {
       ),
       ...limited,
     },
+  }),
+  previewBackfill: createRoute({
+    method: 'post',
+    path: '/timers/{id}/backfills/preview',
+    tags: ['runs'],
+    ...secured,
+    summary: 'What a backfill over [from, to) would run, changing nothing; refused as a start would be',
+    request: { params: IdParamSchema, body: backfillBody },
+    responses: { 200: json(BackfillPreviewSchema, 'Its runs, and those it would send'), ...errors },
   }),
   listBackfills: createRoute({
     method: 'get',
@@ -517,9 +541,17 @@ export function timerRoutes({ timers: service, callbackTimeoutMs }: TimerRoutesD
     .openapi(routes.trigger, async (c) =>
       c.json(presentQueuedRun(await timersOf(c).runs.trigger(c.req.valid('param').id)), 202),
     )
+    .openapi(routes.task, async (c) => {
+      const { id, taskId } = c.req.valid('param');
+      return c.json(presentRunDetail(await timersOf(c).history.detail(id, taskId)), 200);
+    })
     .openapi(routes.retry, async (c) => {
       const { id, taskId } = c.req.valid('param');
       return c.json(presentQueuedRun(await timersOf(c).runs.retry(id, taskId)), 202);
+    })
+    .openapi(routes.previewBackfill, async (c) => {
+      const { from, to } = c.req.valid('json');
+      return c.json(await timersOf(c).backfills.preview(c.req.valid('param').id, { from, to }), 200);
     })
     .openapi(routes.startBackfill, async (c) => {
       const { from, to, overlapPolicy } = c.req.valid('json');

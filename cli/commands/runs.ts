@@ -6,11 +6,41 @@ import { UsageError } from '../errors.js';
 import { table } from '../terminal.js';
 
 type Task = components['schemas']['Task'];
+type RunDetail = components['schemas']['RunDetail'];
+
+/** The timer id of a task id `<timerId>_<runAtMs>`. */
+function timerOfTask(taskId: string): string {
+  const id = /^([1-9][0-9]{0,15})_[0-9]{1,16}$/.exec(taskId)?.[1];
+  if (id === undefined) throw new UsageError(`${taskId}: a task id is <timerId>_<runAtMs>`);
+  return id;
+}
+
+/** A run opened, as lines: the run, the request its attempts send, the latest answer. */
+function runDetailText(d: RunDetail): string {
+  const { task: t, request: r, latest } = d;
+  const lines = [
+    `run       ${t.id}  ${t.status}  (trigger: ${t.trigger}, attempts: ${t.attempts})`,
+    `scheduled ${t.runAt}`,
+    '',
+    `request   ${r.method} ${r.url}`,
+    ...Object.entries(r.headers).map(([name, value]) => `  ${name}: ${value}`),
+    ...(r.signed ? ['  (signed: webhook-id, webhook-timestamp, webhook-signature per attempt)'] : []),
+    `body      ${r.bodyBytes} bytes${r.body ? `\n${r.body}` : ''}`,
+    '',
+  ];
+  if (latest === null) return `${[...lines, 'response  not called yet'].join('\n')}\n`;
+  lines.push(
+    `response  attempt ${latest.attempt}: http ${latest.httpStatus ?? '—'}, ${latest.durationMs ?? '—'} ms, sent ${latest.sentAt ?? '—'}`,
+    ...(latest.error ? [`error     ${latest.error}`] : []),
+    `body      ${latest.outputBytes} bytes kept${latest.output ? `\n${latest.output}` : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
 
 /** Outcomes `runs --follow` reports: a run that has ended (a retry may end it again). */
 const SETTLED = new Set(['succeeded', 'failed', 'skipped', 'missed']);
 
-/** `xtimer retry` and `xtimer runs`: a timer's runs, read, followed and sent again. */
+/** `xtimer retry`, `xtimer inspect` and `xtimer runs`: a timer's runs, read, opened, followed and sent again. */
 export function registerRunCommands(program: Command, ctx: CliContext): void {
   const { out, colors, globals, clientOf, printJson } = ctx;
 
@@ -19,13 +49,25 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .description('Send an ended run again, as its next attempt (same task id)')
     .argument('<taskId>', 'the run’s task id, <timerId>_<runAtMs>')
     .action(async (taskId: string, _opts: unknown, cmd: Command) => {
-      const id = /^([1-9][0-9]{0,15})_[0-9]{1,16}$/.exec(taskId)?.[1];
-      if (id === undefined) throw new UsageError(`${taskId}: a task id is <timerId>_<runAtMs>`);
+      const id = timerOfTask(taskId);
       const run = await must(
         clientOf(cmd).POST('/api/v1/timers/{id}/tasks/{taskId}/retry', { params: { path: { id, taskId } } }),
       );
       if (globals(cmd).json) return printJson(run);
       out(`Queued run ${run.id} again.\n`);
+    });
+
+  program
+    .command('inspect')
+    .description('One run: its trigger and outcome, the request its attempts send, the latest answer')
+    .argument('<taskId>', 'the run’s task id, <timerId>_<runAtMs>')
+    .action(async (taskId: string, _opts: unknown, cmd: Command) => {
+      const id = timerOfTask(taskId);
+      const detail = await must(
+        clientOf(cmd).GET('/api/v1/timers/{id}/tasks/{taskId}', { params: { path: { id, taskId } } }),
+      );
+      if (globals(cmd).json) return printJson(detail);
+      out(runDetailText(detail));
     });
 
   program

@@ -127,35 +127,54 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--from <time>', 'the first instant of the range (ISO time, included)')
     .requiredOption('--to <time>', 'the end of the range (ISO time, not included)')
     .option('--wait', 'print its progress until all its runs have ended')
-    .action(async (id: string, opts: { from: string; to: string; wait?: boolean }, cmd: Command) => {
-      const client = clientOf(cmd);
-      let b = await must(
-        client.POST('/api/v1/timers/{id}/backfills', {
-          params: { path: { id } },
-          body: { from: opts.from, to: opts.to },
-        }),
-      );
-      const json = globals(cmd).json;
-      if (!json)
-        out(
-          `Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`,
-        );
-      let said = '';
-      while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
-        const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
-        if (!json && progress !== said) out(`  ${progress}\n`);
-        said = progress;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        b = await must(
-          client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {
-            params: { path: { id, backfillId: String(b.id) } },
+    .option('--dry-run', 'say how many runs it would send, and start nothing')
+    .action(
+      async (
+        id: string,
+        opts: { from: string; to: string; wait?: boolean; dryRun?: boolean },
+        cmd: Command,
+      ) => {
+        const client = clientOf(cmd);
+        if (opts.dryRun) {
+          const p = await must(
+            client.POST('/api/v1/timers/{id}/backfills/preview', {
+              params: { path: { id } },
+              body: { from: opts.from, to: opts.to },
+            }),
+          );
+          if (globals(cmd).json) return printJson(p);
+          return out(
+            `${p.runs} runs in the range; ${p.planned} would be sent (${p.runs - p.planned} already in the history).\n`,
+          );
+        }
+        let b = await must(
+          client.POST('/api/v1/timers/{id}/backfills', {
+            params: { path: { id } },
+            body: { from: opts.from, to: opts.to },
           }),
         );
-      }
-      if (json) return printJson(b);
-      if (opts.wait)
-        out(`Backfill ${b.id} ${b.status}: ${b.done} of ${b.planned} runs ended, ${b.failed} failed.\n`);
-    });
+        const json = globals(cmd).json;
+        if (!json)
+          out(
+            `Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`,
+          );
+        let said = '';
+        while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
+          const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
+          if (!json && progress !== said) out(`  ${progress}\n`);
+          said = progress;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          b = await must(
+            client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {
+              params: { path: { id, backfillId: String(b.id) } },
+            }),
+          );
+        }
+        if (json) return printJson(b);
+        if (opts.wait)
+          out(`Backfill ${b.id} ${b.status}: ${b.done} of ${b.planned} runs ended, ${b.failed} failed.\n`);
+      },
+    );
 
   timers
     .command('trigger')
@@ -165,5 +184,28 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
       const run = await must(clientOf(cmd).POST('/api/v1/timers/{id}/trigger', { params: { path: { id } } }));
       if (globals(cmd).json) return printJson(run);
       out(`Queued run ${run.id} of timer ${run.timerId} at ${run.runAt}.\n`);
+    });
+
+  timers
+    .command('bulk')
+    .description('Pause, resume or run now several timers at once, as one audited batch')
+    .argument('<action>', 'pause, resume or trigger')
+    .argument('<ids...>', 'timer ids')
+    .option('--note <text>', 'pause: why (shown on each timer and in the console)')
+    .option('--until <time>', 'pause: resume by itself at this ISO time, or after this long (30m, 2h)')
+    .action(async (action: string, ids: string[], opts: { note?: string; until?: string }, cmd: Command) => {
+      const actions = ['pause', 'resume', 'trigger'] as const;
+      const chosen = actions.find((a) => a === action);
+      if (chosen === undefined) throw new UsageError(`${action}: the action is pause, resume or trigger`);
+      if (action !== 'pause' && (opts.note !== undefined || opts.until !== undefined))
+        throw new UsageError('--note and --until go with pause only');
+      const bad = ids.find((id) => !/^[1-9][0-9]{0,14}$/.test(id));
+      if (bad !== undefined) throw new UsageError(`${bad}: expected a timer id (a positive number)`);
+      const body = { action: chosen, ids: ids.map(Number), ...pauseFrom(opts, Date.now()) };
+      const result = await must(clientOf(cmd).POST('/api/v1/timers/bulk', { body }));
+      if (globals(cmd).json) return printJson(result);
+      const did = { pause: 'Paused', resume: 'Resumed', trigger: 'Ran now' }[chosen];
+      const left = result.unchanged.length === 0 ? '' : `; unchanged: ${result.unchanged.join(', ')}`;
+      out(`${did} ${result.changed} of ${result.selected} timers (batch ${result.batchId})${left}.\n`);
     });
 }

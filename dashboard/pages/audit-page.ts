@@ -7,12 +7,14 @@ import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
 
 const ENTRIES_PER_PAGE = 50;
 
-/** The audit log (/dashboard/audit?app=&timerId=): every change, by app or timer. Its filters are the API's. */
+/** The audit log (/dashboard/audit?app=&timerId=&batchId=): every change, by app, timer or batch. Its filters are the API's. */
 export function auditPageRoutes({ audit, paths }: { audit: AuditService; paths: DashboardPaths }) {
   return new Hono<DashboardEnv>().get('/', async (c) => {
     const parsed = AuditQuerySchema.safeParse({
       app: c.req.query('app')?.trim() || undefined,
       timerId: c.req.query('timerId')?.trim() || undefined,
+      // A bulk action's notice links the changes of its batch.
+      batchId: c.req.query('batchId')?.trim() || undefined,
       limit: String(ENTRIES_PER_PAGE),
       cursor: c.req.query('cursor') || undefined,
     });

@@ -11,10 +11,14 @@ import { ErrorCode, XtimerError } from '../../src/errors.js';
 import type { AuditService } from '../../src/services/apps/audit-service.js';
 import { INTERNAL } from '../../src/services/timers/access.js';
 import type { TimerService } from '../../src/services/timers/timer-service.js';
+import { bulkActions } from '../bulk-actions.js';
 import { timerActions, timerId } from '../timer-actions.js';
+import { bulkOutcomeOf } from '../views/bulk-views.js';
 import type { DashboardEnv, DashboardPaths } from '../views/layout.js';
 import { samplesOf, type TimerRow, timerDetailPage, timersListPage } from '../views/timer-views.js';
 import { parseInstant } from '../wall-time.js';
+import { backfillPageRoutes } from './backfill-page.js';
+import { runPageRoutes } from './run-page.js';
 
 export interface TimersPageDeps {
   timers: TimerService;
@@ -74,6 +78,9 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
   const app = new Hono<DashboardEnv>();
   // Before /:id, which would take /new for a timer id.
   app.route('/', timerActions({ timers, paths, callbackTimeoutMs }));
+  app.route('/', bulkActions({ timers, paths, now }));
+  app.route('/', backfillPageRoutes({ timers, paths }));
+  app.route('/', runPageRoutes({ timers, paths }));
 
   app.get('/', async (c) => {
     const labels = all(c, 'label');
@@ -100,6 +107,9 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
         recent: recent.get(timer.id) ?? [],
       }),
     );
+    // The list's own URL without what the action that led here said.
+    const self = new URL(c.req.url);
+    for (const k of ['done', 'task', 'bulk', 'changed', 'selected', 'batch']) self.searchParams.delete(k);
     return c.html(
       timersListPage({
         paths,
@@ -110,9 +120,10 @@ export function timersPage({ timers, audit, paths, callbackTimeoutMs, now }: Tim
         filter: { app: query.app, status: query.status, labels, q },
         cursor: query.cursor,
         nextCursor: page.nextCursor,
-        self: `${paths.timers}${new URL(c.req.url).search}`,
+        self: `${paths.timers}${self.search}`,
         done: c.req.query('done'),
         task: c.req.query('task'),
+        bulk: bulkOutcomeOf((name) => c.req.query(name)),
       }),
     );
   });

@@ -139,6 +139,11 @@ svg.histogram text { font-size: 10px; fill: var(--muted); }
 svg.histogram text.count { fill: var(--fg); }
 svg.histogram .axis { stroke: var(--line); }
 .stats span { margin-right: 14px; }
+input.pick { margin: 0 2px 0 0; vertical-align: -2px; }
+form.bulk { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+dl.counts { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 8px 0; }
+dl.counts dt { color: var(--muted); font-size: 12.5px; }
+dl.counts dd { margin: 0; font-size: 22px; }
 .pager { margin-top: 12px; }
 .error { padding: 12px 16px; border: 1px solid var(--bad-line); background: var(--bad-bg); border-radius: 8px; overflow-wrap: anywhere; }
 .notice { padding: 10px 16px; border: 1px solid var(--ok-line); background: var(--ok-bg); border-radius: 8px; margin: 12px 0; overflow-wrap: anywhere; }
@@ -358,6 +363,8 @@ const DONE: Record<string, (task: string | undefined) => string> = {
   retried: (task) => `Retry: run ${task ?? ''} is queued again as its next attempt.`,
   paused: () => 'Everything is paused: scheduled runs are recorded skipped until you resume.',
   resumed: () => 'Resumed: runs due from now on are called.',
+  'backfill-started': () => 'Backfill started: its runs are sent at BACKFILL_RATE.',
+  'backfill-cancelled': () => 'Backfill cancelled: its runs not yet sent are removed.',
 };
 
 export function notice(done: string | undefined, task: string | undefined): Markup {

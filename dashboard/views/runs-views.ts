@@ -26,7 +26,7 @@ function runRow(t: Task, timer: Timer | undefined, v: RunsPageView): Markup {
   const late = latenessOf(t);
   const since = sinceBackfillStartOf(t);
   return html`<tr id="run-${key}" data-status="${t.status}">
-<td class="mono nowrap">${when(t.runAt, zone)}</td>
+<td class="mono nowrap">${timer ? html`<a href="${v.paths.timers}/${t.timerId}/runs/${key}" data-action="inspect">${when(t.runAt, zone)}</a>` : when(t.runAt, zone)}</td>
 <td>${timer ? html`<a href="${v.paths.timers}/${t.timerId}${query({ at: t.runAt })}">${timer.name}</a>` : html`timer ${t.timerId}`} <span class="muted small">${t.app}</span></td>
 <td>${badge(t.status)}</td>
 <td class="num">${late !== null ? `${late} ms` : since !== null ? `+${since} ms into the backfill` : '—'}</td>

@@ -13,6 +13,7 @@ import {
   type TimerStatus,
 } from '../../src/domain/timer.js';
 import { auditTable } from './audit-views.js';
+import { type BulkOutcome, bulkForm, bulkNotice } from './bulk-views.js';
 import { type LatenessSample, latenessHistogram, latenessStats, sparkline } from './lateness-chart.js';
 import {
   badge,
@@ -123,6 +124,8 @@ export interface TimersListView extends PageContext {
   self: string;
   done?: string | undefined;
   task?: string | undefined;
+  /** What the bulk action that led here did. */
+  bulk?: BulkOutcome | undefined;
 }
 
 const filterQuery = (f: TimersFilter) => ({ app: f.app, status: f.status, label: f.labels, q: f.q });
@@ -131,7 +134,7 @@ function timerRow(row: TimerRow, v: TimersListView): Markup {
   const { timer } = row;
   const last = row.recent.find((t) => SETTLED.includes(t.status));
   return html`<tr id="timer-${timer.id}" data-timer-id="${timer.id}">
-<td class="num mono" data-label="ID">${timer.id}</td>
+<td class="num mono nowrap" data-label="ID"><input type="checkbox" class="pick" name="id" value="${timer.id}" form="bulk" aria-label="select ${timer.name}"> ${timer.id}</td>
 <td data-label="Name"><div><a href="${v.paths.timers}/${timer.id}" title="${timer.description ?? ''}">${timer.name}</a><div>${labelChips(timer)}</div></div></td>
 <td data-label="Status" data-field="status"><div>${badge(timer.status)}${timer.pausedNote ? html`<div class="muted small" data-field="paused-note">${timer.pausedNote}${timer.pausedUntil === null ? '' : html` · until ${when(timer.pausedUntil, timer.timezone)}`}</div>` : ''}</div></td>
 <td data-label="Schedule"><div>${schedule(timer)}<div class="muted small">${timer.timezone}</div></div></td>
@@ -165,7 +168,7 @@ export function timersListPage(v: TimersListView): Markup {
   });
   const labelInputs = [...v.filter.labels, ''];
   const body = html`<h1>Timers <a class="button go" href="${v.paths.timers}/new" data-action="new">New timer</a></h1>
-${notice(v.done, v.task)}
+${notice(v.done, v.task)}${bulkNotice(v.paths, v.bulk)}
 <form class="filters" method="get" action="${v.paths.timers}">
 <label>App <input name="app" value="${v.filter.app ?? ''}" placeholder="all apps" size="14"></label>
 <label>Status <select name="status">
@@ -178,6 +181,7 @@ ${labelInputs.map((l) => html`<label>Label <input name="label" value="${l}" plac
 ${filtered ? html`<a href="${v.paths.timers}">clear</a>` : ''}
 ${liveBox(5000)}
 </form>
+${v.rows.length === 0 ? '' : bulkForm(v)}
 <p class="muted small">Times are in each timer's zone, with its offset. Lateness bars: how late each run's first call left — green ≤ 10 ms, amber ≤ 250 ms, red above (log scale).</p>
 <div id="timers-live" data-live>
 ${v.rows.length === 0 ? html`<p class="muted" id="no-timers">No timers${filtered ? ' match this filter' : ' yet: create one with New timer or POST /api/v1/timers'}.</p>` : sections}
@@ -223,7 +227,7 @@ function runRow(t: Task, v: TimerDetailView): Markup {
       ? ` · attempt ${t.attempts} sent at ${zoned(t.firedAt, v.timer.timezone)}`
       : '';
   return html`<tr id="run-${key}" class="${focus ? 'focus' : ''}" data-status="${t.status}" data-trigger="${t.trigger}">
-<td class="mono nowrap">${when(t.runAt, v.timer.timezone)}</td>
+<td class="mono nowrap"><a href="${v.paths.timers}/${t.timerId}/runs/${key}" data-action="inspect" title="open this run: its request and response">${when(t.runAt, v.timer.timezone)}</a></td>
 <td>${badge(t.status)}</td>
 <td class="num" data-field="lateness" title="${since === null ? `how late the first call left${lastSent}` : 'a backfill run: how long after the backfill began its first call left (it is not late: its time is past by design)'}">${late !== null ? `${late} ms` : since !== null ? `+${since} ms into the backfill` : '—'}</td>
 <td class="num" data-field="attempts">${t.attempts}</td>
@@ -301,6 +305,7 @@ export function timerDetailPage(v: TimerDetailView): Markup {
 <h1><span>${timer.name}</span> <span data-field="status">${badge(timer.status)}</span>
 <span class="actions">${runNowButton(v, timer, base)}${toggleButton(v, timer, v.self)}
 <a class="button" href="${base}/edit" data-action="edit">Edit</a>
+${timer.at === null ? html`<a class="button" href="${base}/backfills" data-action="backfill" title="run the schedule over a past range">Backfill</a>` : ''}
 <a class="button" href="${base}/delete" data-action="delete" style="color: var(--bad)">Delete</a></span></h1>
 <p class="muted">Timer ${timer.id} of app ${timer.app}</p>
 ${notice(v.done, v.task)}

@@ -63,3 +63,13 @@ export const BackfillSchema = z
     createdAt: z.string(),
   })
   .openapi('Backfill');
+
+/** POST /timers/{id}/backfills/preview: what a backfill over the range would run, before it starts. */
+export const BackfillPreviewSchema = z
+  .object({
+    runs: z.number().int().openapi({ description: "The schedule's instants in the range." }),
+    planned: z.number().int().openapi({
+      description: 'Those it would send: instants already in the run history are left alone.',
+    }),
+  })
+  .openapi('BackfillPreview');

@@ -74,3 +74,44 @@ export const ListTasksQuerySchema = z.strictObject({
   limit: LimitSchema,
   cursor: CursorSchema,
 });
+
+/** GET /timers/{id}/tasks/{taskId}: a run opened, with the request its attempts send and the latest answer. */
+export const RunDetailSchema = z
+  .object({
+    task: TaskSchema,
+    request: z
+      .object({
+        method: z.string().openapi({ example: 'POST' }),
+        url: z.string().openapi({ example: 'https://example.com/hooks/nightly' }),
+        headers: z.record(z.string(), z.string()).openapi({
+          description:
+            'The headers of the latest attempt, credential values (authorization, tokens, keys, cookies, signatures) as ***.',
+          example: { 'content-type': 'application/json', authorization: '***', 'x-xtimer-attempt': '1' },
+        }),
+        body: z.string().nullable(),
+        bodyBytes: z.number().int().openapi({ description: 'The body’s size in UTF-8 bytes.' }),
+        signed: z.boolean().openapi({
+          description:
+            'The app signs its calls: each attempt adds webhook-id, webhook-timestamp and webhook-signature.',
+        }),
+      })
+      .openapi({
+        description:
+          "Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so nothing per attempt is stored.",
+      }),
+    latest: z
+      .object({
+        attempt: z.number().int(),
+        sentAt: z.string().nullable(),
+        httpStatus: z.number().int().nullable(),
+        output: z.string().nullable().openapi({ description: 'The start of the response body, as kept.' }),
+        outputBytes: z.number().int().openapi({ description: 'The size of what is kept, in UTF-8 bytes.' }),
+        durationMs: z.number().int().nullable(),
+        error: z.string().nullable(),
+      })
+      .nullable()
+      .openapi({
+        description: 'The latest attempt’s answer (a run keeps only its latest); null before the first call.',
+      }),
+  })
+  .openapi('RunDetail');

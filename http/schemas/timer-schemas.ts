@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { LIMITS, NOTIFY_OUTCOMES } from '../../src/domain/timer.js';
+import { SELECTION_ACTIONS, SELECTION_MAX } from '../../src/services/timers/timer-selection.js';
 import { SkipCalendarsSchema } from './calendar-schemas.js';
 import {
   AppSchema,
@@ -32,6 +33,7 @@ import {
   NameSchema,
   NotifySchema,
   OverlapPolicySchema,
+  PauseSchema,
   RetrySchema,
   SettableStatusSchema,
   TimeoutSchema,
@@ -265,3 +267,32 @@ export const ListTimersQuerySchema = z.object({
   limit: LimitSchema,
   cursor: CursorSchema,
 });
+
+/** POST /timers/bulk: one action over timers chosen by hand or by a filter. */
+export const BulkActionSchema = PauseSchema.extend({
+  action: z.enum(SELECTION_ACTIONS).openapi({
+    description: 'pause (with the note and until, the same for each), resume, or trigger (run now).',
+  }),
+  ids: z
+    .array(z.number().int().positive())
+    .min(1)
+    .max(SELECTION_MAX)
+    .openapi({ description: `The timers, 1 to ${SELECTION_MAX}.`, example: [12, 13, 21] }),
+}).openapi('BulkAction', {
+  description:
+    'note and until apply to a pause only. Every timer is checked first: one the key may not use refuses the whole batch.',
+});
+
+export const BulkResultSchema = z
+  .object({
+    action: z.enum(SELECTION_ACTIONS),
+    batchId: z.string().nullable().openapi({
+      description: 'The batch the audit log files each change under (GET /audit?batchId=).',
+    }),
+    selected: z.number().int().openapi({ description: 'How many distinct timers were selected.' }),
+    changed: z.number().int().openapi({ description: 'How many it paused, resumed or ran now.' }),
+    unchanged: z.array(z.number().int()).openapi({
+      description: 'Those left as they were: already paused (pause), already active or completed (resume).',
+    }),
+  })
+  .openapi('BulkResult');

@@ -25,6 +25,14 @@ export interface BackfillRequest {
   overlapPolicy?: OverlapPolicy | undefined;
 }
 
+/** What a backfill over a range would do, before it starts. */
+export interface BackfillPreview {
+  /** The schedule's instants in the range. */
+  runs: number;
+  /** Those it would run: instants the history has already are left alone. */
+  planned: number;
+}
+
 /** A backfill and how its runs stand. */
 export interface BackfillView {
   backfill: Backfill;
@@ -116,6 +124,17 @@ export class BackfillService {
       return id;
     });
     return this.view(given, id);
+  }
+
+  /**
+   * What `start` would do over the range, changing nothing: refused as `start` refuses it.
+   * Not spent on the rate limit: the console asks it as a person picks a range.
+   */
+  async preview(scope: AccessScope, timerId: number, req: BackfillRequest): Promise<BackfillPreview> {
+    const timer = await this.timers.owned(scope, timerId);
+    const instants = this.instants(timer, req);
+    const existing = await this.backfills.existingRuns(timer.id, req.from, req.to);
+    return { runs: instants.length, planned: instants.filter((at) => !existing.has(at)).length };
   }
 
   async get(scope: AccessScope, timerId: number, id: number): Promise<BackfillView> {

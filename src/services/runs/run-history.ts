@@ -1,8 +1,12 @@
+import { parseTaskKey } from '../../domain/plan/task-key.js';
 import type { Task, TaskStatus } from '../../domain/timer.js';
+import { ErrorCode, XtimerError } from '../../errors.js';
+import { AppRepository } from '../../storage/db/app-repository.js';
 import type { AccessScope } from '../timers/access.js';
 import { decodeCursor, type Numbered, type Page, pageOf } from '../timers/page.js';
 import { defined } from '../timers/timer-rules.js';
 import type { TimerStore } from '../timers/timer-store.js';
+import { type RunDetail, runDetail } from './run-detail.js';
 
 export interface TaskQuery {
   statuses?: TaskStatus[] | undefined;
@@ -39,6 +43,19 @@ export class RunHistory {
       limit: q.limit + 1,
     });
     return pageOf(items, q.limit, (t) => t.runAt);
+  }
+
+  /**
+   * One run opened: the row, the request its attempts send (rebuilt from the timer's
+   * callback as it is now) and the latest attempt's answer.
+   */
+  async detail(scope: AccessScope, timerId: number, taskId: string): Promise<RunDetail> {
+    const timer = await this.store.owned(scope, timerId);
+    const ref = parseTaskKey(taskId);
+    const task = ref?.timerId === timerId ? await this.store.tasks.find(timerId, ref.runAt) : null;
+    if (!task) throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
+    const app = await new AppRepository(this.store.deps.database.db).find(timer.app);
+    return runDetail(timer, task, Boolean(app?.signingSecret));
   }
 
   /** A timer's runs in offset pages with a total, newest first; only those in `statuses`. */

@@ -8,6 +8,7 @@ import { AppPause } from './app-pause.js';
 import { SchedulePreviews } from './schedule-previews.js';
 import { TimerDefinitions } from './timer-definitions.js';
 import { TimerLifecycle } from './timer-lifecycle.js';
+import { TimerSelection } from './timer-selection.js';
 import { type TimerDeps, TimerStore } from './timer-store.js';
 import { TimersAsCode } from './timers-as-code.js';
 
@@ -23,6 +24,7 @@ export interface ScopedTimers {
   readonly runs: Scoped<RunControls>;
   readonly history: Scoped<RunHistory>;
   readonly backfills: Scoped<BackfillService>;
+  readonly selection: Scoped<TimerSelection>;
 }
 
 /**
@@ -42,6 +44,7 @@ export class TimerService {
   readonly runs: RunControls;
   readonly history: RunHistory;
   readonly backfills: BackfillService;
+  readonly selection: TimerSelection;
 
   constructor(private readonly deps: TimerDeps) {
     const store = new TimerStore(deps);
@@ -54,6 +57,7 @@ export class TimerService {
     this.runs = new RunControls(store);
     this.history = new RunHistory(store);
     this.backfills = new BackfillService(deps, store);
+    this.selection = new TimerSelection(store, this.lifecycle, this.runs);
   }
 
   /**
@@ -74,6 +78,7 @@ export class TimerService {
       runs: scoped(this.runs, scope),
       history: scoped(this.history, scope),
       backfills: scoped(this.backfills, scope),
+      selection: scoped(this.selection, scope),
     };
   }
 }

@@ -23,12 +23,28 @@ export interface ConsoleInBrowser {
   stop(): Promise<void>;
 }
 
-export async function startConsole(label: string): Promise<ConsoleInBrowser> {
+/** Debian's chromium, headless, reaching no host but the ones a page asks for. */
+export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `the browser tests need Chromium at ${CHROMIUM}: install it with \`${INSTALL}\` (.ci/run does)`,
     );
   }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export async function startConsole(label: string): Promise<ConsoleInBrowser> {
   const stores = await createTestStores(label);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -42,18 +58,7 @@ export async function startConsole(label: string): Promise<ConsoleInBrowser> {
   let browser: Browser | undefined;
   try {
     await proc.started();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   } catch (err) {
     await proc.stop();
     await stores.cleanup();

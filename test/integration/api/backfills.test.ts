@@ -73,7 +73,7 @@ const startBackfill = (id: number, body: Record<string, unknown>) =>
   call(app, 'POST', `/api/v1/timers/${id}/backfills`, body);
 
 describe('starting a backfill', () => {
-  it("plans the schedule's runs in [from, to), leaving alone those the history has", async () => {
+  it("previews, then plans the schedule's runs in [from, to), leaving alone those the history has", async () => {
     const timer = await everySecond('bf-plan');
     const from = second(now) - 300_000;
     const to = from + 200_000;
@@ -89,6 +89,15 @@ describe('starting a backfill', () => {
       runAt: from + 6000,
       status: 'failed',
     });
+
+    // Its preview says the same counts, and starts nothing.
+    const preview = await call(app, 'POST', `/api/v1/timers/${timer.id}/backfills/preview`, {
+      from: iso(from),
+      to: iso(to),
+    });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(preview.body).toEqual({ runs: 200, planned: 198 });
+    expect((await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills`)).body.items).toEqual([]);
 
     const res = await startBackfill(timer.id, { from: iso(from), to: iso(to) });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -128,6 +137,11 @@ describe('starting a backfill', () => {
     const huge = await startBackfill(timer.id, { from: iso(now - 4 * 3600_000), to: iso(now - 3600_000) });
     expect(huge.status).toBe(400);
     expect(huge.body.error.code).toBe('BACKFILL_TOO_LARGE');
+    // Its preview refuses it the same way.
+    const tooLong = { from: iso(now - 4 * 3600_000), to: iso(now - 3600_000) };
+    const previewed = await call(app, 'POST', `/api/v1/timers/${timer.id}/backfills/preview`, tooLong);
+    expect(previewed.status).toBe(400);
+    expect(previewed.body.error.code).toBe('BACKFILL_TOO_LARGE');
     const bad = await startBackfill(timer.id, { from: 'yesterday', to: iso(now) });
     expect(bad.status).toBe(400);
     // The run history keeps TASK_RETENTION_DAYS (7): a backfill reaches no further back.
