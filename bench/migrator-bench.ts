@@ -1,7 +1,7 @@
 /** Scenario 5: the migrator materialising runs into MySQL and Redis (in-process, on fresh stores). */
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '../src/observability/logger.js';
-import { Migration } from '../src/services/planning/migration.js';
+import { WindowPlanner } from '../src/services/planning/window-planner.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
@@ -32,7 +32,7 @@ export async function migratorBench(timers: number, minutes: number) {
         `INSERT INTO timers (app,name,cron,timezone,callback_url,callback_method,callback_headers,callback_body,callback_timeout_ms,retry_max_attempts,retry_backoff_ms,misfire_policy,misfire_threshold_ms,status,planned_until) VALUES ${rows.join(',')}`,
       );
     }
-    const migration = new Migration(
+    const migration = new WindowPlanner(
       new TimerRepository(database.db),
       new TaskRepository(database.db, database.pool),
       new SliceStore(redis, createKeys(prefix), { buckets: 10, maxBuckets: 200 }),

@@ -11,7 +11,7 @@ import { clusterTarget, sentinelTarget } from './storage/redis/connection.js';
  */
 
 export const ROLES = ['api', 'scheduler', 'migrator', 'trigger', 'executor'] as const;
-export type Role = (typeof ROLES)[number];
+export type RoleName = (typeof ROLES)[number];
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -223,7 +223,7 @@ export const SETTING_SPECS = {
           });
           return z.NEVER;
         }
-        return roles as Role[];
+        return roles as RoleName[];
       }),
   }),
   BUCKETS: setting({

@@ -4,13 +4,13 @@ import { createDashboard, DASHBOARD_PATH } from '../dashboard/dashboard.js';
 import { isLoopbackHost } from '../src/config.js';
 import type { Core } from '../src/core.js';
 import { collectClusterGauges } from '../src/observability/cluster-gauges.js';
-import type { Role } from './role.js';
+import type { RunningRole } from './running-role.js';
 
 /**
  * The api role: the HTTP API on HOST:PORT, with the dashboard it mounts under /dashboard
  * (built here: api/ and dashboard/ do not import each other) and the cluster's gauges.
  */
-export async function startApi(core: Core): Promise<Role> {
+export async function startApi(core: Core): Promise<RunningRole> {
   const { config, logger, database, redis } = core;
   if (config.adminToken === undefined) {
     logger.warn(
@@ -61,7 +61,7 @@ export async function startApi(core: Core): Promise<Role> {
 }
 
 /** Without the api role, the metrics alone on METRICS_PORT. */
-export async function startMetricsOnly(core: Core, port: number): Promise<Role> {
+export async function startMetricsOnly(core: Core, port: number): Promise<RunningRole> {
   const server = await listen(metricsOnlyApp(core.metrics), core.config.host, port, core.logger, 'metrics');
   return { close: () => server.close() };
 }

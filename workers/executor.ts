@@ -8,7 +8,7 @@ import { startLaneWorkers } from '../src/services/firing/lane-workers.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startNotifier } from './notifier.js';
-import type { Role } from './role.js';
+import type { RunningRole } from './running-role.js';
 
 /**
  * The executor role: BullMQ workers on the execute lanes (`execute`, and beside it the
@@ -18,7 +18,7 @@ import type { Role } from './role.js';
  * millisecond, to the outcome; runs waiting for their app's slot or backing off before a
  * retry hold none.
  */
-export async function startExecutor(core: Core): Promise<Role> {
+export async function startExecutor(core: Core): Promise<RunningRole> {
   const { config, keys } = core;
   const logger = core.logger.child({ component: 'executor' });
   // Claims and bloom checks of runs arriving together go out in one pipeline (on one
@@ -71,7 +71,7 @@ export async function startExecutor(core: Core): Promise<Role> {
   return {
     abandon: built.abandon,
     async close() {
-      // Stop fetching first, then hand back what waits for its due time or its app's slot;
+      // Stop fetching first, then withdraw what waits for its due time or its app's slot;
       // calls in flight finish (each within its timeout), then their outcomes are written.
       fetching.stop();
       await built.close(() => Promise.all([...lanes.all.map((w) => w.close()), notifier.close()]));

@@ -10,7 +10,7 @@ import {
 import { RecurringDuties } from '../src/services/planning/recurring-duties.js';
 import { BackfillPacer } from '../src/services/runs/backfill-pacer.js';
 import { requeueRuns } from '../src/storage/redis/queues.js';
-import type { Role } from './role.js';
+import type { RunningRole } from './running-role.js';
 
 const INTACT_CHECK_EVERY_MS = 5_000;
 const PLAN_REPAIR_EVERY_MS = 5_000;
@@ -26,7 +26,7 @@ const BACKFILL_TICK_MS = 200;
  * the slices' intactness every 5 s, the compensator every 30 s, the run history's day
  * partitions every 10 minutes, the pauses that end every second, backfills' runs at their pace.
  */
-export async function startMigrator(core: Core): Promise<Role> {
+export async function startMigrator(core: Core): Promise<RunningRole> {
   const logger = core.logger.child({ component: 'migrator' });
   const runner = buildMigrationRunner(core, logger);
   const { config } = core;

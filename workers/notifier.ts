@@ -4,13 +4,13 @@ import type { NotifyJobData } from '../src/domain/failure-event.js';
 import { NotificationFailed, type NotificationSender } from '../src/services/notify/notification-sender.js';
 import type { RedisClient } from '../src/storage/redis/connection.js';
 import { KEEP_COMPLETED, KEEP_FAILED, NOTIFY_QUEUE } from '../src/storage/redis/queues.js';
-import type { Role } from './role.js';
+import type { RunningRole } from './running-role.js';
 
 /**
  * Part of the executor role: a BullMQ worker on `notify` sending failure notifications;
  * the queue retries each with exponential backoff (NOTIFY_ATTEMPTS tries).
  */
-export function startNotifier(core: Core, sender: NotificationSender, connection: RedisClient): Role {
+export function startNotifier(core: Core, sender: NotificationSender, connection: RedisClient): RunningRole {
   const logger = core.logger.child({ component: 'notifier' });
   const worker = new Worker<NotifyJobData>(
     NOTIFY_QUEUE,

@@ -3,10 +3,10 @@ import type { Core } from '../src/core.js';
 import { isLostConnection } from '../src/observability/connection-log.js';
 import { SliceScheduler, untilNextTick } from '../src/services/slices/slice-scheduler.js';
 import { newLockToken } from '../src/storage/redis/redis-lock.js';
-import type { Role } from './role.js';
+import type { RunningRole } from './running-role.js';
 
 /** The scheduler role: a SliceScheduler ticking every SCHEDULER_TICK_MS, off the whole second. */
-export async function startScheduler(core: Core): Promise<Role> {
+export async function startScheduler(core: Core): Promise<RunningRole> {
   const { config } = core;
   const logger = core.logger.child({ component: 'scheduler' });
   const scheduler = new SliceScheduler({

@@ -1,5 +1,5 @@
 import type { Core } from '../src/core.js';
-import type { Role } from '../src/setting-specs.js';
+import type { RoleName } from '../src/setting-specs.js';
 import type { Shutdown } from '../src/shutdown.js';
 import { startApi, startMetricsOnly } from './api.js';
 import { startExecutor } from './executor.js';
@@ -10,7 +10,7 @@ import { startTrigger } from './trigger.js';
 /** Starts the roles XTIMER_ROLES names, each one's shutdown registered as it starts. */
 export async function startRoles(core: Core, shutdown: Shutdown): Promise<void> {
   const { config } = core;
-  const has = (role: Role) => config.roles.includes(role);
+  const has = (role: RoleName) => config.roles.includes(role);
   if (has('api')) shutdown.add('api', (await startApi(core)).close);
   else if (config.metricsPort !== undefined)
     shutdown.add('metrics', (await startMetricsOnly(core, config.metricsPort)).close);

@@ -15,14 +15,14 @@ import {
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
-import type { Role } from './role.js';
+import type { RunningRole } from './running-role.js';
 
 /**
  * The trigger role: a BullMQ worker on `trigger`, wired to a SliceWalker that walks each
  * slice job's minute and fans its runs into `execute` (a lone run as its own job, several
  * as one batch job).
  */
-export async function startTrigger(core: Core): Promise<Role> {
+export async function startTrigger(core: Core): Promise<RunningRole> {
   const { config, keys, queues } = core;
   const logger = core.logger.child({ component: 'trigger' });
   const locks = new SliceLockKeeper(new RedisLock(core.redis), keys, queues.trigger);

@@ -21,7 +21,7 @@ export interface RunExecutorGround {
 /**
  * A RunExecutor's dependencies for a test: real claims, leases and overlap slots in Redis
  * on the test's clock; no timers known, no history, every call answered 200, outcomes
- * written nowhere, retries and hand-backs dropped. A test overrides what it drives or
+ * written nowhere, retries and withdrawn runs dropped. A test overrides what it drives or
  * watches (pass `leases` with `claims`: the default leases renew the default claims).
  * A new dependency of RunExecutor gets its default here, once.
  */
@@ -49,7 +49,7 @@ export function runExecutorDeps(
     },
     gate: overrides.gate ?? new ReleaseGate(now),
     slots: overrides.slots ?? new AppSlots(10),
-    continuations: { retry: async () => undefined, handBack: async () => undefined },
+    continuations: { retry: async () => undefined, withdraw: async () => undefined },
     overlap: new OverlapSlots(redis, keys),
     metrics: new Metrics(),
     redisMayHaveLostData: () => false,

@@ -68,7 +68,7 @@ export class AttemptClaimer {
         } catch (err) {
           // Not dropped, the lease would be renewed for as long as this process lives.
           d.leases.drop(lease);
-          await this.undo(lease);
+          await this.withdraw(lease);
           throw err;
         }
       }
@@ -152,8 +152,8 @@ export class AttemptClaimer {
     }
   }
 
-  /** Undoes an attempt that made no call, if Redis can be told (else its lease lapses). */
-  async undo(lease: Lease): Promise<void> {
+  /** Withdraws an attempt that made no call, if Redis can be told (else its lease lapses). */
+  async withdraw(lease: Lease): Promise<void> {
     await this.d.claims
       .release(lease.run, lease.owner, lease.attempt, { attemptMade: false })
       .catch(() => undefined);

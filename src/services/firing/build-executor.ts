@@ -51,7 +51,7 @@ export interface BuiltExecutor {
   /** How long MySQL has refused outcomes (0 while it takes them). */
   failingFor(): number;
   /**
-   * Stops taking work (`stopFetching`: the lanes' workers), hands back what waits for its
+   * Stops taking work (`stopFetching`: the lanes' workers), withdraws what waits for its
    * due time or its app's slot, waits for the calls in flight (each within its timeout),
    * then writes their outcomes and closes the callbacks' pools.
    */
@@ -123,9 +123,9 @@ export async function buildExecutor(
       const job = continuationJob(run, 'retry', delayMs);
       await queues.execute.add(job.name, job.data, job.opts);
     },
-    async handBack(run) {
-      // Its attempt was undone, so the next hand-back of this run has the same job id.
-      await addReplacingEnded(queues.execute, [continuationJob(run, 'handback')]);
+    async withdraw(run) {
+      // Its attempt was withdrawn, so the run's next withdrawal has the same job id.
+      await addReplacingEnded(queues.execute, [continuationJob(run, 'withdrawn')]);
     },
   };
   const overlap = new OverlapSlots(fast, keys);
@@ -180,7 +180,7 @@ export async function buildExecutor(
       pause.stop();
       const closing = stopFetching();
       const withdrawn = budget.close() + gate.close() + slots.close();
-      if (withdrawn > 0) logger.info({ withdrawn }, 'handed back runs not yet sent');
+      if (withdrawn > 0) logger.info({ withdrawn }, 'withdrew runs not yet sent');
       if (executor.callsInFlight > 0)
         logger.info({ calls: executor.callsInFlight }, 'waiting for the calls in flight to end');
       await closing;

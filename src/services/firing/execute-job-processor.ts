@@ -9,7 +9,7 @@ export interface BatchReport {
   notSucceeded: Record<string, RunVerdict>;
 }
 
-/** How an execute job ended: with its report, or handed back to wait for another executor (shutdown). */
+/** How an execute job ended: with its report, or withdrawn to wait for another executor (shutdown). */
 export type ExecuteJobResult = { kind: 'done'; report: RunReport | BatchReport } | { kind: 'withdrawn' };
 
 /**

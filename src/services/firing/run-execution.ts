@@ -55,7 +55,7 @@ export interface Execution {
 /** The `slice` of runs the compensator queues. */
 export const COMPENSATOR = 'compensator';
 
-/** A copy of the run another execution owns or finished: counted by where it was told, and let go. */
+/** A copy of the run another execution owns or finished: counted by where it was told, and left. */
 export function duplicate(metrics: Metrics, stage: 'claim' | 'history' | 'fenced'): RunReport {
   metrics.duplicates.inc({ stage });
   return { verdict: 'duplicate' };

@@ -34,8 +34,8 @@ import type { CachedTimer, TimerCache } from './timer-cache.js';
 export interface RunContinuations {
   /** Queues the run's next attempt to start after `delayMs` (its backoff). */
   retry(run: QueuedRun, delayMs: number): Promise<void>;
-  /** Queues a run this process gives back unstarted (shutdown) for another executor. */
-  handBack(run: QueuedRun): Promise<void>;
+  /** Queues a run withdrawn unsent (shutdown) for another executor. */
+  withdraw(run: QueuedRun): Promise<void>;
 }
 
 export interface RunExecutorDeps {
@@ -106,18 +106,18 @@ export class RunExecutor {
   execute(run: RunToExecute): Promise<RunReport> {
     return new Promise<RunReport>((resolve, reject) => {
       const budget = this.d.budget;
-      let handedOff = false;
+      let leftJob = false;
       let permit = false;
-      const letGo = () => {
+      const returnPermit = () => {
         if (!permit) return;
         permit = false;
         budget?.give();
       };
-      const handOff = (report: RunReport) => {
-        if (handedOff) return;
-        handedOff = true;
+      const leaveJob = (report: RunReport) => {
+        if (leftJob) return;
+        leftJob = true;
         // A run that no longer needs its job (detached, or done) no longer needs its permit.
-        letGo();
+        returnPermit();
         resolve(report);
       };
       // A run that will not be called (its timer disabled, the service paused, past its
@@ -136,11 +136,11 @@ export class RunExecutor {
             return { verdict: 'skipped' };
           }
           // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
-          return admission === 'closed' ? { verdict: 'withdrawn' } : this.carryOut(run, handOff);
+          return admission === 'closed' ? { verdict: 'withdrawn' } : this.carryOut(run, leaveJob);
         })
-        .then(handOff, (err: unknown) => {
-          letGo();
-          if (!handedOff) reject(err);
+        .then(leaveJob, (err: unknown) => {
+          returnPermit();
+          if (!leftJob) reject(err);
           else
             this.d.logger.error(
               { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
@@ -195,7 +195,7 @@ export class RunExecutor {
     return oldest;
   }
 
-  private async carryOut(run: RunToExecute, handOff: (r: RunReport) => void): Promise<RunReport> {
+  private async carryOut(run: RunToExecute, leaveJob: (r: RunReport) => void): Promise<RunReport> {
     const ref = { key: taskKey(run.timerId, run.runAt), runAt: run.runAt };
     // Each execution is its own claimant: two copies of a run in one process (a job
     // queued again after Redis lost the first) must not pass for one another.
@@ -221,12 +221,12 @@ export class RunExecutor {
     // A backfill's runs are past by design: they are not overdue.
     if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
     try {
-      return await this.afterClaim(x, handOff);
+      return await this.afterClaim(x, leaveJob);
     } catch (err) {
       // Failed before its call went out (Redis or MySQL unreachable for a moment): the
-      // attempt is undone, so the job's next try claims the run again at once. Held
+      // attempt is withdrawn, so the job's next try claims the run again at once. Held
       // until its lease lapsed, it would wait for the compensator, minutes later.
-      if (!x.sent && !x.detached) await this.claimer.undo(x.lease);
+      if (!x.sent && !x.detached) await this.claimer.withdraw(x.lease);
       throw err;
     } finally {
       this.unsent.delete(x.lease);
@@ -239,16 +239,16 @@ export class RunExecutor {
     return this.d.cache.get(run.timerId, run.version ?? 0);
   }
 
-  private async afterClaim(x: Execution, handOff: (r: RunReport) => void): Promise<RunReport> {
+  private async afterClaim(x: Execution, leaveJob: (r: RunReport) => void): Promise<RunReport> {
     const d = this.d;
     const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
     if (early) return this.settle(x, early.status, null, early.reason);
     const timer = x.cached.timer as Timer;
     let call = await this.prepare(timer, x);
 
-    if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.giveBack(x);
-    const overlap = await this.awaitOverlapSlot(x, timer, handOff);
-    if (overlap === 'withdrawn') return this.giveBack(x);
+    if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.withdraw(x);
+    const overlap = await this.awaitOverlapSlot(x, timer, leaveJob);
+    if (overlap === 'withdrawn') return this.withdraw(x);
     if (overlap === 'skip') {
       return this.settle(
         x,
@@ -257,7 +257,7 @@ export class RunExecutor {
         'skipped: overlap (the previous run of the timer is still in flight)',
       );
     }
-    if (!(await this.awaitAppSlot(x, timer.app, handOff))) return this.giveBack(x);
+    if (!(await this.awaitAppSlot(x, timer.app, leaveJob))) return this.withdraw(x);
     try {
       if (!(await this.stillHeld(x))) {
         await this.releaseOverlap(x);
@@ -299,7 +299,7 @@ export class RunExecutor {
   private async awaitOverlapSlot(
     x: Execution,
     timer: Timer,
-    handOff: (r: RunReport) => void,
+    leaveJob: (r: RunReport) => void,
   ): Promise<'go' | 'skip' | 'withdrawn'> {
     const d = this.d;
     const policy = overlapPolicyOf(timer, x.run);
@@ -314,7 +314,7 @@ export class RunExecutor {
     if ((x.run.afterAttempt ?? 0) > 0) return 'go';
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
-    this.detach(x, handOff);
+    this.detach(x, leaveJob);
     for (;;) {
       await d.sleep(OVERLAP_POLL_MS);
       if (d.gate.closed) {
@@ -337,19 +337,19 @@ export class RunExecutor {
   }
 
   /**
-   * Takes a slot of the app's in-flight limit. When none is free the run lets go of its
-   * job (handOff 'deferred') and waits here; false if it was told to give up (shutdown).
+   * Takes a slot of the app's in-flight limit. When none is free the run leaves its
+   * job (leaveJob 'deferred') and waits here; false if it was told to give up (shutdown).
    */
-  private async awaitAppSlot(x: Execution, app: string, handOff: (r: RunReport) => void): Promise<boolean> {
+  private async awaitAppSlot(x: Execution, app: string, leaveJob: (r: RunReport) => void): Promise<boolean> {
     if (this.d.slots.tryTake(app)) return true;
-    this.detach(x, handOff);
+    this.detach(x, leaveJob);
     return this.d.slots.take(app);
   }
 
   /** Lets go of the run's job while it waits here (its claim still says it has not called). */
-  private detach(x: Execution, handOff: (r: RunReport) => void): void {
+  private detach(x: Execution, leaveJob: (r: RunReport) => void): void {
     x.detached = true;
-    handOff({ verdict: 'deferred' });
+    leaveJob({ verdict: 'deferred' });
   }
 
   /**
@@ -467,13 +467,13 @@ export class RunExecutor {
     return { verdict: status, ...callFacts(x.run, attempts, result) };
   }
 
-  /** Shutdown: the run goes back unsent, its attempt undone; a detached run is queued again for another executor. */
-  private async giveBack(x: Execution): Promise<RunReport> {
+  /** Shutdown: the run is withdrawn unsent, its attempt undone; a detached run is queued again for another executor. */
+  private async withdraw(x: Execution): Promise<RunReport> {
     await this.releaseOverlap(x);
     await this.d.claims.release(x.ref, x.owner, x.lease.attempt, { attemptMade: false });
     if (x.detached) {
       const { timerId, runAt, version, afterAttempt, trigger, overlapPolicy } = x.run;
-      await this.d.continuations.handBack({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });
+      await this.d.continuations.withdraw({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });
     }
     return { verdict: 'withdrawn' };
   }

@@ -14,8 +14,8 @@ import { PauseWatch } from '../apps/service-pause.js';
 import { Compensator } from '../recovery/compensator.js';
 import { LateSweep } from '../recovery/late-sweep.js';
 import { HistoryRetention } from './history-retention.js';
-import { Migration } from './migration.js';
 import { MigrationRunner } from './migration-runner.js';
+import { WindowPlanner } from './window-planner.js';
 
 /** The migrator's duties over the core's stores, with the core's clock (tests drive both). */
 export function buildMigrationRunner(core: Core, logger: Logger): MigrationRunner {
@@ -26,7 +26,7 @@ export function buildMigrationRunner(core: Core, logger: Logger): MigrationRunne
   const appCopies = new AppCopies(redis, keys);
   const apps = new AppRepository(core.database.db);
   return new MigrationRunner({
-    migration: new Migration(
+    migration: new WindowPlanner(
       timers,
       tasks,
       core.slices,

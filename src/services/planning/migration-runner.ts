@@ -14,10 +14,10 @@ import type { ScriptedRedis } from '../../storage/redis/scripts.js';
 import type { CompensationReport, Compensator } from '../recovery/compensator.js';
 import type { LateSweep, LateSweepReport } from '../recovery/late-sweep.js';
 import type { HistoryRetention } from './history-retention.js';
-import type { Migration } from './migration.js';
+import type { WindowPlanner } from './window-planner.js';
 
 /**
- * Migration lock times: 20 min while working, 120 min once the window is done,
+ * Window lock times: 20 min while working, 120 min once the window is done,
  * for hour windows. Shorter windows scale them down (a third and twice the window), so a
  * migrator that died mid-way is replaced well before the next window starts.
  */
@@ -45,7 +45,7 @@ const REBUILD_LOCK_MS = 5 * 60_000;
 const PROGRESS_EVERY_MS = 2000;
 
 export interface MigrationRunnerDeps {
-  migration: Migration;
+  migration: WindowPlanner;
   compensator: Compensator;
   lateSweep: LateSweep;
   history: HistoryRetention;

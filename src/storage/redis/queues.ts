@@ -62,7 +62,7 @@ function queued(run: QueuedRun): QueuedRun {
 
 /** One run to execute; the job id is its task key. */
 export interface RunJobData extends QueuedRun {
-  /** Where it came from: its slice (`minute_bucket`), or `planner`, `migrator`, `compensator`, `retry`, `handback`. */
+  /** Where it came from: its slice (`minute_bucket`), or `planner`, `migrator`, `compensator`, `retry`, `withdrawn`. */
   slice: string;
 }
 
@@ -115,7 +115,7 @@ export function runJob(run: QueuedRun, slice: string): ExecuteJob {
  */
 export function continuationJob(
   run: QueuedRun,
-  reason: 'retry' | 'handback' | 'compensator',
+  reason: 'retry' | 'withdrawn' | 'compensator',
   delayMs = 0,
 ): ExecuteJob {
   const key = taskKey(run.timerId, run.runAt);

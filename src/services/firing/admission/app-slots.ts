@@ -66,7 +66,7 @@ export class AppSlots {
     return oldest;
   }
 
-  /** Stops handing out slots; every waiting run is told to give up (it is handed back). */
+  /** Stops handing out slots; every waiting run is told to give up (it is withdrawn). */
   close(): number {
     this.closed = true;
     const n = this.queued;

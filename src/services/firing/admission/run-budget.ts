@@ -7,8 +7,8 @@ import { FifoQueue } from '../../../lib/fifo-queue.js';
  * before they are claimed, holding no lease: the backlog stays in the queue, not in this
  * process's memory and event loop, so the process keeps its pace and leases, job locks
  * and call deadlines hold (an executor that took every due run spiralled into
- * lapsed locks and exhausted memory). A run that lets go of its job (waiting for its
- * app's slot or its overlap turn) lets go of its permit too.
+ * lapsed locks and exhausted memory). A run that leaves its job (waiting for its
+ * app's slot or its overlap turn) returns its permit too.
  */
 export class RunBudget {
   private held = 0;

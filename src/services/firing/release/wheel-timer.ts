@@ -78,7 +78,7 @@ export class WheelTimer<T> {
     };
   }
 
-  /** Stops for good and hands back the values not yet delivered, overdue ones first. */
+  /** Stops for good and returns the values not yet delivered, overdue ones first. */
   stop(): T[] {
     this.#stopped = true;
     this.#disarm();

@@ -104,7 +104,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
           retry: async (run, delayMs) => {
             h.retries.push({ run, delayMs });
           },
-          handBack: async () => undefined,
+          withdraw: async () => undefined,
         },
         paused: () => h.paused,
         logger: createLogger('warn', {}, { write: (line: string) => h.logs.push(JSON.parse(line)) }),

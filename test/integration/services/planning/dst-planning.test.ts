@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planHorizon, windowAt } from '../../../../src/domain/plan/migration-window.js';
 import { parseSliceMember } from '../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../src/observability/logger.js';
-import { Migration } from '../../../../src/services/planning/migration.js';
+import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
 import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
@@ -31,7 +31,7 @@ const CRONS = [
 let stores: TestStores;
 let timers: TimerRepository;
 let tasks: TaskRepository;
-let migration: Migration;
+let migration: WindowPlanner;
 
 beforeAll(async () => {
   stores = await createTestStores('dstplanning');
@@ -41,7 +41,7 @@ beforeAll(async () => {
     buckets: 2,
     maxBuckets: 4,
   });
-  migration = new Migration(timers, tasks, slices, async () => undefined, 1500, createLogger('silent'));
+  migration = new WindowPlanner(timers, tasks, slices, async () => undefined, 1500, createLogger('silent'));
 });
 beforeEach(async () => {
   await stores.database.pool.query('DELETE FROM tasks');

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { Core } from '../../../../src/core.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { buildMigrationRunner } from '../../../../src/services/planning/build-migration-runner.js';
-import { Migration } from '../../../../src/services/planning/migration.js';
 import type { MigrationRunner } from '../../../../src/services/planning/migration-runner.js';
+import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
 import { INTERNAL } from '../../../../src/services/timers/access.js';
 import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
@@ -162,7 +162,7 @@ describe('near-term planning and the top-up', () => {
         return page;
       }
     }
-    const migration = new Migration(
+    const migration = new WindowPlanner(
       new RacingTimers(stores.database.db),
       new TaskRepository(stores.database.db, stores.database.pool),
       core.slices,
@@ -205,12 +205,12 @@ describe('near-term planning and the top-up', () => {
     clock = T0 + 59 * MINUTE + 20_000;
     const dense = await create('dense', '* * * * * *');
     const horizonAt11 = HORIZON_AT_10 + 60 * MINUTE;
-    const original = Migration.prototype.run;
+    const original = WindowPlanner.prototype.run;
     let underWay = 0;
     let most = 0;
     const planned: number[] = [];
-    const spy = vi.spyOn(Migration.prototype, 'run').mockImplementation(async function (
-      this: Migration,
+    const spy = vi.spyOn(WindowPlanner.prototype, 'run').mockImplementation(async function (
+      this: WindowPlanner,
       ...args
     ) {
       most = Math.max(most, ++underWay);

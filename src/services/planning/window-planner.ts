@@ -31,7 +31,7 @@ export interface MigrationRunOptions {
   signal?: AbortSignal;
 }
 
-export interface MigrationOptions {
+export interface WindowPlannerOptions {
   pageSize: number;
   /** Rows per INSERT round (several multi-row statements). */
   flushRows: number;
@@ -45,7 +45,7 @@ export interface MigrationOptions {
   restRatio: number;
 }
 
-const DEFAULTS: MigrationOptions = {
+const DEFAULTS: WindowPlannerOptions = {
   pageSize: 1000,
   flushRows: 20_000,
   maxCatchUpMs: 24 * 3600_000,
@@ -81,8 +81,8 @@ function isPlain(p: Planned, horizonMs: number): boolean {
  * need the total); the second writes them in batches, MySQL first (multi-row,
  * idempotent), then the slices, overlapping one batch's Redis with the next one's MySQL.
  */
-export class Migration {
-  private readonly options: MigrationOptions;
+export class WindowPlanner {
+  private readonly options: WindowPlannerOptions;
 
   /**
    * @param dispatch queues runs straight into `execute`: a catch-up plans runs that are
@@ -96,7 +96,7 @@ export class Migration {
     private readonly dispatch: Dispatch,
     private readonly prereadMs: number,
     private readonly logger: Logger,
-    options: Partial<MigrationOptions> = {},
+    options: Partial<WindowPlannerOptions> = {},
     /** Keeps the copies executors fire by (TimerCopies) of timers given runs, before the runs are placed. */
     private readonly copy?: (timers: Timer[]) => Promise<void>,
   ) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../src/observability/logger.js';
-import { Migration } from '../../../../src/services/planning/migration.js';
+import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
 import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
@@ -13,7 +13,7 @@ let stores: TestStores;
 let timers: TimerRepository;
 let tasks: TaskRepository;
 let slices: SliceStore;
-let migration: Migration;
+let migration: WindowPlanner;
 const dispatched: ExecuteJob[] = [];
 const keys = () => createKeys(stores.config.prefix);
 
@@ -65,7 +65,7 @@ beforeAll(async () => {
   timers = new TimerRepository(stores.database.db);
   tasks = new TaskRepository(stores.database.db, stores.database.pool);
   slices = new SliceStore(stores.redis, keys(), { buckets: 4, maxBuckets: 8 });
-  migration = new Migration(
+  migration = new WindowPlanner(
     timers,
     tasks,
     slices,
@@ -121,7 +121,7 @@ describe('migration', () => {
       }
       return page;
     };
-    const racingMigration = new Migration(
+    const racingPlanner = new WindowPlanner(
       racing,
       tasks,
       slices,
@@ -130,7 +130,7 @@ describe('migration', () => {
       createLogger('silent'),
       { pageSize: 7, flushRows: 500 },
     );
-    await racingMigration.run(T0 + HOUR, T0);
+    await racingPlanner.run(T0 + HOUR, T0);
     const [rows] = await stores.database.pool.query(
       'SELECT t.name, COUNT(k.run_at) AS n FROM timers t LEFT JOIN tasks k ON k.timer_id = t.id GROUP BY t.name',
     );
@@ -180,7 +180,7 @@ describe('migration', () => {
   it('stops between batches when its signal is aborted (shutdown): what it wrote is whole, the next run plans the rest', async () => {
     for (let i = 0; i < 20; i++) await addTimer(`s${i}`, '* * * * *');
     const stopping = new AbortController();
-    const batched = new Migration(
+    const batched = new WindowPlanner(
       timers,
       tasks,
       slices,
