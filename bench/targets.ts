@@ -235,9 +235,14 @@ export async function startBullmq(count: number, cron: string, sinkUrl: string):
   };
 }
 
-/** The harness floor: `count` callbacks sent at each whole second by a bare undici client. */
-export async function startFloor(count: number, sinkUrl: string): Promise<Target> {
-  const child = new Child('sender', 'bench/floor-sender.ts', [sinkUrl, String(count)]);
+/** The harness floor: `count` callbacks sent at each whole period (a second unless given) by a bare undici client. */
+export async function startFloor(count: number, sinkUrl: string, periodMs = 1000): Promise<Target> {
+  const child = new Child('sender', 'bench/floor-sender.ts', [
+    sinkUrl,
+    String(count),
+    '8192',
+    String(periodMs),
+  ]);
   await child.waitFor('floor sender ready');
   return {
     prefix: '',
