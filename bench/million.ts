@@ -197,6 +197,8 @@ export async function millionBench(timers: number, minutes: number, sink: SinkRe
         batchSize: 1000,
         clients: 4,
         appPrefix,
+        // Half of MAX_TIMERS_PER_APP (10,000) an app at most.
+        apps: Math.max(64, Math.ceil(count / 5000)),
       });
       process.stdout.write(
         `  ${count} timers "${cron}" created (${((performance.now() - began) / 1000).toFixed(1)} s in)\n`,
