@@ -81,7 +81,7 @@ function per1000(cpu: Record<string, number>, seconds: number, fires: number): R
   return Object.fromEntries(
     Object.entries(cpu).map(([p, pct]) => [
       p,
-      fires === 0 ? 0 : Math.round((pct / 100) * seconds * 1e6) / fires,
+      fires === 0 ? 0 : Math.round(((pct / 100) * seconds * 1e6) / fires),
     ]),
   );
 }
