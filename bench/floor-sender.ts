@@ -6,7 +6,8 @@
  * measures is what the box, the client library and the sink cost before any scheduler adds
  * its own lateness.
  *
- * Arguments: sinkUrl count connections
+ * Arguments: sinkUrl count connections periodMs (default 1000: every second; 60000 sends
+ * the count once a minute, at second 0, as every-minute timers do)
  */
 import { Agent, request } from 'undici';
 import { prepareCall } from '../src/callback/callback-request.js';
@@ -15,12 +16,17 @@ import { taskKey } from '../src/domain/plan/task-key.js';
 import type { Timer } from '../src/domain/timer.js';
 
 // xtimer's CALLBACK_CONNECTIONS default.
-const [sinkUrl = '', countArg = '100', connectionsArg = '8192'] = process.argv.slice(2);
+const [sinkUrl = '', countArg = '100', connectionsArg = '8192', periodArg = '1000'] = process.argv.slice(2);
 const count = Number(countArg);
-const agent = new Agent({ connections: Number(connectionsArg) });
+const periodMs = Number(periodArg);
+// xtimer's callback pool keeps idle connections 30 s (http-caller.ts): so does the floor.
+const agent = new Agent({ connections: Number(connectionsArg), keepAliveTimeout: 30_000 });
 const signer = new WebhookSigner([{ key: signingKeyOf(newSigningSecret()), validUntil: null }]);
-/** How long before its instant a second's calls are built (xtimer builds them when it claims, earlier still). */
-const PREPARE_AHEAD_MS = 300;
+/**
+ * How long before its instant a second's calls are built (xtimer builds them when it claims,
+ * earlier still); a minute's tens of thousands take seconds to sign, so they start 5 s ahead.
+ */
+const PREPARE_AHEAD_MS = periodMs >= 60_000 ? 5000 : 300;
 let stopped = false;
 
 /** A timer as the bench creates them: every second, a POST to the sink without a body. */
@@ -83,7 +89,7 @@ function fire(calls: ReturnType<typeof prepare>): void {
 
 function next(): void {
   if (stopped) return;
-  const due = Math.floor(Date.now() / 1000) * 1000 + 1000;
+  const due = Math.floor(Date.now() / periodMs) * periodMs + periodMs;
   setTimeout(
     () => {
       const calls = prepare(due);

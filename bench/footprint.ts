@@ -22,7 +22,7 @@ export interface FootprintResult {
  * window for timers planned near-term at creation), then until the runs in the slices
  * stop changing.
  */
-async function plannedRuns(prefix: string, capMs: number): Promise<number> {
+export async function plannedRuns(prefix: string, capMs: number): Promise<number> {
   await sleep(Math.ceil(Date.now() / 60_000) * 60_000 + 15_000 - Date.now());
   const deadline = Date.now() + capMs;
   let last = -1;
@@ -39,7 +39,7 @@ async function plannedRuns(prefix: string, capMs: number): Promise<number> {
   }
 }
 
-async function mysqlBytes(database: string): Promise<{ bytes: number; taskRows: number }> {
+export async function mysqlBytes(database: string): Promise<{ bytes: number; taskRows: number }> {
   const conn = await mysql.createConnection(`${MYSQL_SERVER}/${database}`);
   try {
     // Fresh statistics: information_schema's sizes are InnoDB's estimates as of the last analysis.

@@ -4,9 +4,11 @@
  *                [-- --only=overload --seconds=20 --scale=0.1]
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
  *                [-- --only=spread [--scale=0.02] [--spread-minutes=2]]
+ *                [-- --only=million [--scale=0.02] [--minutes=2]]
  * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
  * run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
- * delivery lines slow, noisy, overload and spread while developing them)
+ * delivery lines slow, noisy, overload and spread while developing them; --scale also
+ * shrinks the million, and --minutes is its measured firing minutes)
  *
  * Open-loop benchmark: the timers generate the load. Every-second
  * timers put N runs on the same millisecond each second; a sink in its own process
@@ -39,6 +41,7 @@ import {
 } from './harness.js';
 import { historyBench } from './history-bench.js';
 import { migratorBench } from './migrator-bench.js';
+import { type MillionResult, millionBench } from './million.js';
 import { type NoisyNeighbourResult, noisyNeighbour } from './noisy-neighbour.js';
 import { type OneShotsResult, oneShotsBench } from './one-shots.js';
 import { type OverloadRecoveryResult, overloadRecovery } from './overload-recovery.js';
@@ -68,7 +71,8 @@ const tuningSizes = args
   .split(',')
   .map(Number);
 const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
-const oneShotMinutes = Number(args.find((a) => a.startsWith('--minutes='))?.slice(10) ?? 10);
+const minutesArg = args.find((a) => a.startsWith('--minutes='))?.slice(10);
+const oneShotMinutes = Number(minutesArg ?? 10);
 /** Whole minutes each spread variant is measured over. */
 const spreadMinutes = Number(args.find((a) => a.startsWith('--spread-minutes='))?.slice(17) ?? 2);
 
@@ -87,6 +91,7 @@ const results: {
   api?: unknown;
   history?: unknown;
   footprint?: FootprintResult;
+  million?: MillionResult;
   env?: unknown;
 } = {
   precision: [],
@@ -353,6 +358,12 @@ async function main(): Promise<void> {
         quick ? 10_000 : 100_000,
         `http://127.0.0.1:${sinkPort}/footprint`,
       );
+    }
+    // A million timers: only when asked for by name (it takes ~15 minutes and GBs of both stores).
+    if (only?.includes('million') && !tuningSizes && !soakTimers) {
+      const n = scaled(1_000_000);
+      process.stdout.write(`\nA million timers (${n}: 70% hourly, 25% daily, 5% every minute)\n`);
+      results.million = await millionBench(n, Number(minutesArg ?? 2), { port: sinkPort, pid: sink.pid });
     }
     if (wants('history') && !tuningSizes && !soakTimers) {
       process.stdout.write('\nHistory\n');

@@ -161,20 +161,29 @@ export async function createTimers(
   return ids;
 }
 
-/** Creates timers through POST /timers/batch, `batchSize` a request, `clients` requests at a time, one app each. */
+/**
+ * Creates timers through POST /timers/batch, `batchSize` a request, `clients` requests at a
+ * time, one app each, over `apps` apps (64 unless given: more where an app would pass
+ * MAX_TIMERS_PER_APP, 10,000 by default).
+ */
 export async function createTimerBatches(
   base: string,
   count: number,
   cron: string,
   sinkUrl: string,
   status: 'active' | 'inactive',
-  { batchSize, clients, appPrefix }: { batchSize: number; clients: number; appPrefix: string },
+  {
+    batchSize,
+    clients,
+    appPrefix,
+    apps = 64,
+  }: { batchSize: number; clients: number; appPrefix: string; apps?: number },
 ): Promise<void> {
   const batches = Array.from({ length: Math.ceil(count / batchSize) }, (_, b) => b);
   await pool(batches, clients, async (b) => {
     await apiCall(base, 'POST', '/api/v1/timers/batch', 201, {
       timers: Array.from({ length: Math.min(batchSize, count - b * batchSize) }, (_, j) =>
-        benchTimer(`${appPrefix}${b % 64}`, `b${b}-${j}`, cron, sinkUrl, status),
+        benchTimer(`${appPrefix}${b % apps}`, `b${b}-${j}`, cron, sinkUrl, status),
       ),
     });
   });
@@ -235,9 +244,14 @@ export async function startBullmq(count: number, cron: string, sinkUrl: string):
   };
 }
 
-/** The harness floor: `count` callbacks sent at each whole second by a bare undici client. */
-export async function startFloor(count: number, sinkUrl: string): Promise<Target> {
-  const child = new Child('sender', 'bench/floor-sender.ts', [sinkUrl, String(count)]);
+/** The harness floor: `count` callbacks sent at each whole period (a second unless given) by a bare undici client. */
+export async function startFloor(count: number, sinkUrl: string, periodMs = 1000): Promise<Target> {
+  const child = new Child('sender', 'bench/floor-sender.ts', [
+    sinkUrl,
+    String(count),
+    '8192',
+    String(periodMs),
+  ]);
   await child.waitFor('floor sender ready');
   return {
     prefix: '',
