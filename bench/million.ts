@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
 import { copyTtlMs } from '../src/domain/plan/migration-window.js';
 import { createLogger } from '../src/observability/logger.js';
-import { Migration } from '../src/services/planning/migration.js';
+import { WindowPlanner } from '../src/services/planning/window-planner.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { TaskRepository } from '../src/storage/db/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
@@ -140,7 +140,7 @@ async function idRange(database: string, cron: string): Promise<{ min: number; m
 /**
  * The migrator's work for one more hour of every timer, in this process and unpaced (the
  * service's own migrator rests as long as it works beside the firing roles): the same
- * Migration, slices and timer copies the service builds, on the bench's stores.
+ * WindowPlanner, slices and timer copies the service builds, on the bench's stores.
  */
 async function planAnHour(target: XtimerTarget): Promise<MillionResult['migrator']> {
   const database = openDatabase(`${MYSQL_SERVER}/${target.database}`);
@@ -152,7 +152,7 @@ async function planAnHour(target: XtimerTarget): Promise<MillionResult['migrator
     const horizon = Number(row.until) + STEP_MINUTES * MINUTE;
     const keys = createKeys(target.prefix);
     const copies = new TimerCopies(redis, keys);
-    const migration = new Migration(
+    const migration = new WindowPlanner(
       new TimerRepository(database.db),
       new TaskRepository(database.db, database.pool),
       new SliceStore(redis, keys, { buckets: 10, maxBuckets: 200 }),
