@@ -43,9 +43,12 @@ export interface WindowPlannerOptions {
    * window is planned a whole step ahead, so resting costs nothing but time.
    */
   restRatio: number;
+  /** The clock a long run measures its own time by (tests drive it). */
+  clock: () => number;
 }
 
 const DEFAULTS: WindowPlannerOptions = {
+  clock: Date.now,
   pageSize: 1000,
   flushRows: 20_000,
   maxCatchUpMs: 24 * 3600_000,
@@ -150,7 +153,7 @@ export class WindowPlanner {
 
     // 2. A batch at a time: MySQL first, then its slices, while the next batch goes
     //    into MySQL. A timer's planned_until moves only once both hold its runs.
-    const soon = nowMs + this.prereadMs + 1000;
+    const clockAtStart = this.options.clock();
     let runs = 0;
     let placed = 0;
     let redisTail: Promise<void> = Promise.resolve();
@@ -169,7 +172,6 @@ export class WindowPlanner {
       await this.tasks.insertRuns(batchRows, 3);
       runs += batchRows.length;
       onProgress?.({ phase: 'mysql', timers: planned.length, runs });
-      const due = batchRows.filter((r) => r.runAt < soon);
       await redisTail;
       redisTail = (async () => {
         if (this.copy) {
@@ -197,7 +199,11 @@ export class WindowPlanner {
         for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
           await this.timers.recordPlan(p.timer.id, p.before, p.next);
         }
-        // A catch-up plans runs already due: their slices will not be walked again.
+        // Runs due by now, or whose slice window the trigger has read already, are queued
+        // as well: their slices will not be walked again. "Now" moves on while a big
+        // window is planned (minutes), so it is taken after the runs are in their slices.
+        const soon = nowMs + (this.options.clock() - clockAtStart) + this.prereadMs + 1000;
+        const due = batchRows.filter((r) => r.runAt < soon);
         if (due.length > 0) await this.dispatch(executeJobs(due, 'migrator'));
         placed += batchRows.length;
         onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });

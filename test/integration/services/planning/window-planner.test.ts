@@ -168,6 +168,32 @@ describe('migration', () => {
     expect(queued.sort()).toEqual([-3, -2, -1, 0].map((m) => `${t.id}_${T0 + m * 60_000}`));
   });
 
+  it('queues the runs that fell due while it planned (a big window takes minutes): their slices were walked', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await addTimer(`slow${i}`, '* * * * *')).id);
+    // Each batch takes the clock 20 minutes further, as a million timers' window does under load.
+    let clock = T0;
+    const slow = new WindowPlanner(
+      timers,
+      tasks,
+      slices,
+      async (jobs) => dispatched.push(...jobs),
+      1500,
+      createLogger('silent'),
+      { pageSize: 7, flushRows: 500, clock: () => clock },
+    );
+    await slow.run(T0 + HOUR, T0, {
+      onProgress: ({ phase }) => {
+        if (phase === 'mysql') clock += 20 * 60_000;
+      },
+    });
+    const queued = new Set(dispatched.flatMap((j) => runsOf(j.data)).map((r) => `${r.timerId}_${r.runAt}`));
+    // The first batch's runs were placed 20 to 40 minutes in: its first 20 minutes' were
+    // past their slices; those of its last quarter hour were not.
+    for (let m = 0; m < 20; m++) expect(queued.has(`${ids[0]}_${T0 + m * 60_000}`)).toBe(true);
+    for (let m = 45; m < 60; m++) expect(queued.has(`${ids[0]}_${T0 + m * 60_000}`)).toBe(false);
+  });
+
   it('spreads a busy minute over more buckets (BUCKETS + runs/64, capped at MAX_BUCKETS)', async () => {
     for (let i = 0; i < 5; i++) await addTimer(`busy${i}`, '* * * * * *');
     await migration.run(T0 + 60_000, T0);
