@@ -1,5 +1,6 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { UITheme } from '@bull-board/api/typings/app';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
@@ -13,6 +14,7 @@ import type {
   SliceJobData,
 } from '../src/storage/redis/queues.js';
 import type { DashboardPaths } from './views/layout.js';
+import { type Colours, FONT_MONO, FONT_SANS, PALETTE } from './views/palette.js';
 
 /** The queues the board shows: slice jobs on `trigger`, runs and run batches on `execute`. */
 export interface BoardQueues {
@@ -116,8 +118,45 @@ export function createBoard(queues: BoardQueues, paths: DashboardPaths): Hono {
           { text: 'API reference', url: '/docs' },
         ],
         sortQueues: false,
+        theme: { light: boardTheme(PALETTE.light), dark: boardTheme(PALETTE.dark) },
       },
     },
   });
   return serverAdapter.registerPlugin();
+}
+
+/** bull-board's theme tokens from the console's palette and type: the board and the pages look alike. */
+function boardTheme(c: Colours): NonNullable<UITheme['light']> {
+  return {
+    background: c.soft,
+    foreground: c.fg,
+    card: c.bg,
+    popover: c.bg,
+    primary: c.accent,
+    'primary-foreground': c.onColor,
+    secondary: c.soft,
+    'secondary-foreground': c.fg,
+    muted: c.soft,
+    'muted-foreground': c.muted,
+    accent: c.soft,
+    'accent-foreground': c.fg,
+    destructive: c.bad,
+    'destructive-foreground': c.onColor,
+    border: c.line,
+    input: c.line,
+    ring: c.accent,
+    sidebar: c.bg,
+    'sidebar-foreground': c.fg,
+    'sidebar-primary': c.accent,
+    'sidebar-primary-foreground': c.onColor,
+    'sidebar-border': c.line,
+    'sidebar-ring': c.accent,
+    'font-sans': FONT_SANS,
+    'font-mono': FONT_MONO,
+    'status-failed': c.bad,
+    'status-completed': c.ok,
+    'status-waiting': c.warn,
+    'status-active': c.accent,
+    'status-delayed': c.odd,
+  };
 }

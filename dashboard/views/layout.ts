@@ -5,6 +5,7 @@ import type { ServicePauseState } from '../../src/services/apps/service-pause.js
 import type { Actor } from '../../src/services/timers/access.js';
 import { CSRF_FIELD } from '../csrf-token.js';
 import type { PageScript } from '../page-scripts.js';
+import { type Colours, FONT_MONO, FONT_SANS, PALETTE } from './palette.js';
 
 export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -41,25 +42,30 @@ export interface PageContext {
 /** What the shell needs: an error page may lack the token and the brake (a failure before they were read). */
 export type ShellContext = Pick<PageContext, 'paths'> & Partial<Pick<PageContext, 'csrf' | 'brake'>>;
 
+/** The palette's base colours as the stylesheet's custom properties (`--info` is the accent unless set after). */
+function baseColours(c: Colours): string {
+  return `--fg: ${c.fg}; --muted: ${c.muted}; --line: ${c.line}; --bg: ${c.bg}; --soft: ${c.soft};
+  --accent: ${c.accent}; --ok: ${c.ok}; --warn: ${c.warn}; --bad: ${c.bad}; --info: ${c.accent}; --odd: ${c.odd};
+  --on-color: ${c.onColor};`;
+}
+
 const STYLE = raw(`
 :root {
   color-scheme: light dark;
-  --fg: #1f2328; --muted: #656d76; --line: #d8dee4; --bg: #ffffff; --soft: #f6f8fa;
-  --accent: #0969da; --ok: #1a7f37; --warn: #bf8700; --bad: #cf222e; --info: #0969da; --odd: #8250df;
+  ${baseColours(PALETTE.light)}
   --ok-bg: #dafbe1; --ok-line: #aceebb; --warn-bg: #fff8c5; --warn-line: #f5e0a0;
   --bad-bg: #ffebe9; --bad-line: #ffcecb; --info-bg: #ddf4ff; --info-line: #b6e3ff;
-  --odd-bg: #fbefff; --odd-line: #ecd8ff; --hover: #f3f6fa; --chip: #eef1f4; --on-color: #ffffff;
+  --odd-bg: #fbefff; --odd-line: #ecd8ff; --hover: #f3f6fa; --chip: #eef1f4;
   --bar: #24292f; --bar-fg: #d0d7de; --bar-line: #57606a;
-  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; color: var(--fg);
+  font-family: ${FONT_SANS}; font-size: 14px; color: var(--fg);
 }
 /* Dark mode follows the system: the same names, one dark palette. */
 @media (prefers-color-scheme: dark) {
   :root {
-    --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --bg: #0d1117; --soft: #161b22;
-    --accent: #4493f8; --ok: #3fb950; --warn: #d29922; --bad: #f85149; --info: #58a6ff; --odd: #bc8cff;
+    ${baseColours(PALETTE.dark)} --info: #58a6ff;
     --ok-bg: #12261e; --ok-line: #2a5a37; --warn-bg: #2b2111; --warn-line: #6b4f16;
     --bad-bg: #2d1417; --bad-line: #6e2a2e; --info-bg: #0f2339; --info-line: #1f4f80;
-    --odd-bg: #251a3a; --odd-line: #4c3678; --hover: #161b22; --chip: #21262d; --on-color: #0d1117;
+    --odd-bg: #251a3a; --odd-line: #4c3678; --hover: #161b22; --chip: #21262d;
     --bar: #010409; --bar-fg: #c9d1d9; --bar-line: #3d444d;
   }
 }
@@ -77,7 +83,7 @@ h1 { font-size: 20px; margin: 8px 0 4px; display: flex; flex-wrap: wrap; align-i
 h2 { font-size: 15px; margin: 24px 0 8px; }
 .muted { color: var(--muted); }
 .small { font-size: 12px; }
-.mono, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.mono, code { font-family: ${FONT_MONO}; font-size: 12.5px; }
 .table-box { max-width: 100%; overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
@@ -112,7 +118,7 @@ button.go, .button.go { color: var(--on-color); background: var(--ok); border-co
 .when { display: inline-flex; flex-direction: column; line-height: 1.35; }
 .when time { font-weight: 600; }
 div.last { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 8px; max-width: 230px; }
-.when .abs { white-space: nowrap; font-size: 11.5px; color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.when .abs { white-space: nowrap; font-size: 11.5px; color: var(--muted); font-family: ${FONT_MONO}; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 360px), 1fr)); gap: 24px; }
 dl.def { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 14px; margin: 0; }
 dl.def dt { color: var(--muted); }

@@ -33,7 +33,7 @@ export interface LateSweepReport {
 }
 
 /** No run is swept before it is this late, whatever its threshold: a run on its way to a call is claimed well before. */
-export const SWEEP_MIN_LATE_MS = 30_000;
+const SWEEP_MIN_LATE_MS = 30_000;
 /** Rows a page reads: big, as each round trip waits behind a busy event loop past capacity. */
 const PAGE = 20_000;
 /** Pages one pass reads at most; the next pass goes on where the backlog is then. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
+import { FONT_SANS, PALETTE } from '../../../dashboard/views/palette.js';
 import type { Core } from '../../../src/core.js';
 import { call, createTestApp, timerBody } from '../../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../../helpers/stores.js';
@@ -90,5 +91,20 @@ describe('every page under /dashboard', () => {
         expect(new URL(url, `${ORIGIN}${path}`).origin, `${path}: ${url}`).toBe(ORIGIN);
       }
     }
+  });
+});
+
+describe('the queues board', () => {
+  it("wears the console's palette and type, light and dark", async () => {
+    const html = await (await app.request('/dashboard/queues')).text();
+    const config = JSON.parse(
+      /<script id="__UI_CONFIG__" type="application\/json">([^<]*)<\/script>/.exec(html)![1]!,
+    );
+    expect(config.theme.light).toMatchObject({
+      'font-sans': FONT_SANS,
+      primary: PALETTE.light.accent,
+      foreground: PALETTE.light.fg,
+    });
+    expect(config.theme.dark).toMatchObject({ primary: PALETTE.dark.accent, card: PALETTE.dark.bg });
   });
 });
