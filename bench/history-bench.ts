@@ -11,7 +11,7 @@ import { HistoryRetention } from '../src/services/planning/history-retention.js'
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
 import { sqlDateTime } from '../src/storage/db/multi-row-insert.js';
-import { TaskPartitions } from '../src/storage/db/task-partitions.js';
+import { TaskPartitions } from '../src/storage/db/tasks/task-partitions.js';
 import { dropDatabase, MYSQL_SERVER } from './harness.js';
 
 /** A day of `runs` finished runs (spread over its seconds), 20,000 rows a statement. */

@@ -4,7 +4,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { WindowPlanner } from '../src/services/planning/window-planner.js';
 import { openDatabase } from '../src/storage/db/client.js';
 import { prepareDatabase } from '../src/storage/db/migrate.js';
-import { TaskRepository } from '../src/storage/db/task-repository.js';
+import { TaskRepository } from '../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../src/storage/db/timer-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import { createKeys } from '../src/storage/redis/keys.js';

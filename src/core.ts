@@ -18,7 +18,7 @@ import { TimerService } from './services/timers/timer-service.js';
 import { AppRepository } from './storage/db/app-repository.js';
 import type { Database } from './storage/db/client.js';
 import { PlanOutboxRepository } from './storage/db/plan-outbox-repository.js';
-import { TaskRepository } from './storage/db/task-repository.js';
+import { TaskRepository } from './storage/db/tasks/task-repository.js';
 import { TimerRepository } from './storage/db/timer-repository.js';
 import { AppCopies } from './storage/redis/app-copies.js';
 import { isCluster } from './storage/redis/connection.js';

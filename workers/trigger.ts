@@ -5,7 +5,7 @@ import { SliceJobRunner } from '../src/services/slices/slice-job-runner.js';
 import { SliceLockKeeper } from '../src/services/slices/slice-lock-keeper.js';
 import { SliceReader } from '../src/services/slices/slice-reader.js';
 import { abortableSleep, SliceWalker, type WalkResult } from '../src/services/slices/slice-walker.js';
-import { TaskRepository } from '../src/storage/db/task-repository.js';
+import { TaskRepository } from '../src/storage/db/tasks/task-repository.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import {
   fanOutRuns,

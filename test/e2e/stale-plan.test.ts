@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TaskRepository } from '../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../src/storage/db/tasks/task-repository.js';
 import { createKeys } from '../../src/storage/redis/keys.js';
 import { SliceStore } from '../../src/storage/redis/runs/slice-store.js';
 import { apiCall, createTimers, settledRun, sleep, useCluster } from '../helpers/cluster.js';

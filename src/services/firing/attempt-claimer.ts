@@ -1,7 +1,7 @@
 import { taskKey } from '../../domain/plan/task-key.js';
 import { MicroBatcher } from '../../lib/micro-batcher.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { RunState } from '../../storage/db/task-repository.js';
+import type { RunState } from '../../storage/db/tasks/task-repository.js';
 import type { QueuedRun } from '../../storage/redis/queues.js';
 import { isFinished } from '../../storage/redis/runs/claim-record.js';
 import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';

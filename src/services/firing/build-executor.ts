@@ -4,7 +4,7 @@ import { ConcurrencyLimit } from '../../lib/concurrency-limit.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Abandoned } from '../../shutdown.js';
 import { AppRepository } from '../../storage/db/app-repository.js';
-import { TaskRepository } from '../../storage/db/task-repository.js';
+import { TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../storage/db/timer-repository.js';
 import { AppCopies } from '../../storage/redis/app-copies.js';
 import type { RedisClient } from '../../storage/redis/connection.js';

@@ -6,7 +6,7 @@ import { taskKey } from '../../domain/plan/task-key.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { RunState } from '../../storage/db/task-repository.js';
+import type { RunState } from '../../storage/db/tasks/task-repository.js';
 import type { QueuedRun } from '../../storage/redis/queues.js';
 import type { FinalStatus } from '../../storage/redis/runs/claim-record.js';
 import type { OverlapSlots } from '../../storage/redis/runs/overlap-slots.js';

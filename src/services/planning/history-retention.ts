@@ -1,6 +1,6 @@
 import { DAY, planPartitions } from '../../domain/plan/day-partitions.js';
 import type { Logger } from '../../observability/logger.js';
-import type { TaskPartitions } from '../../storage/db/task-partitions.js';
+import type { TaskPartitions } from '../../storage/db/tasks/task-partitions.js';
 
 export interface RetentionSettings {
   /** TASK_RETENTION_DAYS: runs are kept this long, then their day is dropped. */

@@ -6,7 +6,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { AppRepository } from '../../storage/db/app-repository.js';
 import type { Transaction } from '../../storage/db/client.js';
 import type { OutboxMark, PlanOutboxRepository } from '../../storage/db/plan-outbox-repository.js';
-import type { TaskRepository } from '../../storage/db/task-repository.js';
+import type { TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { AppCopies } from '../../storage/redis/app-copies.js';
 import type { TimerCopies } from '../../storage/redis/timer-copies.js';

@@ -1,6 +1,6 @@
 import { changeHorizon, type PlannedWindow, planWindow } from '../../domain/plan/plan-window.js';
 import type { Timer, TimerDraft } from '../../domain/timer.js';
-import type { PendingRun, PlannedRun, TaskRepository } from '../../storage/db/task-repository.js';
+import type { PendingRun, PlannedRun, TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import {
   continuationJob,

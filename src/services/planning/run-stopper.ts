@@ -3,7 +3,7 @@ import { taskKey } from '../../domain/plan/task-key.js';
 import type { Timer } from '../../domain/timer.js';
 import type { Database, Transaction } from '../../storage/db/client.js';
 import { timers } from '../../storage/db/schema.js';
-import { type PendingRun, TaskRepository } from '../../storage/db/task-repository.js';
+import { type PendingRun, TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import { isHeld } from '../../storage/redis/runs/claim-record.js';
 import type { RunClaims, RunRef } from '../../storage/redis/runs/run-claims.js';
 

@@ -3,7 +3,7 @@ import { minuteStart } from '../../domain/plan/slice.js';
 import type { Timer } from '../../domain/timer.js';
 import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
-import type { PlannedRun, TaskRepository } from '../../storage/db/task-repository.js';
+import type { PlannedRun, TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import { executeJobs } from '../../storage/redis/queues.js';
 import type { SliceStore } from '../../storage/redis/runs/slice-store.js';

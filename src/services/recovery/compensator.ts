@@ -11,7 +11,7 @@ import type {
   RunOutcome,
   StuckRun,
   TaskRepository,
-} from '../../storage/db/task-repository.js';
+} from '../../storage/db/tasks/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import { earliestQueuedDue, type QueuedRun, type Queues, requeueRuns } from '../../storage/redis/queues.js';
 import {

@@ -3,7 +3,7 @@ import type { Timer } from '../../domain/timer.js';
 import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { OverdueCursor, PendingRun, TaskRepository } from '../../storage/db/task-repository.js';
+import type { OverdueCursor, PendingRun, TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import type { PauseWatch } from '../apps/service-pause.js';

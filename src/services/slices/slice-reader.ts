@@ -1,6 +1,6 @@
 import { MINUTE, parseMinuteKey } from '../../domain/plan/slice.js';
 import { parseSliceMember } from '../../domain/plan/task-key.js';
-import type { TaskRepository } from '../../storage/db/task-repository.js';
+import type { TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import type { Keys } from '../../storage/redis/keys.js';
 import type { SliceStore } from '../../storage/redis/runs/slice-store.js';
 import type { ScriptedRedis } from '../../storage/redis/scripts.js';

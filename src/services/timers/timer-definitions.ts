@@ -14,7 +14,7 @@ import { groupBy } from '../../lib/group-by.js';
 import { GroupCommit } from '../../lib/group-commit.js';
 import type { Transaction } from '../../storage/db/client.js';
 import type { OutboxMark } from '../../storage/db/plan-outbox-repository.js';
-import type { PlannedRun } from '../../storage/db/task-repository.js';
+import type { PlannedRun } from '../../storage/db/tasks/task-repository.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import { type AccessScope, SET_NOTIFY } from './access.js';
 import { decodeCursor, type Numbered, type Page, pageOf } from './page.js';

@@ -7,7 +7,7 @@ import { ErrorCode, timerNotFound, versionConflict, XtimerError } from '../../er
 import { CalendarRepository } from '../../storage/db/calendar-repository.js';
 import type { Database, Transaction } from '../../storage/db/client.js';
 import type { OutboxMark } from '../../storage/db/plan-outbox-repository.js';
-import { TaskRepository } from '../../storage/db/task-repository.js';
+import { TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { Keys } from '../../storage/redis/keys.js';
 import type { RateLimiter } from '../../storage/redis/rate-limiter.js';

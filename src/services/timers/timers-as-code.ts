@@ -13,7 +13,7 @@ import { matchesVersion, type VersionMatch } from '../../domain/version-match.js
 import { ErrorCode, versionConflict, XtimerError } from '../../errors.js';
 import type { Transaction } from '../../storage/db/client.js';
 import type { OutboxMark } from '../../storage/db/plan-outbox-repository.js';
-import type { PlannedRun } from '../../storage/db/task-repository.js';
+import type { PlannedRun } from '../../storage/db/tasks/task-repository.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import { type AccessScope, SET_NOTIFY } from './access.js';
 import type { TimerDefinitions } from './timer-definitions.js';

@@ -4,7 +4,7 @@ import type { Core } from '../../../src/core.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { BACKFILL_RECHECK_MS, BackfillPacer } from '../../../src/services/runs/backfill-pacer.js';
 import { sqlDateTime } from '../../../src/storage/db/multi-row-insert.js';
-import { TaskRepository } from '../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../src/storage/db/tasks/task-repository.js';
 import type { ExecuteJob, QueuedRun } from '../../../src/storage/redis/queues.js';
 import { call, createTestApp, timerBody } from '../../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../../helpers/stores.js';

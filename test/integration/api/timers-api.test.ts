@@ -5,7 +5,7 @@ import { minuteKey } from '../../../src/domain/plan/slice.js';
 import { parseSliceMember } from '../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { buildMigrationRunner } from '../../../src/services/planning/build-migration-runner.js';
-import { TaskRepository } from '../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../src/storage/db/tasks/task-repository.js';
 import { call, createTestApp, timerBody } from '../../helpers/api.js';
 import { createTestCore, createTestStores, eventually, type TestStores } from '../../helpers/stores.js';
 

@@ -1,6 +1,6 @@
 import type { CallResult } from '../../../callback/http-caller.js';
 import { LIMITS, type TaskStatus } from '../../../domain/timer.js';
-import type { RunOutcome } from '../../../storage/db/task-repository.js';
+import type { RunOutcome } from '../../../storage/db/tasks/task-repository.js';
 import type { RunToExecute } from '../run-execution.js';
 
 function truncate(s: string | null, max: number): string | null {

@@ -1,6 +1,6 @@
 import { taskKey } from '../../../domain/plan/task-key.js';
 import type { Logger } from '../../../observability/logger.js';
-import type { RunOutcome } from '../../../storage/db/task-repository.js';
+import type { RunOutcome } from '../../../storage/db/tasks/task-repository.js';
 import type { FinalStatus } from '../../../storage/redis/runs/claim-record.js';
 import type { OutcomeStash } from '../../../storage/redis/runs/outcome-stash.js';
 

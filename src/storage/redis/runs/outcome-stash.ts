@@ -1,5 +1,5 @@
 import { taskKey } from '../../../domain/plan/task-key.js';
-import type { RunOutcome } from '../../db/task-repository.js';
+import type { RunOutcome } from '../../db/tasks/task-repository.js';
 import type { RedisClient } from '../connection.js';
 
 /** Outcomes read per HSCAN step while draining. */

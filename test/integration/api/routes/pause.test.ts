@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../../api/app.js';
 import type { Core } from '../../../../src/core.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { call, createTestApp, timerBody } from '../../../helpers/api.js';
 import { createTestCore, createTestStores, recordRun, type TestStores } from '../../../helpers/stores.js';

@@ -12,7 +12,7 @@ import type { RunToExecute } from '../../../../src/services/firing/run-execution
 import { RunExecutor } from '../../../../src/services/firing/run-executor.js';
 import { RunRecorder } from '../../../../src/services/firing/settle/run-recorder.js';
 import { TimerCache } from '../../../../src/services/firing/timer-cache.js';
-import type { RunOutcome, RunState } from '../../../../src/storage/db/task-repository.js';
+import type { RunOutcome, RunState } from '../../../../src/storage/db/tasks/task-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import type { QueuedRun } from '../../../../src/storage/redis/queues.js';
 import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';

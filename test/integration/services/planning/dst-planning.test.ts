@@ -3,7 +3,7 @@ import { planHorizon, windowAt } from '../../../../src/domain/plan/migration-win
 import { parseSliceMember } from '../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import { SliceStore } from '../../../../src/storage/redis/runs/slice-store.js';

@@ -13,8 +13,8 @@ import {
 } from '../../../../src/services/planning/history-retention.js';
 import { MIGRATIONS_FOLDER, prepareDatabase } from '../../../../src/storage/db/migrate.js';
 import { sqlDateTime } from '../../../../src/storage/db/multi-row-insert.js';
-import { TaskPartitions } from '../../../../src/storage/db/task-partitions.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskPartitions } from '../../../../src/storage/db/tasks/task-partitions.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import {
   createTestStores,
   dropDatabase,

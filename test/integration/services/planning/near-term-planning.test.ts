@@ -5,7 +5,7 @@ import { buildMigrationRunner } from '../../../../src/services/planning/build-mi
 import type { MigrationRunner } from '../../../../src/services/planning/migration-runner.js';
 import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
 import { INTERNAL } from '../../../../src/services/timers/access.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createTestCore, createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
 import { testDraft } from '../../../helpers/timers.js';

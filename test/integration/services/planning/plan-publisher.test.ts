@@ -4,7 +4,7 @@ import { PlanPublisher } from '../../../../src/services/planning/plan-publisher.
 import { RunStopper, type StopRequest } from '../../../../src/services/planning/run-stopper.js';
 import { AppRepository } from '../../../../src/storage/db/app-repository.js';
 import { PlanOutboxRepository } from '../../../../src/storage/db/plan-outbox-repository.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { AppCopies } from '../../../../src/storage/redis/app-copies.js';
 import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { taskKey } from '../../../../src/domain/plan/task-key.js';
 import { RunStopper } from '../../../../src/services/planning/run-stopper.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';

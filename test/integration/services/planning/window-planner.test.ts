@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import { type ExecuteJob, runsOf } from '../../../../src/storage/redis/queues.js';

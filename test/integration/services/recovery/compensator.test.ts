@@ -3,7 +3,7 @@ import { taskKey } from '../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { Compensator } from '../../../../src/services/recovery/compensator.js';
 import { sqlDateTime } from '../../../../src/storage/db/multi-row-insert.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import {

@@ -5,7 +5,7 @@ import { createLogger } from '../../../../src/observability/logger.js';
 import { Metrics } from '../../../../src/observability/metrics.js';
 import type { ServicePauseState } from '../../../../src/services/apps/service-pause.js';
 import { LateSweep } from '../../../../src/services/recovery/late-sweep.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import { RunClaims } from '../../../../src/storage/redis/runs/run-claims.js';

@@ -1,7 +1,7 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, SQL_MODE } from '../../../../src/storage/db/client.js';
-import { TaskRepository } from '../../../../src/storage/db/task-repository.js';
+import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { createTestStores, MYSQL_SERVER, type TestStores } from '../../../helpers/stores.js';
 
 /**

@@ -3,7 +3,7 @@ import { taskKey } from '../../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../../src/observability/logger.js';
 import { RunRecorder } from '../../../../../src/services/firing/settle/run-recorder.js';
 import { type Database, openDatabase } from '../../../../../src/storage/db/client.js';
-import { type RunOutcome, TaskRepository } from '../../../../../src/storage/db/task-repository.js';
+import { type RunOutcome, TaskRepository } from '../../../../../src/storage/db/tasks/task-repository.js';
 import { createKeys } from '../../../../../src/storage/redis/keys.js';
 import { OutcomeStash } from '../../../../../src/storage/redis/runs/outcome-stash.js';
 import { createTestStores, eventually, MYSQL_SERVER, type TestStores } from '../../../../helpers/stores.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../../src/observability/logger.js';
 import { RunRecorder } from '../../../../../src/services/firing/settle/run-recorder.js';
-import type { RunOutcome } from '../../../../../src/storage/db/task-repository.js';
+import type { RunOutcome } from '../../../../../src/storage/db/tasks/task-repository.js';
 
 function outcome(timerId: number, status: RunOutcome['status']): RunOutcome {
   return {

@@ -1,8 +1,13 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { Pool, PoolConnection } from 'mysql2/promise';
-import { DAY, type DayPartition, FUTURE_PARTITION, partitionName } from '../../domain/plan/day-partitions.js';
-import { sqlDateTime } from './multi-row-insert.js';
-import { taskFailures } from './schema.js';
+import {
+  DAY,
+  type DayPartition,
+  FUTURE_PARTITION,
+  partitionName,
+} from '../../../domain/plan/day-partitions.js';
+import { sqlDateTime } from '../multi-row-insert.js';
+import { taskFailures } from '../schema.js';
 
 /** How long partition DDL waits for the table's metadata lock before giving up (queries queue behind it meanwhile). */
 const DDL_LOCK_WAIT_SECONDS = 5;

@@ -1,57 +1,31 @@
 import { and, desc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
-import { taskKey } from '../../domain/plan/task-key.js';
-import type { RunTrigger, Task, TaskStatus } from '../../domain/timer.js';
-import { type Db, isDeadlock } from './client.js';
-import { sqlDateTime } from './multi-row-insert.js';
+import { taskKey } from '../../../domain/plan/task-key.js';
+import type { RunTrigger, Task, TaskStatus } from '../../../domain/timer.js';
+import { type Db, isDeadlock } from '../client.js';
+import { sqlDateTime } from '../multi-row-insert.js';
+import { taskFailures, tasks } from '../schema.js';
 import { type OverdueCursor, type OverduePage, overduePage } from './overdue-page.js';
-import { type TaskRow, taskFailures, tasks } from './schema.js';
+import {
+  literal,
+  NOT_BACKFILL,
+  type PendingRow,
+  type PendingRun,
+  type PlannedRun,
+  type RunOutcome,
+  type RunState,
+  type RunTable,
+  runKeys,
+  type StuckRun,
+  type TaskListQuery,
+  TERMINAL,
+  toPendingRun,
+  toTask,
+} from './task-rows.js';
 
-/** The tables a timer's runs are read from: `tasks`, and the failures kept past its retention. */
-type RunTable = typeof tasks | typeof taskFailures;
-
-function toTask(row: TaskRow): Task {
-  return {
-    rowId: row.id,
-    timerId: row.timerId,
-    app: row.app,
-    runAt: row.runAt.getTime(),
-    status: row.status as TaskStatus,
-    trigger: row.trigger as RunTrigger,
-    attempts: row.attempts,
-    httpStatus: row.httpStatus,
-    output: row.output,
-    error: row.error,
-    firedAt: row.firedAt ? row.firedAt.getTime() : null,
-    firstFiredAt: row.firstFiredAt ? row.firstFiredAt.getTime() : null,
-    durationMs: row.durationMs,
-    queuedAt: row.createdAt ? row.createdAt.getTime() : null,
-  };
-}
-
-export interface TaskListQuery {
-  timerId: number;
-  statuses?: readonly TaskStatus[];
-  fromMs?: number;
-  toMs?: number;
-  /** Cursor: only runs strictly before this instant. */
-  beforeMs?: number;
-  /** Only runs strictly after this instant. */
-  afterMs?: number;
-  /** Soonest first (default: newest first). */
-  ascending?: boolean;
-  limit: number;
-  offset?: number;
-}
-
-/** A run to materialise, with the timer version it is planned for. */
-export interface PlannedRun {
-  timerId: number;
-  app: string;
-  runAt: number;
-  version: number;
-}
+export type { OverdueCursor, OverduePage } from './overdue-page.js';
+export type { PendingRun, PlannedRun, RunOutcome, RunState, StuckRun, TaskListQuery } from './task-rows.js';
 
 const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
@@ -59,65 +33,6 @@ const UPDATE_BATCH = 1000;
 const SETTLE_BATCH = 5000;
 /** Tries of a statement that deadlocked. */
 const DEADLOCK_TRIES = 5;
-
-/** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
-export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt' | 'queuedAt'> {
-  leaseUntil: number | null;
-}
-
-/** A pending run found in MySQL, for the trigger's fallback and the compensator. */
-export type { OverdueCursor, OverduePage } from './overdue-page.js';
-
-export interface PendingRun {
-  timerId: number;
-  runAt: number;
-  /** The timer version it was planned for (0: unknown). */
-  version: number;
-}
-
-/** A run's state in MySQL, as the executor's history check and the compensator read it. */
-export interface RunState {
-  status: TaskStatus;
-  /** Calls made (the attempt in flight, while running). */
-  attempts: number;
-  /** While running: when the call (or the backoff) must be over by, unless its holder died. */
-  leaseUntil: number | null;
-}
-
-/** A run MySQL shows running past its lease. */
-export interface StuckRun extends PendingRun {
-  attempts: number;
-  /** What made it: its next attempt goes out as the same kind of run. */
-  trigger: RunTrigger;
-}
-
-const TERMINAL = "'succeeded','failed','skipped','missed'";
-/**
- * A backfill's pending runs are past instants waiting their turn: its pacer sends them
- * (BackfillPacer) and queues again those it sent that never ended. The slices, the
- * trigger's fallback and the compensator, which go by run time, leave them alone.
- */
-const NOT_BACKFILL = "run_trigger <> 'backfill'";
-
-interface PendingRow {
-  timer_id: number;
-  run_at: Date;
-  timer_version: number;
-}
-
-function toPendingRun(r: PendingRow): PendingRun {
-  return { timerId: Number(r.timer_id), runAt: r.run_at.getTime(), version: Number(r.timer_version) };
-}
-
-/** `(timer_id, run_at)` pairs for a row-constructor IN list. */
-function runKeys(runs: readonly { timerId: number; runAt: number }[]): string {
-  return runs.map((r) => `(${Number(r.timerId)},CAST('${sqlDateTime(r.runAt)}' AS DATETIME(3)))`).join(',');
-}
-
-function literal(pool: Pick<Pool, 'escape'>, v: string | number | null): string {
-  if (v === null) return 'NULL';
-  return typeof v === 'number' ? String(v) : pool.escape(v);
-}
 
 /** Runs (one row per scheduled instant) in MySQL. `db` and `pool` may be a transaction's. */
 export class TaskRepository {
@@ -511,7 +426,6 @@ export class TaskRepository {
     return new Map((rows as Array<{ m: number; n: number }>).map((r) => [Number(r.m) * 60_000, Number(r.n)]));
   }
 
-  /** The oldest runs still pending and due before `beforeMs`. */
   /**
    * Pending runs due before `beforeMs`, oldest first, a page at a time: pass the page's
    * `next` to read on past runs the caller leaves pending.

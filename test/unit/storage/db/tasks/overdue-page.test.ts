@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type OverdueCursor, overduePage } from '../../../../src/storage/db/overdue-page.js';
+import { type OverdueCursor, overduePage } from '../../../../../src/storage/db/tasks/overdue-page.js';
 
 /**
  * Paging by run_at alone, as MariaDB answers `ORDER BY run_at LIMIT n`: rows of one
