@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { RedisClient } from './connection.js';
 
 /**
- * Loads every `lua/name-N.lua` script onto a connection with defineCommand, the way
+ * Loads every `lua/name-N.lua` and `lua/runs/name-N.lua` script onto a connection with defineCommand, the way
  * BullMQ does: N is the number of KEYS, the file's header lists KEYS and ARGV. A script
  * named `name.lua` takes a variable number of keys (the caller passes the count first).
  * A line `--- @include "x"` is replaced by `lua/includes/x.lua` (BullMQ's includes/),
@@ -21,16 +21,21 @@ function expandIncludes(lua: string, file: string): string {
   });
 }
 
-const scripts = readdirSync(LUA_DIR)
-  .filter((f) => f.endsWith('.lua'))
-  .map((file) => {
-    const match = /^([a-z-]+?)(?:-(\d+))?\.lua$/.exec(file);
-    if (!match)
-      throw new Error(`Lua script ${file} must be named name-N.lua (or name.lua for variable keys)`);
-    const name = match[1]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    const numberOfKeys = match[2] === undefined ? undefined : Number(match[2]);
-    return { name, numberOfKeys, lua: expandIncludes(readFileSync(new URL(file, LUA_DIR), 'utf8'), file) };
-  });
+/** Where the scripts are: `lua/`, and `lua/runs/` for those over runs' claim records and slots. */
+const SCRIPT_DIRS = ['', 'runs/'];
+
+const scripts = SCRIPT_DIRS.flatMap((dir) =>
+  readdirSync(new URL(dir, LUA_DIR))
+    .filter((f) => f.endsWith('.lua'))
+    .map((f) => `${dir}${f}`),
+).map((path) => {
+  const file = path.slice(path.lastIndexOf('/') + 1);
+  const match = /^([a-z-]+?)(?:-(\d+))?\.lua$/.exec(file);
+  if (!match) throw new Error(`Lua script ${file} must be named name-N.lua (or name.lua for variable keys)`);
+  const name = match[1]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const numberOfKeys = match[2] === undefined ? undefined : Number(match[2]);
+  return { name, numberOfKeys, lua: expandIncludes(readFileSync(new URL(path, LUA_DIR), 'utf8'), path) };
+});
 
 export interface XtimerCommands {
   extendLock(key: string, token: string, ttlMs: number): Promise<number>;
