@@ -236,7 +236,7 @@ describe('dashboard in a browser', () => {
     // Find it by its label on the list: only it.
     await page.goto(`${e2e.base}/dashboard/timers?app=web`);
     await page.locator('input[name="label"]').first().fill('team:web');
-    await page.locator('form.filters button[type="submit"]').click();
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.waitForURL(/label=team%3Aweb/);
     const rows = page.locator('tr[data-timer-id]');
     expect(await rows.count()).toBe(1);

@@ -228,6 +228,12 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
     from: new Date(Date.now() - 120_000).toISOString(),
     to: new Date(Date.now() - 60_000).toISOString(),
   }),
+  'POST /api/v1/timers/{id}/backfills/preview': () => ({
+    from: new Date(Date.now() - 120_000).toISOString(),
+    to: new Date(Date.now() - 60_000).toISOString(),
+  }),
+  // Resuming the seed timer, active already, changes nothing the other routes rely on.
+  'POST /api/v1/timers/bulk': () => ({ action: 'resume', ids: [seedId] }),
   'POST /api/timer/v1/def': () => ({
     app: APP,
     name: `g-${Math.random().toString(36).slice(2)}`,
