@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Timer } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { PlanPublisher } from '../../../../src/services/planning/plan-publisher.js';
 import { RunStopper, type StopRequest } from '../../../../src/services/planning/run-stopper.js';
@@ -47,6 +48,7 @@ it('answers a wave of disables without waiting for the stops queued behind other
   // The stopper waits until the test lets it go, as MySQL does during an incident.
   let open: () => void = () => undefined;
   let entered = 0;
+  const stoppedAt = new Map<number, number>();
   const gate = new Promise<void>((resolve) => (open = resolve));
   const core = createTestCore(stores);
   const keys = core.keys;
@@ -61,7 +63,9 @@ it('answers a wave of disables without waiting for the stops queued behind other
       stopMany: async (requests: readonly StopRequest[]) => {
         entered++;
         await gate;
-        return stopper.stopMany(requests);
+        const done = await stopper.stopMany(requests);
+        for (const r of requests) stoppedAt.set(r.timerId, performance.now());
+        return done;
       },
     },
     announce: async () => undefined,
@@ -72,8 +76,8 @@ it('answers a wave of disables without waiting for the stops queued behind other
     logger: createLogger('silent'),
     now: Date.now,
   });
-  const answered: boolean[] = made.map(() => false);
-  const answers = disabled.map((t, i) =>
+  const answeredAt = new Map<number, number>();
+  const publish = (t: (typeof disabled)[number]) =>
     publisher
       .publish({
         marks: marks.filter((m) => m.timerId === t.id),
@@ -82,23 +86,28 @@ it('answers a wave of disables without waiting for the stops queued behind other
         change: { planned: [], cancelled: [] },
       })
       .then(() => {
-        answered[i] = true;
-      }),
-  );
-  // Two stops begin at once and their disables wait for them; the two queued behind are answered.
-  await eventually(
-    () => entered === 2 && answered.filter(Boolean).length === 2,
-    'two stops under way and the disables queued behind them answered',
-  );
-  const waiting = made.filter((_, i) => !answered[i]);
-  expect(waiting).toHaveLength(2);
+        answeredAt.set(t.id, performance.now());
+      });
+  const [first, second, ...wave] = disabled as [Timer, Timer, ...Timer[]];
+  // The first two find a stop slot free (two run at once): each waits for its own stop.
+  const answers = [publish(first)];
+  await eventually(() => entered === 1, 'the first stop under way');
+  answers.push(publish(second));
+  await eventually(() => entered === 2, 'the second stop under way');
+  // The rest queue behind them, and are answered without waiting for their stops.
+  answers.push(...wave.map(publish));
+  await Promise.all(answers.slice(2));
+  expect(answeredAt.has(first.id) || answeredAt.has(second.id)).toBe(false);
   expect((await outbox.olderThan(now + 60_000, 10)).map((m) => m.timerId).sort()).toEqual(
     made.map((t) => t.id).sort(),
   );
   open();
   await Promise.all(answers);
   // Those that waited were answered once their runs had stopped.
-  for (const t of waiting) expect(await tasks.countForTimer(t.id, ['pending'])).toBe(0);
+  for (const t of [first, second]) {
+    expect(stoppedAt.get(t.id)).toBeLessThanOrEqual(answeredAt.get(t.id)!);
+    expect(await tasks.countForTimer(t.id, ['pending'])).toBe(0);
+  }
   await eventually(async () => (await outbox.olderThan(now + 60_000, 10)).length === 0, 'every mark cleared');
   for (const t of made) expect(await tasks.countForTimer(t.id, ['pending'])).toBe(0);
 });
