@@ -3498,7 +3498,7 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "missed";
             /**
-             * @description What made the run: its schedule, a run now, or a retry.
+             * @description What made the run: its schedule, a run now, a retry, or a backfill.
              * @enum {string}
              */
             trigger: "schedule" | "manual" | "retry" | "backfill";
@@ -3528,7 +3528,7 @@ export interface components {
         };
         RunDetail: {
             task: components["schemas"]["Task"];
-            /** @description Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so nothing per attempt is stored. */
+            /** @description Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so no request is stored. Every attempt sends it with its own x-xtimer-attempt (and, when signed, its own webhook-* headers); the headers shown are the latest attempt's. */
             request: {
                 /** @example POST */
                 method: string;
@@ -3551,15 +3551,55 @@ export interface components {
                 /** @description The app signs its calls: each attempt adds webhook-id, webhook-timestamp and webhook-signature. */
                 signed: boolean;
             };
-            /** @description The latest attempt’s answer (a run keeps only its latest); null before the first call. */
+            /** @description Each attempt’s answer kept, oldest first: the last four attempts at most (three earlier beside the latest). A call still in flight has none yet. */
+            attempts: {
+                attempt: number;
+                sentAt: string | null;
+                httpStatus: number | null;
+                /**
+                 * @description The response headers kept: 512 bytes of names and values at most, each value cut at 128 characters, connection headers left out, credential values (set-cookie, tokens, signatures) as ***. null: none kept (no response, or a run from before headers were kept).
+                 * @example {
+                 *       "content-type": "text/plain",
+                 *       "x-request-id": "r-7",
+                 *       "set-cookie": "***"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                } | null;
+                /** @description The start of the response body, as kept (1,024 characters at most). */
+                output: string | null;
+                /** @description The size of what is kept of the body, in UTF-8 bytes. */
+                outputBytes: number;
+                /** @description The whole response body’s size in bytes: as read when read whole, else its Content-Length; null when neither is known. */
+                bodyBytes: number | null;
+                durationMs: number | null;
+                error: string | null;
+            }[];
+            /** @description Attempts made whose answers are not kept (older than those listed), besides one in flight. */
+            attemptsNotKept: number;
+            /** @description The latest answer kept (the last of attempts); null before the first answer. */
             latest: {
                 attempt: number;
                 sentAt: string | null;
                 httpStatus: number | null;
-                /** @description The start of the response body, as kept. */
+                /**
+                 * @description The response headers kept: 512 bytes of names and values at most, each value cut at 128 characters, connection headers left out, credential values (set-cookie, tokens, signatures) as ***. null: none kept (no response, or a run from before headers were kept).
+                 * @example {
+                 *       "content-type": "text/plain",
+                 *       "x-request-id": "r-7",
+                 *       "set-cookie": "***"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                } | null;
+                /** @description The start of the response body, as kept (1,024 characters at most). */
                 output: string | null;
-                /** @description The size of what is kept, in UTF-8 bytes. */
+                /** @description The size of what is kept of the body, in UTF-8 bytes. */
                 outputBytes: number;
+                /** @description The whole response body’s size in bytes: as read when read whole, else its Content-Length; null when neither is known. */
+                bodyBytes: number | null;
                 durationMs: number | null;
                 error: string | null;
             } | null;

@@ -9,7 +9,7 @@ import { latenessOf, sinceBackfillStartOf, type Task, type Timer } from '../src/
 import type { ServicePauseState } from '../src/services/apps/service-pause.js';
 import type { BackfillView } from '../src/services/runs/backfill-service.js';
 import type { QueuedRunView } from '../src/services/runs/run-controls.js';
-import type { RunDetail } from '../src/services/runs/run-detail.js';
+import type { AttemptView, RunDetail } from '../src/services/runs/run-detail.js';
 
 /** Timer and task JSON exactly as the API documents them. */
 export function presentTimer(t: Timer) {
@@ -65,12 +65,28 @@ export function presentTask(t: Task) {
   };
 }
 
-/** A run opened: the run, its request (credentials masked) and its latest answer. */
+/** A run opened: the run, its request (credentials masked) and each answer kept. */
 export function presentRunDetail(d: RunDetail) {
   return {
     task: presentTask(d.task),
     request: { ...d.request, headers: { ...d.request.headers } },
-    latest: d.latest === null ? null : { ...d.latest, sentAt: iso(d.latest.sentAt) },
+    attempts: d.attempts.map(presentAttempt),
+    attemptsNotKept: d.attemptsNotKept,
+    latest: d.latest === null ? null : presentAttempt(d.latest),
+  };
+}
+
+function presentAttempt(a: AttemptView) {
+  return {
+    attempt: a.attempt,
+    sentAt: iso(a.sentAt),
+    httpStatus: a.httpStatus,
+    headers: a.headers === null ? null : { ...a.headers },
+    output: a.output,
+    outputBytes: a.outputBytes,
+    bodyBytes: a.bodyBytes,
+    durationMs: a.durationMs,
+    error: a.error,
   };
 }
 

@@ -7,6 +7,7 @@ import { table } from '../terminal.js';
 
 type Task = components['schemas']['Task'];
 type RunDetail = components['schemas']['RunDetail'];
+type AttemptAnswer = RunDetail['attempts'][number];
 
 /** The timer id of a task id `<timerId>_<runAtMs>`. */
 function timerOfTask(taskId: string): string {
@@ -15,9 +16,26 @@ function timerOfTask(taskId: string): string {
   return id;
 }
 
-/** A run opened, as lines: the run, the request its attempts send, the latest answer. */
+/** The size of a body kept: what is kept, and the whole when known and larger. */
+function keptBytesText(a: Pick<AttemptAnswer, 'httpStatus' | 'outputBytes' | 'bodyBytes'>): string {
+  if (a.httpStatus === null) return 'none: no response';
+  if (a.bodyBytes === null) return `${a.outputBytes} bytes kept (whole size unknown)`;
+  if (a.bodyBytes <= a.outputBytes) return `${a.bodyBytes} bytes`;
+  return `${a.outputBytes} of ${a.bodyBytes} bytes kept`;
+}
+
+function attemptLines(a: AttemptAnswer): string[] {
+  return [
+    `attempt ${a.attempt}  http ${a.httpStatus ?? '—'}, ${a.durationMs ?? '—'} ms, sent ${a.sentAt ?? '—'}`,
+    ...(a.error ? [`  error   ${a.error}`] : []),
+    ...(a.headers === null ? [] : Object.entries(a.headers).map(([name, value]) => `  ${name}: ${value}`)),
+    `  body    ${keptBytesText(a)}${a.output ? `\n${a.output}` : ''}`,
+  ];
+}
+
+/** A run opened, as lines: the run, the request its attempts send, each answer kept. */
 function runDetailText(d: RunDetail): string {
-  const { task: t, request: r, latest } = d;
+  const { task: t, request: r, attempts } = d;
   const lines = [
     `run       ${t.id}  ${t.status}  (trigger: ${t.trigger}, attempts: ${t.attempts})`,
     `scheduled ${t.runAt}`,
@@ -28,12 +46,12 @@ function runDetailText(d: RunDetail): string {
     `body      ${r.bodyBytes} bytes${r.body ? `\n${r.body}` : ''}`,
     '',
   ];
-  if (latest === null) return `${[...lines, 'response  not called yet'].join('\n')}\n`;
-  lines.push(
-    `response  attempt ${latest.attempt}: http ${latest.httpStatus ?? '—'}, ${latest.durationMs ?? '—'} ms, sent ${latest.sentAt ?? '—'}`,
-    ...(latest.error ? [`error     ${latest.error}`] : []),
-    `body      ${latest.outputBytes} bytes kept${latest.output ? `\n${latest.output}` : ''}`,
-  );
+  if (t.attempts === 0) return `${[...lines, 'response  not called yet'].join('\n')}\n`;
+  if (d.attemptsNotKept > 0) lines.push(`(${d.attemptsNotKept} earlier attempts: answers not kept)`);
+  for (const a of attempts) lines.push(...attemptLines(a));
+  const last = attempts.at(-1)?.attempt ?? 0;
+  if (t.status === 'running' && last < t.attempts)
+    lines.push(`attempt ${t.attempts}  in flight, no answer yet`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -59,7 +77,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('inspect')
-    .description('One run: its trigger and outcome, the request its attempts send, the latest answer')
+    .description('One run: its trigger and outcome, the request its attempts send, each answer kept')
     .argument('<taskId>', 'the run’s task id, <timerId>_<runAtMs>')
     .action(async (taskId: string, _opts: unknown, cmd: Command) => {
       const id = timerOfTask(taskId);

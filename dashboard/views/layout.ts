@@ -125,6 +125,7 @@ dl.def dt { color: var(--muted); }
 dl.def dd { margin: 0; overflow-wrap: anywhere; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; min-width: 0; }
 .card h2 { margin-top: 0; }
+.attempt + .attempt { border-top: 1px solid var(--line); margin-top: 14px; }
 .output { max-width: 360px; white-space: pre-wrap; word-break: break-all; max-height: 4.5em; overflow: hidden; }
 svg.spark { display: block; }
 svg.timeline { display: block; max-width: 100%; height: auto; }

@@ -13,7 +13,7 @@ export const TaskSchema = z
     status: z.enum(TASK_STATUSES),
     trigger: z
       .enum(RUN_TRIGGERS)
-      .openapi({ description: 'What made the run: its schedule, a run now, or a retry.' }),
+      .openapi({ description: 'What made the run: its schedule, a run now, a retry, or a backfill.' }),
     attempts: z.number().int(),
     httpStatus: z.number().int().nullable(),
     output: z.string().nullable(),
@@ -75,7 +75,39 @@ export const ListTasksQuerySchema = z.strictObject({
   cursor: CursorSchema,
 });
 
-/** GET /timers/{id}/tasks/{taskId}: a run opened, with the request its attempts send and the latest answer. */
+/**
+ * One attempt's answer, as a run keeps it (ANSWER_LIMITS, src/domain/attempt-answers.ts).
+ * Not a named component: a nullable reference (`latest`) would type as never in the client.
+ */
+export const AttemptAnswerSchema = z.object({
+  attempt: z.number().int(),
+  sentAt: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  headers: z
+    .record(z.string(), z.string())
+    .nullable()
+    .openapi({
+      description:
+        'The response headers kept: 512 bytes of names and values at most, each value cut at 128 characters, connection headers left out, credential values (set-cookie, tokens, signatures) as ***. null: none kept (no response, or a run from before headers were kept).',
+      example: { 'content-type': 'text/plain', 'x-request-id': 'r-7', 'set-cookie': '***' },
+    }),
+  output: z
+    .string()
+    .nullable()
+    .openapi({ description: 'The start of the response body, as kept (1,024 characters at most).' }),
+  outputBytes: z
+    .number()
+    .int()
+    .openapi({ description: 'The size of what is kept of the body, in UTF-8 bytes.' }),
+  bodyBytes: z.number().int().nullable().openapi({
+    description:
+      'The whole response body’s size in bytes: as read when read whole, else its Content-Length; null when neither is known.',
+  }),
+  durationMs: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+/** GET /timers/{id}/tasks/{taskId}: a run opened, with the request its attempts send and each answer kept. */
 export const RunDetailSchema = z
   .object({
     task: TaskSchema,
@@ -97,21 +129,18 @@ export const RunDetailSchema = z
       })
       .openapi({
         description:
-          "Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so nothing per attempt is stored.",
+          "Rebuilt from the timer's callback as it is now and the run (task id, instant, attempt, trigger): the request builder is deterministic, so no request is stored. Every attempt sends it with its own x-xtimer-attempt (and, when signed, its own webhook-* headers); the headers shown are the latest attempt's.",
       }),
-    latest: z
-      .object({
-        attempt: z.number().int(),
-        sentAt: z.string().nullable(),
-        httpStatus: z.number().int().nullable(),
-        output: z.string().nullable().openapi({ description: 'The start of the response body, as kept.' }),
-        outputBytes: z.number().int().openapi({ description: 'The size of what is kept, in UTF-8 bytes.' }),
-        durationMs: z.number().int().nullable(),
-        error: z.string().nullable(),
-      })
-      .nullable()
-      .openapi({
-        description: 'The latest attempt’s answer (a run keeps only its latest); null before the first call.',
-      }),
+    attempts: z.array(AttemptAnswerSchema).openapi({
+      description:
+        'Each attempt’s answer kept, oldest first: the last four attempts at most (three earlier beside the latest). A call still in flight has none yet.',
+    }),
+    attemptsNotKept: z.number().int().openapi({
+      description:
+        'Attempts made whose answers are not kept (older than those listed), besides one in flight.',
+    }),
+    latest: AttemptAnswerSchema.nullable().openapi({
+      description: 'The latest answer kept (the last of attempts); null before the first answer.',
+    }),
   })
   .openapi('RunDetail');

@@ -1,11 +1,16 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
+import { HeaderCollector } from './response-headers.js';
 
 /** What a receiver answered: the status, the head of the body a run stores, its Retry-After. */
 export interface CallAnswer {
   status: number;
   output: string;
   retryAfter: string | null;
+  /** The response headers, bounded and with credentials masked (HeaderCollector). */
+  headers: Record<string, string>;
+  /** The whole body's size in bytes: as read when read whole, else its Content-Length, else null. */
+  bodyBytes: number | null;
 }
 
 /** The call's deadline passed before the answer was read whole. */
@@ -43,12 +48,23 @@ export function exchange(
     let retryAfter: string | null = null;
     let output = '';
     let decoder: StringDecoder | null = null;
+    const collected = new HeaderCollector();
+    let declaredBytes: number | null = null;
+    let readBytes = 0;
+    let whole = false;
     const settle = (err: Error | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (err && !(err instanceof BodyCutOff)) reject(err);
-      else resolve({ status, output: output.slice(0, options.maxOutput), retryAfter });
+      else
+        resolve({
+          status,
+          output: output.slice(0, options.maxOutput),
+          retryAfter,
+          headers: collected.headers,
+          bodyBytes: whole ? readBytes : declaredBytes,
+        });
     };
     const timer = setTimeout(() => {
       setImmediate(() => {
@@ -68,14 +84,17 @@ export function exchange(
       onHeaders(statusCode: number, rawHeaders: Buffer[]) {
         status = statusCode;
         for (let i = 0; i < rawHeaders.length; i += 2) {
-          const name = rawHeaders[i] as Buffer;
-          if (name.length === 11 && name.toString('latin1').toLowerCase() === 'retry-after') {
-            retryAfter = (rawHeaders[i + 1] as Buffer).toString('latin1');
-          }
+          const name = (rawHeaders[i] as Buffer).toString('latin1');
+          const value = (rawHeaders[i + 1] as Buffer).toString('latin1');
+          collected.add(name, value);
+          const lower = name.toLowerCase();
+          if (lower === 'retry-after') retryAfter = value;
+          else if (lower === 'content-length' && /^[0-9]{1,15}$/.test(value)) declaredBytes = Number(value);
         }
         return true;
       },
       onData(chunk: Buffer) {
+        readBytes += chunk.length;
         decoder ??= new StringDecoder('utf8');
         output += decoder.write(chunk);
         if (output.length < options.maxOutput) return true;
@@ -84,6 +103,7 @@ export function exchange(
         return false;
       },
       onComplete() {
+        whole = true;
         if (decoder) output += decoder.end();
         settle(null);
       },

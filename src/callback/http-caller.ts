@@ -10,6 +10,10 @@ export type CallResult =
       status: number;
       output: string;
       retryAfter: string | null;
+      /** Response headers, bounded, credentials masked (ANSWER_LIMITS). */
+      headers?: Record<string, string> | undefined;
+      /** The whole body's size when known (read whole, or its Content-Length). */
+      bodyBytes?: number | null | undefined;
       sentAt: number;
       durationMs: number;
     }

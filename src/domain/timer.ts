@@ -1,5 +1,6 @@
 /** Timers and their runs as the rest of the code sees them. */
 
+import type { AnswerLog } from './attempt-answers.js';
 import type { SkipDates } from './schedule/calendar.js';
 
 export const TIMER_STATUSES = ['inactive', 'active', 'completed'] as const;
@@ -223,6 +224,8 @@ export interface Task {
   durationMs: number | null;
   /** When the row was written: for a backfill's run, when the backfill began. */
   queuedAt: number | null;
+  /** The answers beyond the row's columns (response headers, earlier attempts); null: none kept. */
+  answers?: AnswerLog | null | undefined;
 }
 
 /**

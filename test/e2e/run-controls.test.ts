@@ -170,6 +170,14 @@ describe('retry of one run', () => {
     const [, again] = deliveriesOf(key);
     expect(again).toMatchObject({ taskId: key, attempt: 2 });
     expect(again!.headers['x-xtimer-trigger']).toBe('retry');
+    // The retry carried the answer it replaced: the run shows both attempts.
+    const opened = await send('GET', `/api/v1/timers/${timer.id}/tasks/${key}`);
+    expect(
+      opened.body.attempts.map((a: { attempt: number; httpStatus: number }) => [a.attempt, a.httpStatus]),
+    ).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
 
     const notRetryable = await send('POST', `/api/v1/timers/${timer.id}/tasks/${key}/retry`);
     expect(notRetryable.status).toBe(409);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Core, createCore } from '../../src/core.js';
+import type { AnswerLog } from '../../src/domain/attempt-answers.js';
 import type { TaskStatus } from '../../src/domain/timer.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { type Database, openDatabase } from '../../src/storage/db/client.js';
@@ -131,6 +132,9 @@ export interface RecordedRun {
   error?: string;
   durationMs?: number;
   attempts?: number;
+  httpStatus?: number;
+  /** The answer log: the latest answer's headers and size, the earlier attempts' answers. */
+  answers?: AnswerLog;
   /** When the first attempt left (ms after runAt); the last one left 3 ms after runAt. */
   firstLateMs?: number;
 }
@@ -140,18 +144,20 @@ export async function recordRun(database: Database, r: RecordedRun): Promise<voi
   const firedAt = called ? sqlDateTime(r.runAt + 3) : null;
   const firstFiredAt = called && r.firstLateMs !== undefined ? sqlDateTime(r.runAt + r.firstLateMs) : firedAt;
   await database.pool.query(
-    'INSERT INTO tasks (timer_id, app, run_at, status, attempts, output, error, fired_at, first_fired_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO tasks (timer_id, app, run_at, status, attempts, http_status, output, error, fired_at, first_fired_at, duration_ms, answer_log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
       r.timerId,
       r.app,
       sqlDateTime(r.runAt),
       r.status,
       r.attempts ?? (called ? 1 : 0),
+      r.httpStatus ?? null,
       r.output ?? null,
       r.error ?? null,
       firedAt,
       firstFiredAt,
       r.durationMs ?? null,
+      r.answers ? JSON.stringify(r.answers) : null,
     ],
   );
 }

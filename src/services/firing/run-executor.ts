@@ -2,6 +2,7 @@ import { type PreparedCall, prepareCall } from '../../callback/callback-request.
 import type { CallResult, HttpCaller } from '../../callback/http-caller.js';
 import { isRetryable, isSuccess, parseRetryAfter, retryDelayMs } from '../../callback/retry-policy.js';
 import type { CallSigning } from '../../callback/webhook-signer.js';
+import { withEarlier } from '../../domain/attempt-answers.js';
 import { taskKey } from '../../domain/plan/task-key.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
 import type { Logger } from '../../observability/logger.js';
@@ -26,7 +27,7 @@ import {
   type SettledRun,
 } from './run-execution.js';
 import { endedRunFields, endedRunLogOf } from './settle/ended-run-log.js';
-import { callFacts, outcomeOf } from './settle/run-outcome.js';
+import { attemptAnswerOf, callFacts, outcomeOf } from './settle/run-outcome.js';
 import type { RunRecorder } from './settle/run-recorder.js';
 import type { CachedTimer, TimerCache } from './timer-cache.js';
 
@@ -373,12 +374,14 @@ export class RunExecutor {
   private async send(x: Execution, timer: Timer, call: PreparedCall): Promise<RunReport> {
     const d = this.d;
     const attempt = x.lease.attempt;
+    const sentAt = d.now();
     const sending = d.caller.send(call);
     // Written only if the call is still in flight a second later (the result usually
     // replaces it first); its lease bounds the call, whose timeout is a hard deadline.
     d.recorder.recordInFlight(
       outcomeOf(x.run, 'running', attempt, {
-        leaseUntil: d.now() + call.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
+        leaseUntil: sentAt + call.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
+        sentAt,
       }),
     );
     if (attempt > 1) d.metrics.retries.inc();
@@ -421,8 +424,10 @@ export class RunExecutor {
       );
     }
     const { timerId, runAt, version, trigger, overlapPolicy } = x.run;
+    // The next attempt's outcome overwrites this one's columns: it carries this answer on.
+    const earlier = withEarlier(x.run.earlier, attemptAnswerOf(attempt, result));
     await d.continuations.retry(
-      { timerId, runAt, version, afterAttempt: attempt, trigger, overlapPolicy },
+      { timerId, runAt, version, afterAttempt: attempt, trigger, overlapPolicy, earlier },
       delay,
     );
     return { verdict: 'retrying', ...callFacts(x.run, attempt, result) };
@@ -472,8 +477,16 @@ export class RunExecutor {
     await this.releaseOverlap(x);
     await this.d.claims.release(x.ref, x.owner, x.lease.attempt, { attemptMade: false });
     if (x.detached) {
-      const { timerId, runAt, version, afterAttempt, trigger, overlapPolicy } = x.run;
-      await this.d.continuations.withdraw({ timerId, runAt, version, afterAttempt, trigger, overlapPolicy });
+      const { timerId, runAt, version, afterAttempt, trigger, overlapPolicy, earlier } = x.run;
+      await this.d.continuations.withdraw({
+        timerId,
+        runAt,
+        version,
+        afterAttempt,
+        trigger,
+        overlapPolicy,
+        earlier,
+      });
     }
     return { verdict: 'withdrawn' };
   }

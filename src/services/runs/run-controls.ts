@@ -1,3 +1,4 @@
+import { ANSWER_LIMITS, keptAnswers } from '../../domain/attempt-answers.js';
 import { auditEntry } from '../../domain/audit.js';
 import { parseTaskKey, taskKey } from '../../domain/plan/task-key.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
@@ -91,6 +92,8 @@ export class RunControls {
       version: timer.version,
       afterAttempt: row.attempts,
       trigger: 'retry',
+      // The retry's outcome overwrites the row's answer: it carries the answers kept so far.
+      earlier: keptAnswers(row).slice(-ANSWER_LIMITS.earlierMax),
     });
     return { id: taskId, timerId, runAt: ref.runAt, status: 'pending', trigger: 'retry' };
   }

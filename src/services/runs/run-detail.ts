@@ -1,4 +1,5 @@
 import { prepareCall } from '../../callback/callback-request.js';
+import { type AttemptAnswer, keptAnswers } from '../../domain/attempt-answers.js';
 import { isCredentialName, MASK } from '../../domain/audit.js';
 import { taskKey } from '../../domain/plan/task-key.js';
 import type { Task, Timer } from '../../domain/timer.js';
@@ -14,31 +15,30 @@ export interface SentRequest {
   signed: boolean;
 }
 
-/** The latest attempt's answer, as the run row keeps it. */
-export interface AttemptAnswer {
-  attempt: number;
-  /** When it was sent. */
-  sentAt: number | null;
-  httpStatus: number | null;
-  /** The start of the response body (LIMITS.outputMaxChars at most). */
-  output: string | null;
+/** One attempt's answer as the inspector shows it, with the size of the body's start kept. */
+export interface AttemptView extends AttemptAnswer {
+  /** The size of `output` in UTF-8 bytes. */
   outputBytes: number;
-  durationMs: number | null;
-  error: string | null;
 }
 
-/** A run opened in the inspector: the run, the request its attempts send, the answer kept. */
+/** A run opened in the inspector: the run, the request its attempts send, the answers kept. */
 export interface RunDetail {
   task: Task;
   request: SentRequest;
-  /** The attempt whose answer the row keeps (the latest); none before the first call. */
-  latest: AttemptAnswer | null;
+  /** Each attempt's answer kept, oldest first (ANSWER_LIMITS: the last four at most). */
+  attempts: AttemptView[];
+  /** Attempts made whose answers are not kept (older than those above), besides one in flight. */
+  attemptsNotKept: number;
+  /** The latest answer kept (the last of `attempts`); none before the first answer. */
+  latest: AttemptView | null;
 }
 
 /**
- * A run's detail rebuilt rather than stored: the request builder is deterministic over the
- * timer's callback and the run (key, instant, attempt, trigger), so the firing path keeps
- * writing one row per run and nothing per attempt. Credential headers come back masked.
+ * A run's detail: the request rebuilt rather than stored (the request builder is
+ * deterministic over the timer's callback and the run: key, instant, attempt, trigger),
+ * the answers as the run's row keeps them (its columns, and its answer log: headers, body
+ * sizes, earlier attempts), so the firing path still writes one row per run and nothing
+ * per attempt. Credential headers come back masked.
  */
 export function runDetail(timer: Timer, task: Task, signed: boolean): RunDetail {
   const attempt = Math.max(1, task.attempts);
@@ -46,6 +46,11 @@ export function runDetail(timer: Timer, task: Task, signed: boolean): RunDetail 
   const headers = Object.fromEntries(
     Object.entries(call.headers).map(([name, value]) => [name, isCredentialName(name) ? MASK : value]),
   );
+  const attempts = keptAnswers(task).map((a) => ({
+    ...a,
+    outputBytes: a.output === null ? 0 : Buffer.byteLength(a.output, 'utf8'),
+  }));
+  const inFlight = task.status === 'running' && (attempts.at(-1)?.attempt ?? 0) < task.attempts;
   return {
     task,
     request: {
@@ -56,17 +61,8 @@ export function runDetail(timer: Timer, task: Task, signed: boolean): RunDetail 
       bodyBytes: call.body === null ? 0 : Buffer.byteLength(call.body, 'utf8'),
       signed,
     },
-    latest:
-      task.attempts === 0
-        ? null
-        : {
-            attempt: task.attempts,
-            sentAt: task.firedAt,
-            httpStatus: task.httpStatus,
-            output: task.output,
-            outputBytes: task.output === null ? 0 : Buffer.byteLength(task.output, 'utf8'),
-            durationMs: task.durationMs,
-            error: task.error,
-          },
+    attempts,
+    attemptsNotKept: Math.max(0, task.attempts - attempts.length - (inFlight ? 1 : 0)),
+    latest: attempts.at(-1) ?? null,
   };
 }

@@ -149,6 +149,13 @@ function runColumns() {
     durationMs: int('duration_ms'),
     /** While `running`: when the claim lapses and the compensator may re-enqueue the run. */
     leaseUntil: datetime('lease_until', { mode: 'date', fsp: 3 }),
+    /**
+     * JSON AnswerLog (src/domain/attempt-answers.ts): the latest answer's headers and body
+     * size, and the earlier attempts' answers, bounded by ANSWER_LIMITS; null: none kept.
+     * Mediumtext: JSON escaping can make the bounded text a few times its characters, and a
+     * value too long for its column would fail the whole batch of outcomes.
+     */
+    answerLog: mediumtext('answer_log'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   };

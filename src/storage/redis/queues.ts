@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type DefaultJobOptions, Queue } from 'bullmq';
+import type { AttemptAnswer } from '../../domain/attempt-answers.js';
 import type { NotifyJobData } from '../../domain/failure-event.js';
 import { taskKey } from '../../domain/plan/task-key.js';
 import type { OverlapPolicy, RunTrigger } from '../../domain/timer.js';
@@ -48,6 +49,11 @@ export interface QueuedRun {
   trigger?: Exclude<RunTrigger, 'schedule'> | undefined;
   /** A backfill's own overlap policy, when it has one (other runs follow their timer's). */
   overlapPolicy?: OverlapPolicy | undefined;
+  /**
+   * A retry's earlier answers (ANSWER_LIMITS bound them), carried to the attempt that
+   * writes the run's outcome next, so the run inspector shows every attempt kept.
+   */
+  earlier?: AttemptAnswer[] | undefined;
 }
 
 /** Just the fields of a run a job carries (the caller's objects may hold more). */
@@ -57,6 +63,7 @@ function queued(run: QueuedRun): QueuedRun {
   if (run.afterAttempt !== undefined) out.afterAttempt = run.afterAttempt;
   if (run.trigger !== undefined) out.trigger = run.trigger;
   if (run.overlapPolicy !== undefined) out.overlapPolicy = run.overlapPolicy;
+  if (run.earlier !== undefined && run.earlier.length > 0) out.earlier = run.earlier;
   return out;
 }
 

@@ -9,12 +9,26 @@ import { launchChromium } from './console-in-browser.js';
  * A timer's backfills and runs in a real browser, against a process with every role and a
  * real receiver: a backfill previewed, started and watched until it completes, another
  * cancelled while it sends; a failing run opened (its request with the secret masked, the
- * answer kept, byte sizes) and retried from there; the same run printed by `xtimer inspect`.
+ * answer kept, byte sizes) and retried from there; a run that failed once and then succeeded
+ * opened with each attempt's answer and headers; the same runs printed by `xtimer inspect`.
  */
 const SECRET = 'Bearer sk_live_console_inspector';
 const e2e = useCluster('console-runs', {
-  respond: (d) =>
-    d.headers['x-team'] === 'failing' ? { status: 502, body: 'receiver down: try later' } : { status: 200 },
+  respond: (d) => {
+    if (d.headers['x-team'] === 'failing') return { status: 502, body: 'receiver down: try later' };
+    // A receiver that fails its first attempt with a note in a header, then answers.
+    if (d.headers['x-team'] === 'flaky' && d.attempt === 1) {
+      return {
+        status: 500,
+        body: 'cold start',
+        headers: { 'X-Receiver-Note': 'warming up', 'Set-Cookie': 'sid=cookie_s3cr3t' },
+      };
+    }
+    if (d.headers['x-team'] === 'flaky') {
+      return { status: 200, body: '{"done":true}', headers: { 'Content-Type': 'application/json' } };
+    }
+    return { status: 200 };
+  },
 });
 
 let browser: Browser;
@@ -163,6 +177,51 @@ describe('the run inspector', () => {
         timeout: 30_000,
       })
       .toMatchObject({ status: 'failed', trigger: 'retry', attempts: 2 });
+    await page.context().close();
+  });
+
+  it("shows each attempt's answer: a 500 with the receiver's header, then the 200 that ended it", {
+    timeout: 60_000,
+  }, async () => {
+    const t = await apiCall(e2e.base, 'POST', '/api/v1/timers', {
+      app: 'console',
+      name: 'flaky',
+      cron: '0 0 0 1 1 *',
+      status: 'inactive',
+      retry: { maxAttempts: 3, backoffMs: 200 },
+      callback: { url: e2e.sink.url('/hooks/flaky'), method: 'POST', headers: { 'X-Team': 'flaky' } },
+    });
+    const page = await newPage();
+    await page.goto(`${e2e.base}/dashboard/timers/${t.id}`);
+    await page.locator('button[data-action="trigger"]').click();
+    await page.locator('#runs-table tr[data-status="succeeded"]').waitFor({ timeout: 30_000 });
+    await page.locator('#runs-table tr[data-status="succeeded"] a[data-action="inspect"]').click();
+    await page.locator('#response').waitFor();
+    const first = page.locator('#attempt-1');
+    const second = page.locator('#attempt-2');
+    expect(await first.locator('[data-field="response-status"]').textContent()).toBe('500');
+    expect(await first.locator('[data-field="error"]').textContent()).toBe('HTTP 500');
+    expect(await first.locator('[data-field="response-body"]').textContent()).toBe('cold start');
+    expect(await first.locator('[data-field="response-bytes"]').textContent()).toBe('10 bytes, kept whole');
+    const headers = await first.locator('[data-field="response-headers"]').textContent();
+    expect(headers).toContain('x-receiver-note');
+    expect(headers).toContain('warming up');
+    expect(headers).toContain('set-cookie***');
+    expect(await second.locator('[data-field="response-status"]').textContent()).toBe('200');
+    expect(await second.locator('[data-field="response-body"]').textContent()).toBe('{"done":true}');
+    expect(await second.locator('[data-field="response-headers"]').textContent()).toContain(
+      'application/json',
+    );
+    expect(await page.locator('[data-field="attempts-kept"]').textContent()).toBe('(2 kept of 2 attempts)');
+    expect(await page.content()).not.toContain('cookie_s3cr3t');
+    const taskId = /\/runs\/(\d+_\d+)/.exec(page.url())?.[1] ?? '';
+
+    const cli = await runXtimer(e2e.base, '', ['inspect', taskId]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('attempt 1  http 500');
+    expect(cli.stdout).toContain('  x-receiver-note: warming up');
+    expect(cli.stdout).toContain('attempt 2  http 200');
+    expect(cli.stdout).not.toContain('cookie_s3cr3t');
     await page.context().close();
   });
 });

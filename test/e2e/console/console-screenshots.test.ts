@@ -21,6 +21,42 @@ const OUT = fileURLToPath(
   ),
 );
 
+/** A run that failed three times: a timeout, then two 503s, each answer kept. */
+function failedAnswers(runAt: number) {
+  const headers = { 'content-type': 'application/json', 'retry-after': '30', 'set-cookie': '***' };
+  return {
+    error: 'HTTP 503',
+    httpStatus: 503,
+    answers: {
+      attempt: 3,
+      headers,
+      bodyBytes: 39,
+      earlier: [
+        {
+          attempt: 1,
+          sentAt: runAt + 1,
+          httpStatus: null,
+          output: null,
+          bodyBytes: null,
+          durationMs: 5000,
+          error: 'timeout after 5000 ms',
+          headers: null,
+        },
+        {
+          attempt: 2,
+          sentAt: runAt + 2,
+          httpStatus: 503,
+          output: '{"error":"invoice service unavailable"}',
+          bodyBytes: 39,
+          durationMs: 31,
+          error: 'HTTP 503',
+          headers,
+        },
+      ],
+    },
+  };
+}
+
 let c: ConsoleInBrowser;
 const paths: Record<string, string> = {};
 
@@ -57,7 +93,7 @@ beforeAll(async () => {
       status: i === 3 ? 'failed' : 'succeeded',
       attempts: i === 3 ? 3 : 1,
       output: i === 3 ? '{"error":"invoice service unavailable"}' : 'ok',
-      ...(i === 3 ? { error: 'HTTP 503' } : {}),
+      ...(i === 3 ? failedAnswers(now - i * 60_000) : {}),
       durationMs: 20 + i,
       firstLateMs: i % 4,
     });

@@ -345,6 +345,42 @@ describe('one timer', () => {
     expect(ok).not.toContain('data-action="retry"');
   });
 
+  it('opens a run in flight: the earlier answers kept, the older attempts counted, the call under way said', async () => {
+    const created = await newTimer('page-i');
+    const runAt = Date.now() - 300_000;
+    const earlier = [4, 5, 6].map((attempt) => ({
+      attempt,
+      sentAt: runAt + attempt * 1000,
+      httpStatus: 503,
+      output: `busy ${attempt}`,
+      bodyBytes: 6,
+      durationMs: attempt,
+      error: 'HTTP 503',
+      headers: { 'x-attempt-seen': String(attempt) },
+    }));
+    await recordRun(stores.database, {
+      timerId: created.id,
+      app: 'page-i',
+      runAt,
+      status: 'running',
+      attempts: 7,
+      answers: { attempt: 7, earlier },
+    });
+    const res = await page(open, `/dashboard/timers/${created.id}/runs/${created.id}_${runAt}`);
+    expect(res.status).toBe(200);
+    for (const n of [4, 5, 6]) {
+      const section = new RegExp(`<section class="attempt" id="attempt-${n}"[\\s\\S]*?</section>`).exec(
+        res.text,
+      )![0];
+      expect(section).toContain(`busy ${n}`);
+      expect(section).toContain('x-attempt-seen');
+      expect(section).toContain('6 bytes, kept whole');
+    }
+    expect(res.text).toMatch(/id="attempt-7"[\s\S]*?data-field="in-flight"/);
+    expect(res.text).toContain('The answers of 3 earlier attempts are not kept');
+    expect(res.text).toContain('(3 kept of 7 attempts)');
+  });
+
   it('answers an unknown timer with a 404 page and a bad filter with a 400 page', async () => {
     const missing = await page(open, '/dashboard/timers/999999999');
     expect(missing.status).toBe(404);

@@ -121,3 +121,64 @@ describe('the clock a call is stamped with', () => {
     }
   });
 });
+
+describe('what an answer keeps for the run inspector', () => {
+  it('keeps the response headers with credentials masked and the connection’s own left out', async () => {
+    const origin = await receiver((res) => {
+      res.writeHead(500, {
+        'Content-Type': 'text/plain',
+        'X-Request-Id': 'r-7',
+        'Set-Cookie': ['session=abc123', 'theme=dark'],
+        'X-Api-Token': 'tok_secret',
+        Connection: 'keep-alive',
+      });
+      res.end('boom');
+    });
+    const result = await caller.send(call(origin, 1000));
+    expect(result).toMatchObject({ kind: 'response', status: 500, output: 'boom', bodyBytes: 4 });
+    const headers = result.kind === 'response' ? result.headers : undefined;
+    expect(headers).toMatchObject({
+      'content-type': 'text/plain',
+      'x-request-id': 'r-7',
+      'set-cookie': '***, ***',
+      'x-api-token': '***',
+    });
+    expect(headers).not.toHaveProperty('connection');
+    expect(headers).not.toHaveProperty('keep-alive');
+    expect(JSON.stringify(headers)).not.toContain('abc123');
+  });
+
+  it('bounds the headers kept to 512 bytes, each value cut at 128 characters', async () => {
+    const origin = await receiver((res) => {
+      const many: Record<string, string> = { 'X-Long': 'v'.repeat(1000) };
+      for (let i = 0; i < 40; i++) many[`X-Extra-${i}`] = 'x'.repeat(20);
+      res.writeHead(200, many);
+      res.end('ok');
+    });
+    const result = await caller.send(call(origin, 1000));
+    const headers = result.kind === 'response' ? (result.headers ?? {}) : {};
+    expect(headers['x-long']).toBe('v'.repeat(128));
+    const size = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
+    expect(size).toBeLessThanOrEqual(512);
+    expect(Object.keys(headers).length).toBeLessThan(42);
+  });
+
+  it('says the whole body size of an answer cut off: its Content-Length', async () => {
+    const body = 'z'.repeat(5000);
+    const origin = await receiver((res) => {
+      res.writeHead(200, { 'Content-Length': String(body.length) });
+      res.end(body);
+    });
+    const result = await caller.send(call(origin, 1000));
+    expect(result).toMatchObject({ kind: 'response', bodyBytes: 5000 });
+    expect(result.kind === 'response' && result.output.length).toBe(1024);
+  });
+
+  it('says no whole size for an endless body without a Content-Length', async () => {
+    const origin = await receiver((res) => {
+      res.writeHead(200);
+      timers.push(setInterval(() => res.write('y'.repeat(4096)), 5));
+    });
+    expect(await caller.send(call(origin, 60_000))).toMatchObject({ kind: 'response', bodyBytes: null });
+  });
+});

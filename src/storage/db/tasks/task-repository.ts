@@ -306,6 +306,7 @@ export class TaskRepository {
           o.firedAt === null ? 'NULL' : `CAST('${sqlDateTime(o.firedAt)}' AS DATETIME(3))`,
           literal(this.pool, o.durationMs),
           o.leaseUntil === null ? 'NULL' : `CAST('${sqlDateTime(o.leaseUntil)}' AS DATETIME(3))`,
+          literal(this.pool, o.answers ? JSON.stringify(o.answers) : null),
         ];
         if (n > 0) return `SELECT ${cols.join(',')}`;
         const names = [
@@ -319,19 +320,23 @@ export class TaskRepository {
           'fired_at',
           'duration_ms',
           'lease_until',
+          'answer_log',
         ];
         return `SELECT ${cols.map((c, k) => `${c} AS ${names[k]}`).join(',')}`;
       });
+      // An outcome with a call (fired_at set) replaces the answer whole, so an error after
+      // an earlier 502 does not show that 502; one without (in flight, skipped) keeps it.
       await this.pool.query(
         `UPDATE tasks t JOIN (${rows.join(' UNION ALL ')}) v ON t.timer_id = v.timer_id AND t.run_at = v.run_at
          SET t.status = v.status,
              t.attempts = v.attempts,
-             t.http_status = COALESCE(v.http_status, t.http_status),
-             t.output = COALESCE(v.output, t.output),
+             t.http_status = IF(v.fired_at IS NULL, t.http_status, v.http_status),
+             t.output = IF(v.fired_at IS NULL, t.output, v.output),
+             t.answer_log = IF(v.fired_at IS NULL, t.answer_log, v.answer_log),
              t.error = v.error,
              t.fired_at = COALESCE(v.fired_at, t.fired_at),
              t.first_fired_at = COALESCE(t.first_fired_at, v.fired_at),
-             t.duration_ms = COALESCE(v.duration_ms, t.duration_ms),
+             t.duration_ms = IF(v.fired_at IS NULL, t.duration_ms, v.duration_ms),
              t.lease_until = v.lease_until,
              t.updated_at = CURRENT_TIMESTAMP(3)
          WHERE v.attempts >= t.attempts AND NOT (t.status IN (${TERMINAL}) AND v.status = 'running')`,

@@ -1,4 +1,5 @@
 import type { Pool } from 'mysql2/promise';
+import { type AnswerLog, parseAnswerLog } from '../../../domain/attempt-answers.js';
 import type { RunTrigger, Task, TaskStatus } from '../../../domain/timer.js';
 import { sqlDateTime } from '../multi-row-insert.js';
 import type { TaskRow, taskFailures, tasks } from '../schema.js';
@@ -22,6 +23,7 @@ export function toTask(row: TaskRow): Task {
     firstFiredAt: row.firstFiredAt ? row.firstFiredAt.getTime() : null,
     durationMs: row.durationMs,
     queuedAt: row.createdAt ? row.createdAt.getTime() : null,
+    answers: parseAnswerLog(row.answerLog),
   };
 }
 
@@ -49,8 +51,11 @@ export interface PlannedRun {
 }
 
 /** A run's new state, as the executor reports it: the task's fields, and how long its current attempt may take. */
-export interface RunOutcome extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt' | 'queuedAt'> {
+export interface RunOutcome
+  extends Omit<Task, 'rowId' | 'app' | 'trigger' | 'firstFiredAt' | 'queuedAt' | 'answers'> {
   leaseUntil: number | null;
+  /** What the row's columns do not hold of the attempts' answers; absent or null: kept as it is. */
+  answers?: AnswerLog | null | undefined;
 }
 
 /** A pending run found in MySQL, for the trigger's fallback and the compensator. */

@@ -260,6 +260,58 @@ describe('a failed call', () => {
     expect(new Set(h.sent.map((c) => c.headers['x-xtimer-task-id'])).size).toBe(1);
   });
 
+  it('carries each earlier answer to the next attempt, whose outcome writes them with its own headers', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    const answer = (status: number, note: string): CallResult => ({
+      kind: 'response',
+      status,
+      output: note,
+      retryAfter: null,
+      sentAt: clock,
+      durationMs: 3,
+      headers: { 'x-note': note },
+      bodyBytes: note.length,
+    });
+    h.answer = async () => answer(503, 'first');
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    const [firstRetry] = h.retries;
+    expect(firstRetry!.run.earlier).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        httpStatus: 503,
+        output: 'first',
+        headers: { 'x-note': 'first' },
+      }),
+    ]);
+    // The backoff's own outcome holds attempt 1 in its columns and its headers in the log.
+    expect((await outcomesOf(h, run)).at(-1)?.answers).toEqual({
+      attempt: 1,
+      headers: { 'x-note': 'first' },
+      bodyBytes: 5,
+    });
+    h.answer = async () => answer(502, 'second');
+    clock += firstRetry!.delayMs;
+    await h.executor.execute({ ...firstRetry!.run, slice: 'retry' });
+    const secondRetry = h.retries[1]!;
+    expect(secondRetry.run.earlier?.map((a) => [a.attempt, a.httpStatus])).toEqual([
+      [1, 503],
+      [2, 502],
+    ]);
+    h.answer = async () => answer(200, 'third');
+    clock += secondRetry.delayMs;
+    expect(await h.executor.execute({ ...secondRetry.run, slice: 'retry' })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 3,
+    });
+    const final = (await outcomesOf(h, run)).at(-1)!;
+    expect(final).toMatchObject({ status: 'succeeded', attempts: 3, httpStatus: 200, output: 'third' });
+    expect(final.answers?.attempt).toBe(3);
+    expect(final.answers?.headers).toEqual({ 'x-note': 'third' });
+    expect(final.answers?.earlier?.map((a) => a.output)).toEqual(['first', 'second']);
+  });
+
   it('keeps its retries when the schedule changed meanwhile (a PATCH re-planned from after its time)', async () => {
     const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
     const h = harness(timer);
