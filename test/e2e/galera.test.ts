@@ -11,13 +11,16 @@ import { eventually, REDIS_URL, TEST_ENV, uniqueName } from '../helpers/stores.j
  * xtimer on a 3-node MariaDB Galera cluster started for this test on free ports, every
  * node listed in MYSQL_URL. Both processes write through the first node; it is killed
  * mid-run, they move on to the next, it comes back by incremental state transfer, and
- * every run is delivered once and recorded as finished.
+ * every run is delivered once and recorded as finished. Then the node they moved to is
+ * cut off from the others while it keeps running (it loses quorum and refuses
+ * statements), and they leave it too.
  */
 const name = uniqueName('galera');
 let galera: GaleraCluster;
 let sink: Sink;
 let xtimer: Cluster;
 let scratch: Database | undefined;
+let idle: Database | undefined;
 let clusterStartMs = 0;
 
 beforeAll(async () => {
@@ -42,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await xtimer?.stopAll('SIGKILL');
   await scratch?.close().catch(() => undefined);
+  await idle?.close().catch(() => undefined);
   await sink?.stop();
   await galera?.stop();
   const redis = new Redis(REDIS_URL);
@@ -64,6 +68,12 @@ describe('on a 3-node Galera cluster', () => {
     await galera.query(1, `CREATE DATABASE ${db}`);
     await galera.query(1, `CREATE TABLE ${db}.counter (id INT PRIMARY KEY, n INT NOT NULL)`);
     await galera.query(1, `INSERT INTO ${db}.counter VALUES (1, 0)`);
+    // Node 1 returns once it has committed; node 0 applies the writes a moment later.
+    await eventually(
+      async () => (await galera.query(0, `SELECT n FROM ${db}.counter WHERE id = 1`)).length === 1,
+      'node 0 has applied the row',
+      10_000,
+    );
     scratch = openDatabase(galera.url(db), { connectionLimit: 2 });
     const other = await mysql.createConnection({
       host: '127.0.0.1',
@@ -128,17 +138,7 @@ describe('on a 3-node Galera cluster', () => {
         `expected=${report.expected} delivered=${report.delivered} missing=${report.missing.length} ` +
         `duplicates=${report.duplicates.length}`,
     );
-    if (report.missing.length > 0 || report.duplicates.length > 0) {
-      const said = xtimer
-        .output()
-        .split('\n')
-        .filter((line) => /"level":"(warn|error)"/.test(line));
-      console.log(
-        `galera: killed at ${new Date(killedAt).toISOString()}; warnings:\n${said.slice(-100).join('\n')}`,
-      );
-    }
-    expect(report.missing).toEqual([]);
-    expect(report.duplicates).toEqual([]);
+    expectEachOnce(report, xtimer.output(), `killed at ${new Date(killedAt).toISOString()}`);
 
     // One writer at a time: both moved to the next node and stayed there after the first came back.
     for (const p of xtimer.procs)
@@ -166,4 +166,114 @@ describe('on a 3-node Galera cluster', () => {
     )) as [{ total: number }];
     expect(Number(total)).toBe(report.expected);
   });
+
+  it('leaves a node that lost quorum but still takes connections, and fires every run once', {
+    timeout: 120_000,
+  }, async () => {
+    type Move = { host: string; from: string; code: string };
+    const moves = (i: number) => xtimer.procs[i]!.logs('MySQL host failed; moved to the next') as Move[];
+    // Where both processes write now: the node the kill above moved them to.
+    const inUse = galera.nodes.findIndex((n) => hostOf(n.index) === (moves(0).at(-1)?.host ?? hostOf(0)));
+    const next = (inUse + 1) % galera.nodes.length;
+    for (const p of xtimer.procs.keys()) expect(moves(p).at(-1)?.host ?? hostOf(0)).toBe(hostOf(inUse));
+
+    // A pool that sends nothing: only its periodic check can find the node out of quorum.
+    const idleMoves: Array<Move & { wsrep_cluster_status?: string }> = [];
+    idle = openDatabase(
+      galera.url(name),
+      { connectionLimit: 1 },
+      {
+        firstHost: inUse,
+        hostCheckMs: 500,
+        log: { info: () => undefined, warn: (fields) => idleMoves.push(fields as Move) },
+      },
+    );
+    await idle.pool.query('SELECT 1');
+
+    const ids = await createTimers(xtimer.api(), 20, {
+      callback: { url: sink.url() },
+      misfirePolicy: 'fire_all',
+      misfireThresholdMs: 300_000,
+    });
+    const from = Math.ceil(Date.now() / 1000) * 1000 + 3000;
+    await sleep(from + 5000 - Date.now());
+    expect(deliveryReport(sink, ids, from, from + 3000).missing).toEqual([]);
+
+    await galera.isolate(inUse);
+    const isolatedAt = Date.now();
+    const left = (list: Move[]) => list.some((m) => m.from === hostOf(inUse));
+    await eventually(
+      () => xtimer.procs.every((_, i) => left(moves(i))) && left(idleMoves),
+      'both processes and the idle pool left the node out of quorum',
+      30_000,
+      100,
+    );
+    const movedMs = Date.now() - isolatedAt;
+    await galera.untilClusterSize(2, 30_000, next);
+    await sleep(3000);
+    const rejoinStart = Date.now();
+    await galera.reconnect(inUse);
+    const rejoinMs = Date.now() - rejoinStart;
+    await galera.untilClusterSize(3, 30_000, next);
+    await sleep(3000);
+    const to = Math.floor(Date.now() / 1000) * 1000 - 2000;
+
+    const report = await settledDeliveryReport(sink, ids, from, to, 60_000, 500);
+    console.log(
+      `galera: both processes off the isolated node in ${movedMs} ms (${xtimer.procs
+        .map((_, i) => ('errno' in (moves(i).at(-1) ?? {}) ? 'a refused statement' : 'the check'))
+        .join(', ')}); it rejoined in ${rejoinMs} ms; ` +
+        `expected=${report.expected} delivered=${report.delivered} missing=${report.missing.length} ` +
+        `duplicates=${report.duplicates.length}`,
+    );
+    expectEachOnce(report, xtimer.output(), `isolated at ${new Date(isolatedAt).toISOString()}`);
+
+    // Each moved once, to the next node, for the node's refusal (or the check's answer).
+    for (const p of xtimer.procs.keys()) {
+      const off = moves(p).filter((m) => m.from === hostOf(inUse));
+      expect(off).toMatchObject([{ host: hostOf(next), code: 'WSREP_NOT_READY' }]);
+    }
+    expect(idleMoves).toMatchObject([
+      {
+        host: hostOf(next),
+        from: hostOf(inUse),
+        code: 'WSREP_NOT_READY',
+        wsrep_cluster_status: 'non-Primary',
+      },
+    ]);
+
+    const open = async (node: number) =>
+      galera.query<{ open: number }>(
+        node,
+        `SELECT COUNT(*) AS open FROM ${name}.tasks WHERE timer_id IN (${ids.join(',')})
+           AND run_at >= FROM_UNIXTIME(${from / 1000}) AND run_at < FROM_UNIXTIME(${to / 1000})
+           AND status IN ('pending', 'running')`,
+      );
+    await eventually(
+      async () => Number((await open(next))[0]?.open) === 0,
+      'every run terminal',
+      60_000,
+      500,
+    );
+    await eventually(
+      async () => Number((await open(inUse))[0]?.open) === 0,
+      'the same on the node that was cut off',
+      10_000,
+      200,
+    );
+  });
 });
+
+/** Every run delivered once; otherwise the processes' warnings are printed first, to say why. */
+function expectEachOnce(
+  report: { missing: unknown[]; duplicates: unknown[] },
+  output: string,
+  fault: string,
+): void {
+  if (report.missing.length > 0 || report.duplicates.length > 0) {
+    const said = output.split('\n').filter((line) => /"level":"(warn|error)"/.test(line));
+    console.log(`galera: ${fault}; warnings:\n${said.slice(-100).join('\n')}`);
+  }
+  expect(report.missing).toEqual([]);
+  expect(report.duplicates).toEqual([]);
+}

@@ -103,6 +103,24 @@ export class GaleraCluster {
     await this.untilSynced(node, 90_000);
   }
 
+  /**
+   * Cuts a node off from the others while it keeps running and taking connections, as a
+   * network partition would (`gmcast.isolate`): the others drop it after
+   * `evs.suspect_timeout` (5 s) and it is left alone in a non-primary component, refusing
+   * statements with 1047.
+   */
+  async isolate(index: number): Promise<void> {
+    await this.query(index, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+  }
+
+  /** Ends `isolate`: the node rejoins the primary component and catches up (IST). */
+  async reconnect(index: number): Promise<void> {
+    const node = this.nodes[index];
+    if (!node) throw new Error(`no node ${index}`);
+    await this.query(index, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+    await this.untilSynced(node, 60_000);
+  }
+
   async query<T>(index: number, sql: string): Promise<T[]> {
     const node = this.nodes[index];
     if (!node) throw new Error(`no node ${index}`);

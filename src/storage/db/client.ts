@@ -2,7 +2,7 @@ import { drizzle, type MySql2Database } from 'drizzle-orm/mysql2';
 import { format } from 'mysql2';
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2/promise';
 import type { ConnectionLog } from '../../observability/connection-log.js';
-import { hostLabel, isConnectionFailure, parseMysqlUrl } from './mysql-url.js';
+import { hostLabel, isConnectionFailure, isNodeNotReady, parseMysqlUrl } from './mysql-url.js';
 
 /** drizzle without the relational query API (unused): building its schema map costs ~50 µs a transaction. */
 export type Db = MySql2Database;
@@ -76,19 +76,26 @@ export const READ_TIMEOUT_MS = 30_000;
 
 const READ = /^\s*\(?\s*(select|show)\b/i;
 
-/** Bounds every read sent through `pool.query` (drizzle's outside transactions included). */
+/**
+ * Bounds every read sent through `pool.query` (drizzle's outside transactions included),
+ * by the read's own `timeout` where it gives one.
+ */
 function boundReads(pool: Pool, timeoutMs: number): void {
   const query = pool.query.bind(pool);
   const bounded = async (sql: string | { sql: string; timeout?: number }, values?: unknown) => {
     const options = typeof sql === 'string' ? { sql } : sql;
-    if (options.timeout !== undefined || !READ.test(options.sql)) return query(sql as never, values as never);
+    if (!READ.test(options.sql)) return query(sql as never, values as never);
     const conn = await pool.getConnection();
     let broken = false;
     try {
-      return await conn.query({ ...options, timeout: timeoutMs } as never, values as never);
+      return await conn.query(
+        { ...options, timeout: options.timeout ?? timeoutMs } as never,
+        values as never,
+      );
     } catch (err) {
       // The answer may still come, or never: either way this connection is done with.
       broken = (err as { code?: string }).code === 'PROTOCOL_SEQUENCE_TIMEOUT';
+      if (broken) void stopOnServer(conn);
       throw err;
     } finally {
       if (broken) conn.destroy();
@@ -97,6 +104,44 @@ function boundReads(pool: Pool, timeoutMs: number): void {
   };
   pool.query = bounded as Pool['query'];
 }
+
+/**
+ * Stops on the server the statement a connection gave up on. Dropping the connection does
+ * not: the server runs a slow read to its end, holding its read view (which keeps purge
+ * from clearing the index), while the caller sends it again. Under a million timers'
+ * backlog, a minute's compensator reads piled up that way for a quarter of an hour.
+ * KILL QUERY goes on a connection of its own to the same server: the pool may have moved
+ * to another host, where the id names another session.
+ */
+async function stopOnServer(conn: PoolConnection): Promise<void> {
+  const { host, port, user, password, ssl } = (
+    conn.connection as unknown as {
+      config: { host: string; port: number; user: string; password: string; ssl?: PoolOptions['ssl'] };
+    }
+  ).config;
+  const threadId = Number(conn.threadId);
+  if (!Number.isInteger(threadId)) return;
+  const killer = await mysql
+    .createConnection({
+      host,
+      port,
+      user,
+      password,
+      connectTimeout: KILL_TIMEOUT_MS,
+      ...(ssl ? { ssl } : {}),
+    })
+    .catch(() => null);
+  if (killer === null) return;
+  try {
+    await killer.query({ sql: `KILL QUERY ${threadId}`, timeout: KILL_TIMEOUT_MS });
+    await killer.end();
+  } catch {
+    killer.destroy();
+  }
+}
+
+/** How long stopping a read on the server may take (a half-open link never answers). */
+const KILL_TIMEOUT_MS = 5_000;
 
 /**
  * Tells `log` when the pool cannot open a connection to MySQL (the store is away) and when
@@ -119,41 +164,137 @@ interface PoolInternals {
   _freeConnections: { toArray(): Array<{ destroy(): void }> };
 }
 
+/** What followHosts reads and wraps on each of the pool's connections. */
+interface ConnectionInternals {
+  config: { host: string; port: number };
+  /** Null once the connection has left the pool. */
+  _pool: unknown;
+  destroy(): void;
+  addCommand(cmd: { onResult?: (err: Error | null, ...rest: unknown[]) => void }): unknown;
+}
+
+/** How often a pool on a Galera node asks it whether it is still in the primary component. */
+export const HOST_CHECK_MS = 2000;
+
 /**
- * Keeps the pool on one host of the URL's list and moves it to the next when opening a
- * connection there fails for want of the host (refused, reset, timed out), not for an
- * SQL error. The pool stays the same object, so drizzle and every holder of it follow;
- * only the address new connections open to changes, and idle connections to the old host
- * are dropped so that no transaction begins there. A transaction keeps the one connection
- * it began on: one that breaks mid-way fails as it would with a single host.
+ * Keeps the pool on one host of the URL's list and moves it to the next when that host
+ * fails: opening a connection there fails for want of the host (refused, reset, timed
+ * out), or the host is a Galera node that left the primary component. Such a node still
+ * takes connections, so it is found two ways: a statement it refuses with 1047
+ * (isNodeNotReady), and, for a pool that sends nothing, a check every `checkMs` of
+ * `wsrep_ready` and `wsrep_cluster_status`, made only when the URL lists several hosts
+ * and the server runs wsrep (a plain MariaDB reports `wsrep_ready` OFF too). Any other
+ * SQL error never moves the pool.
+ *
+ * The pool stays the same object, so drizzle and every holder of it follow; only the
+ * address new connections open to changes. Idle connections to the old host are dropped,
+ * and busy ones are closed when released, so that no transaction begins there. A
+ * transaction keeps the one connection it began on: one that breaks mid-way fails as it
+ * would with a single host. Returns what stops the check.
  */
-function followHosts(pool: Pool, url: string, first: number, log: HostLog | undefined): void {
+function followHosts(
+  pool: Pool,
+  url: string,
+  first: number,
+  log: HostLog | undefined,
+  checkMs: number,
+): () => void {
   const hosts = parseMysqlUrl(url).hosts;
   let current = first % hosts.length;
   log?.info({ host: hostLabel(hosts[current] ?? hosts[0]!), hosts: hosts.length }, 'MySQL host in use');
-  if (hosts.length < 2) return;
+  if (hosts.length < 2) return () => undefined;
   const inner = pool.pool;
   const internals = inner as unknown as PoolInternals;
+  const inUse = (conn: ConnectionInternals) =>
+    conn.config.host === hosts[current]!.host && conn.config.port === hosts[current]!.port;
+
+  // Many callers see a failed host at once: only the first of them, still on it, moves the pool on.
+  const leave = (from: number, why: object) => {
+    if (from !== current) return;
+    const left = hosts[current]!;
+    current = (current + 1) % hosts.length;
+    const to = hosts[current]!;
+    internals.config.connectionConfig.host = to.host;
+    internals.config.connectionConfig.port = to.port;
+    for (const idle of internals._freeConnections.toArray()) idle.destroy();
+    log?.warn({ host: hostLabel(to), from: hostLabel(left), ...why }, 'MySQL host failed; moved to the next');
+  };
+
   const getConnection = inner.getConnection.bind(inner);
   inner.getConnection = ((callback: (err: Error | null, conn?: unknown) => void) => {
     const tried = current;
     getConnection((err, conn) => {
-      // Many callers fail at once on a dead host: only the first of them moves the pool on.
-      if (err && isConnectionFailure(err) && tried === current) {
-        const from = hosts[current]!;
-        current = (current + 1) % hosts.length;
-        const to = hosts[current]!;
-        internals.config.connectionConfig.host = to.host;
-        internals.config.connectionConfig.port = to.port;
-        for (const idle of internals._freeConnections.toArray()) idle.destroy();
-        log?.warn(
-          { host: hostLabel(to), from: hostLabel(from), code: (err as { code?: string }).code },
-          'MySQL host failed; moved to the next',
-        );
-      }
+      if (err && isConnectionFailure(err)) leave(tried, { code: (err as { code?: string }).code });
       callback(err, conn);
     });
   }) as typeof inner.getConnection;
+
+  // Every statement of every connection passes addCommand: its answer says whether the node refused it.
+  inner.on('connection', (conn) => {
+    const c = conn as unknown as ConnectionInternals;
+    const addCommand = c.addCommand.bind(c);
+    c.addCommand = (cmd) => {
+      const onResult = cmd.onResult;
+      if (onResult)
+        cmd.onResult = (err, ...rest) => {
+          if (err && isNodeNotReady(err) && inUse(c))
+            leave(current, { code: 'WSREP_NOT_READY', errno: 1047 });
+          onResult(err, ...rest);
+        };
+      return addCommand(cmd);
+    };
+  });
+
+  // A connection to a host left behind that still answers (a node out of quorum) is closed, not reused.
+  const releaseConnection = inner.releaseConnection.bind(inner);
+  inner.releaseConnection = ((conn: ConnectionInternals) => {
+    if (conn._pool && !inUse(conn)) conn.destroy();
+    else releaseConnection(conn as never);
+  }) as unknown as typeof inner.releaseConnection;
+
+  let galera: boolean | undefined;
+  let checking = false;
+  const check = async () => {
+    if (checking || galera === false) return;
+    checking = true;
+    try {
+      const conn = await pool.getConnection();
+      let broken = false;
+      try {
+        const c = conn.connection as unknown as ConnectionInternals;
+        const ask = async (sql: string) => {
+          const [rows] = await conn.query({ sql, timeout: checkMs * 5 });
+          return new Map(
+            (rows as Array<{ Variable_name: string; Value: string }>).map((r) => [r.Variable_name, r.Value]),
+          );
+        };
+        // Asked once: the hosts of one URL are all Galera nodes or none is.
+        galera ??= (await ask("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")).get('wsrep_on') === 'ON';
+        if (!galera) return;
+        const status = await ask(
+          "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_cluster_status')",
+        );
+        const ready = status.get('wsrep_ready');
+        const cluster = status.get('wsrep_cluster_status');
+        if (inUse(c) && (ready !== 'ON' || cluster !== 'Primary'))
+          leave(current, { code: 'WSREP_NOT_READY', wsrep_ready: ready, wsrep_cluster_status: cluster });
+      } catch (err) {
+        // An answer that timed out may still come: that connection is not for anyone else.
+        broken = true;
+        throw err;
+      } finally {
+        if (broken) conn.destroy();
+        else conn.release();
+      }
+    } catch {
+      // A host that cannot be reached moved the pool on already; anything else: asked again next time.
+    } finally {
+      checking = false;
+    }
+  };
+  const timer = setInterval(check, checkMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Tries of a transaction that deadlocked. */
@@ -174,6 +315,8 @@ export interface OpenOptions {
   /** The host of the URL's list to start on: the one `prepareDatabase` reached. */
   firstHost?: number;
   log?: HostLog;
+  /** How often a pool on a Galera node checks that it is in the primary component (HOST_CHECK_MS). */
+  hostCheckMs?: number;
 }
 
 /**
@@ -186,7 +329,7 @@ export function openDatabase(url: string, extra: PoolOptions = {}, options: Open
   pool.pool.on('connection', (conn) => {
     conn.query(SESSION_SETTINGS);
   });
-  followHosts(pool, url, first, options.log);
+  const stopHostCheck = followHosts(pool, url, first, options.log, options.hostCheckMs ?? HOST_CHECK_MS);
   boundReads(pool, options.readTimeoutMs ?? READ_TIMEOUT_MS);
   return {
     db: drizzle(pool),
@@ -210,6 +353,9 @@ export function openDatabase(url: string, extra: PoolOptions = {}, options: Open
         }
       }
     },
-    close: () => pool.end(),
+    close: () => {
+      stopHostCheck();
+      return pool.end();
+    },
   };
 }

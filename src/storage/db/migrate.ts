@@ -3,13 +3,13 @@ import { drizzle } from 'drizzle-orm/mysql2';
 import { migrate } from 'drizzle-orm/mysql2/migrator';
 import mysql from 'mysql2/promise';
 import { poolOptions, SESSION_SETTINGS } from './client.js';
-import { isConnectionFailure, parseMysqlUrl } from './mysql-url.js';
+import { leavesHost, parseMysqlUrl } from './mysql-url.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /**
  * Creates the database if missing and applies the committed migrations, on the first host
- * of the URL's list that answers; returns that host's place in the list, for the pool to
+ * of the URL's list that answers (a Galera node out of quorum does not: see isNodeNotReady); returns that host's place in the list, for the pool to
  * start on. Safe when several processes start at once: the work runs under a MySQL named
  * lock (GET_LOCK holds on that one server only: docs/operating.md says what that means under Galera).
  */
@@ -20,7 +20,7 @@ export async function prepareDatabase(url: string): Promise<number> {
       await prepareOn(url, i);
       return i;
     } catch (err) {
-      if (i + 1 >= hosts || !isConnectionFailure(err)) throw err;
+      if (i + 1 >= hosts || !leavesHost(err)) throw err;
     }
   }
 }

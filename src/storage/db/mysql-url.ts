@@ -62,3 +62,17 @@ export function isConnectionFailure(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && CONNECTION_FAILURES.has(code);
 }
+
+/**
+ * The answer of a Galera node that is not part of the primary component (it lost quorum,
+ * or is still joining): it takes connections but refuses statements with 1047, "WSREP has
+ * not yet prepared node for application use". Another node of the list can serve them.
+ */
+export function isNodeNotReady(err: unknown): boolean {
+  return (err as { errno?: unknown } | null)?.errno === 1047;
+}
+
+/** Errors that make xtimer try the next host of the list: the host is away, or not ready. */
+export function leavesHost(err: unknown): boolean {
+  return isConnectionFailure(err) || isNodeNotReady(err);
+}

@@ -71,6 +71,25 @@ describe('a MYSQL_URL with several hosts', () => {
     expect(lines).toHaveLength(2);
   });
 
+  it('stays on a plain MariaDB, which reports wsrep_ready OFF too: the Galera check asks for wsrep_on first', async () => {
+    const said: object[] = [];
+    const quiet = openDatabase(
+      url,
+      { connectionLimit: 2 },
+      { firstHost: 1, hostCheckMs: 20, log: { info: () => undefined, warn: (f) => said.push(f) } },
+    );
+    try {
+      await quiet.pool.query('SELECT 1');
+      const [status] = await quiet.pool.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'");
+      expect(status).toEqual([{ Variable_name: 'wsrep_ready', Value: 'OFF' }]);
+      await new Promise((r) => setTimeout(r, 300));
+      await quiet.pool.query('SELECT 1');
+      expect(said).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('keeps a transaction on one connection, and moves on when its host goes away', async () => {
     const d = db!;
     // Several connections open and idle on host a.
