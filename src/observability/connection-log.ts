@@ -40,8 +40,10 @@ export function isLostConnection(err: unknown): boolean {
   return false;
 }
 
-/** A store URL fit for a log: its password, if any, replaced by `***`. */
-export function withoutPassword(url: string): string {
+/** A store URL fit for a log: its passwords, if any, replaced by `***` (a Sentinel's in the query too). */
+export function withoutPassword(given: string): string {
+  // The query first: a raw @ in a Sentinel's password must not be taken for the userinfo's end.
+  const url = given.replace(/([?&]sentinelPassword=)[^&#]*/g, '$1***');
   const start = url.indexOf('//');
   if (start < 0) return url;
   const at = url.lastIndexOf('@');

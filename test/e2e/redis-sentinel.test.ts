@@ -10,7 +10,8 @@ import { dropDatabase, eventually, MYSQL_SERVER, TEST_ENV, uniqueName } from '..
  * xtimer on Redis Sentinel: a master, one replica and three Sentinels, started for this
  * test on free ports and torn down after it, under two xtimer processes. Timers fire on
  * time and once, and keep doing so when the master is killed and the Sentinels promote
- * its replica.
+ * its replica. The servers require a password and the Sentinels one of their own, so
+ * every connection, BullMQ's and each reconnect after the failover included, carries both.
  */
 const TIMERS = 100;
 const name = uniqueName('rsentinel');
@@ -19,7 +20,10 @@ let sink: Sink;
 let xtimer: Cluster;
 
 beforeAll(async () => {
-  redis = await new RedisSentinelFixture('xtimer-e2e').start();
+  redis = await new RedisSentinelFixture('xtimer-e2e', 1, 3, {
+    password: 'e2e+master',
+    sentinelPassword: 'e2e/sentinel',
+  }).start();
   sink = await new Sink().start();
   xtimer = await new Cluster(
     {

@@ -19,10 +19,18 @@ interface Server {
   proc: ChildProcess;
 }
 
+/** Passwords: the master's and replicas' (`requirepass`), and the Sentinels' own. */
+export interface SentinelAuth {
+  password?: string;
+  sentinelPassword?: string;
+}
+
 /**
  * A throwaway Redis master, its replicas (`--replicaof`) and Sentinels watching them
  * (`redis-server <conf> --sentinel`, each with its own config file, which Sentinel
- * rewrites), on free local ports, torn down with their files by `stop`.
+ * rewrites), on free local ports, torn down with their files by `stop`. With `auth`,
+ * every server requires its password and the Sentinels theirs (they authenticate to the
+ * servers and to each other with them).
  */
 export class RedisSentinelFixture {
   private readonly redis: Server[] = [];
@@ -33,11 +41,15 @@ export class RedisSentinelFixture {
     readonly masterName: string,
     readonly replicas = 1,
     readonly sentinelCount = 3,
+    readonly auth: SentinelAuth = {},
   ) {}
 
-  /** REDIS_URL for xtimer: every Sentinel, then the master's name. */
+  /** REDIS_URL for xtimer: the master's password, every Sentinel, the master's name, the Sentinels' password. */
   get url(): string {
-    return `redis+sentinel://${this.sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${this.masterName}`;
+    const { password, sentinelPassword } = this.auth;
+    const user = password ? `:${encodeURIComponent(password)}@` : '';
+    const query = sentinelPassword ? `?sentinelPassword=${encodeURIComponent(sentinelPassword)}` : '';
+    return `redis+sentinel://${user}${this.sentinels.map((s) => `127.0.0.1:${s.port}`).join(',')}/${this.masterName}${query}`;
   }
 
   async start(): Promise<this> {
@@ -55,9 +67,10 @@ export class RedisSentinelFixture {
           proc: this.spawnRedis(port, ['--replicaof', '127.0.0.1', String(masterPort)]),
         });
       }
-      await waitFor(masterPort, (r) => r.ping(), 'PONG');
+      const { password, sentinelPassword } = this.auth;
+      await waitFor(masterPort, password, (r) => r.ping(), 'PONG');
       for (const replica of this.redis.slice(1))
-        await waitFor(replica.port, (r) => r.info('replication'), 'master_link_status:up');
+        await waitFor(replica.port, password, (r) => r.info('replication'), 'master_link_status:up');
       for (let i = 0; i < this.sentinelCount; i++) {
         const port = await freePort();
         this.sentinels.push({ port, proc: await this.spawnSentinel(port, masterPort) });
@@ -67,6 +80,7 @@ export class RedisSentinelFixture {
       for (const s of this.sentinels)
         await waitFor(
           s.port,
+          sentinelPassword,
           async (r) => {
             const fields = (await r.call('SENTINEL', 'MASTER', this.masterName)) as string[];
             const field = (k: string) => Number(fields[fields.indexOf(k) + 1]);
@@ -108,7 +122,7 @@ export class RedisSentinelFixture {
       async () => {
         const named = new Set<number>();
         for (const s of this.sentinels) {
-          const r = probe(s.port);
+          const r = probe(s.port, this.auth.sentinelPassword);
           try {
             const addr = (await r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName)) as [
               string,
@@ -121,7 +135,7 @@ export class RedisSentinelFixture {
         }
         const [promoted] = named;
         if (named.size !== 1 || promoted === undefined || promoted === port) return 0;
-        const r = probe(promoted);
+        const r = probe(promoted, this.auth.password);
         try {
           return (await r.info('replication')).includes('role:master') ? promoted : 0;
         } finally {
@@ -151,6 +165,7 @@ export class RedisSentinelFixture {
       '--save', '',
       '--appendonly', 'no',
       '--logfile', join(this.dir, `${port}.log`),
+      ...(this.auth.password ? ['--requirepass', this.auth.password, '--masterauth', this.auth.password] : []),
       ...extra,
     ], { stdio: 'ignore' });
   }
@@ -169,6 +184,14 @@ export class RedisSentinelFixture {
         `sentinel down-after-milliseconds ${name} ${DOWN_AFTER_MS}`,
         `sentinel failover-timeout ${name} ${FAILOVER_TIMEOUT_MS}`,
         `sentinel parallel-syncs ${name} 1`,
+        ...(this.auth.password ? [`sentinel auth-pass ${name} ${this.auth.password}`] : []),
+        // Sentinels ask each other (is the master down? who leads the failover?) with this.
+        ...(this.auth.sentinelPassword
+          ? [
+              `requirepass ${this.auth.sentinelPassword}`,
+              `sentinel sentinel-pass ${this.auth.sentinelPassword}`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
@@ -179,7 +202,7 @@ export class RedisSentinelFixture {
     let last: unknown;
     for (const s of this.sentinels) {
       if (!running(s.proc)) continue;
-      const r = probe(s.port);
+      const r = probe(s.port, this.auth.sentinelPassword);
       try {
         return await fn(r);
       } catch (err) {
@@ -193,15 +216,25 @@ export class RedisSentinelFixture {
 }
 
 /** A connection that fails at once rather than retrying: the callers poll. */
-function probe(port: number): Redis {
-  const redis = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1, retryStrategy: () => null });
+function probe(port: number, password: string | undefined): Redis {
+  const redis = new Redis(port, '127.0.0.1', {
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    ...(password ? { password } : {}),
+  });
   redis.on('error', () => undefined);
   return redis;
 }
 
-async function waitFor(port: number, ask: (r: Redis) => Promise<string>, answer: string): Promise<void> {
+async function waitFor(
+  port: number,
+  password: string | undefined,
+  ask: (r: Redis) => Promise<string>,
+  answer: string,
+): Promise<void> {
   const redis = new Redis(port, '127.0.0.1', {
     lazyConnect: true,
+    ...(password ? { password } : {}),
     maxRetriesPerRequest: 1,
     retryStrategy: () => 100,
   });

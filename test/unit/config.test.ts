@@ -193,8 +193,26 @@ describe('Redis Sentinel in the settings', () => {
     );
   });
 
+  it("takes the Sentinels' password in the query, and names REDIS_URL when the query is wrong", () => {
+    const url = 'redis+sentinel://:m@h1:26379,h2:26379/main?sentinelPassword=s%40nt';
+    expect(loadConfig({ REDIS_URL: url }).redisUrl).toBe(url);
+    expect(() => loadConfig({ REDIS_URL: 'redis+sentinel://h1:26379/main?sentinelpassword=x' })).toThrow(
+      /REDIS_URL: .*may set only sentinelUsername and sentinelPassword, not "sentinelpassword"/,
+    );
+    expect(() => loadConfig({ REDIS_URL: 'redis+sentinel://h1:26379/main?sentinelUsername=w' })).toThrow(
+      /REDIS_URL: .*sentinelUsername needs sentinelPassword/,
+    );
+  });
+
   it('never shows the password of a bad Sentinel URL', () => {
-    for (const url of ['redis+sentinel://app:hunter2@h1:26379', 'redis+sentinel://app:hunter2%zz@h1:26379/m'])
+    for (const url of [
+      'redis+sentinel://app:hunter2@h1:26379',
+      'redis+sentinel://app:hunter2%zz@h1:26379/m',
+      'redis+sentinel://h1:26379/m?sentinelPassword=hunter2%zz',
+      'redis+sentinel://h1:26379/m?sentinelPassword=hunter2&sentinelPassword=hunter2',
+      'redis+sentinel://h1:26379/m?hunter2',
+      'redis+sentinel://h1:26379/m?hunter2%21=x',
+    ])
       expect(() => loadConfig({ REDIS_URL: url })).toThrow(
         expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
       );

@@ -16,18 +16,29 @@ export interface ClusterTarget {
   tls: boolean;
 }
 
-/** The Sentinels watching a master, its name and credentials, from `redis+sentinel://[user:pass@]host:port,host:port/name`. */
+/**
+ * The Sentinels watching a master, its name and credentials, from
+ * `redis+sentinel://[user:pass@]host:port,host:port/name[?sentinelPassword=…]`.
+ */
 export interface SentinelTarget {
   sentinels: Array<{ host: string; port: number }>;
   /** The master's name in the Sentinels' `sentinel monitor` line. */
   name: string;
+  /** The master's (and its replicas') user and password. */
   username?: string | undefined;
   password?: string | undefined;
+  /** The Sentinels' own, when they require one (`requirepass`, or an ACL user). */
+  sentinelUsername?: string | undefined;
+  sentinelPassword?: string | undefined;
   tls: boolean;
 }
 
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)\/?$/;
-const SENTINEL_URL = /^(rediss?)\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)(?:\/([^/?#]*))?$/;
+const SENTINEL_URL =
+  /^(rediss?)\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)(?:\/([^/?#]*))?(?:\?([^#]*))?$/;
+const SENTINEL_FORM = 'redis+sentinel://[user:password@]host:port,host:port/master-name[?sentinelPassword=…]';
+/** What a Sentinel URL's query may set: the Sentinels' own credentials, as ioredis names them. */
+const SENTINEL_PARAMS = ['sentinelUsername', 'sentinelPassword'] as const;
 const NODE = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
 /**
@@ -43,23 +54,56 @@ export function clusterTarget(url: string): ClusterTarget | null {
 
 /**
  * The Sentinels and master a REDIS_URL names (`redis+sentinel://…/name`,
- * `rediss+sentinel://…` for TLS), null for any other URL. Throws on a Sentinel URL
- * without valid host:port Sentinels or without the master's name.
+ * `rediss+sentinel://…` for TLS), null for any other URL. The user and password before
+ * the `@` are the master's; the Sentinels' own, when they require one, go in the query
+ * (`?sentinelPassword=…`, and `&sentinelUsername=…` for an ACL user), as ioredis takes
+ * options from a URL's query. Throws on a Sentinel URL without valid host:port Sentinels,
+ * without the master's name, or with a query it does not read (never echoing a value).
  */
 export function sentinelTarget(url: string): SentinelTarget | null {
   if (!/^rediss?\+sentinel:/.test(url)) return null;
   const m = SENTINEL_URL.exec(url);
-  if (!m)
-    throw new Error('a Sentinel URL reads redis+sentinel://[user:password@]host:port,host:port/master-name');
+  if (!m) throw new Error(`a Sentinel URL reads ${SENTINEL_FORM}`);
   const name = decode(m[5]);
   if (!name) throw new Error('the URL names no master: end it with /<master-name>, as in `sentinel monitor`');
+  const params = sentinelParams(m[6]);
   return {
     sentinels: hostPorts(m[4]!),
     name,
     username: decode(m[2]),
     password: decode(m[3]),
+    sentinelUsername: params.sentinelUsername,
+    sentinelPassword: params.sentinelPassword,
     tls: m[1] === 'rediss',
   };
+}
+
+/**
+ * The query of a Sentinel URL. Read by hand, not by URLSearchParams, which would turn a
+ * `+` in a password into a space: values are percent-escaped as the user and password are.
+ */
+function sentinelParams(
+  query: string | undefined,
+): Partial<Record<(typeof SENTINEL_PARAMS)[number], string>> {
+  const out: Partial<Record<(typeof SENTINEL_PARAMS)[number], string>> = {};
+  if (query === undefined) return out;
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const known = SENTINEL_PARAMS.find((k) => k === key);
+    if (!known) {
+      // A name is named (a misspelling shows); anything else may be a password pasted in.
+      const what = eq > 0 && /^[A-Za-z_]{1,40}$/.test(key) ? `"${key}"` : 'an item that is not name=value';
+      throw new Error(`the URL's query may set only ${SENTINEL_PARAMS.join(' and ')}, not ${what}`);
+    }
+    if (out[known] !== undefined) throw new Error(`${known} is set twice`);
+    const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
+    if (!value) throw new Error(`${known} is empty`);
+    out[known] = value;
+  }
+  if (out.sentinelUsername !== undefined && out.sentinelPassword === undefined)
+    throw new Error('sentinelUsername needs sentinelPassword beside it');
+  return out;
 }
 
 function hostPorts(list: string): Array<{ host: string; port: number }> {
@@ -140,8 +184,8 @@ export function createRedis(url: string, options: RedisOptions = {}): RedisClien
 
 /**
  * A connection to the master the Sentinels name, asked again at every (re)connect. The
- * URL's user and password are the master's; the Sentinels are asked without (their
- * default), over TLS when the master is.
+ * URL's user and password are the master's; the Sentinels are asked with their own when
+ * the query gives them (without, their default, otherwise), over TLS when the master is.
  */
 function sentinelOptions(target: SentinelTarget, base: RedisOptions): RedisOptions {
   return {
@@ -150,6 +194,8 @@ function sentinelOptions(target: SentinelTarget, base: RedisOptions): RedisOptio
     name: target.name,
     ...(target.username ? { username: target.username } : {}),
     ...(target.password ? { password: target.password } : {}),
+    ...(target.sentinelUsername ? { sentinelUsername: target.sentinelUsername } : {}),
+    ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
     ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
     sentinelRetryStrategy: reconnectDelay,
     // Not ioredis's failoverDetector: a +switch-master heard while the connection was

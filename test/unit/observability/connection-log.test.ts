@@ -160,6 +160,14 @@ describe('withoutPassword', () => {
       'redis+sentinel://app:***@[::1]:26379,10.0.0.2:26379/mymaster',
     ],
     ['redis://:p@ss:w/rd@cache:6379', 'redis://:***@cache:6379'],
+    [
+      'redis+sentinel://:m@h1:26379/main?sentinelUsername=w&sentinelPassword=s@nt',
+      'redis+sentinel://:***@h1:26379/main?sentinelUsername=w&sentinelPassword=***',
+    ],
+    [
+      'redis+sentinel://h1:26379/main?sentinelPassword=s%40nt',
+      'redis+sentinel://h1:26379/main?sentinelPassword=***',
+    ],
     ['mysql://root@127.0.0.1:3306/xtimer', 'mysql://root@127.0.0.1:3306/xtimer'],
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
   ])('shows %s as %s', (url, shown) => {

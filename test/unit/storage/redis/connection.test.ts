@@ -44,6 +44,17 @@ describe('sentinelTarget', () => {
     });
   });
 
+  it("reads the Sentinels' own password and user from the query, escaped as the master's are", () => {
+    expect(
+      sentinelTarget('redis+sentinel://:m%40ster@h1:26379/m?sentinelPassword=s%2Bnt%26l%40pw'),
+    ).toMatchObject({ password: 'm@ster', sentinelPassword: 's+nt&l@pw', sentinelUsername: undefined });
+    expect(
+      sentinelTarget('redis+sentinel://h1:26379/m?sentinelUsername=watcher&sentinelPassword=pw'),
+    ).toMatchObject({ password: undefined, sentinelUsername: 'watcher', sentinelPassword: 'pw' });
+    // A + is a +, not the space URLSearchParams would make of it.
+    expect(sentinelTarget('redis+sentinel://h1:26379/m?sentinelPassword=a+b')?.sentinelPassword).toBe('a+b');
+  });
+
   it('leaves every other URL to the others', () => {
     expect(sentinelTarget('redis://127.0.0.1:6379')).toBeNull();
     expect(sentinelTarget('redis+cluster://127.0.0.1:7000,127.0.0.1:7001')).toBeNull();
@@ -59,6 +70,14 @@ describe('sentinelTarget', () => {
     ['redis+sentinel://::1:26379/m', /is not a host:port/],
     ['redis+sentinel://u:p%zz@h1:26379/m', /% in the URL is not an escape/],
     ['redis+sentinel://h1:26379/m/extra', /redis\+sentinel:\/\/\[user:password@\]host:port/],
+    [
+      'redis+sentinel://h1:26379/m?password=x',
+      /may set only sentinelUsername and sentinelPassword, not "password"/,
+    ],
+    ['redis+sentinel://h1:26379/m?sentinelPassword=', /sentinelPassword is empty/],
+    ['redis+sentinel://h1:26379/m?sentinelPassword=a&sentinelPassword=b', /sentinelPassword is set twice/],
+    ['redis+sentinel://h1:26379/m?sentinelUsername=w', /sentinelUsername needs sentinelPassword/],
+    ['redis+sentinel://h1:26379/m?sentinelPassword=%zz', /% in the URL is not an escape/],
   ])('refuses %s', (url, why) => {
     expect(() => sentinelTarget(url)).toThrow(why);
   });
@@ -92,6 +111,23 @@ describe('createRedis on a Sentinel URL', () => {
     } finally {
       redis.disconnect();
     }
+  });
+
+  it("asks the Sentinels with their own credentials, and BullMQ's duplicates do too", () => {
+    const redis = createRedis('redis+sentinel://:pw@h1:26379/m?sentinelUsername=w&sentinelPassword=spw', {
+      lazyConnect: true,
+    });
+    try {
+      expect(redis.options).toMatchObject({ password: 'pw', sentinelUsername: 'w', sentinelPassword: 'spw' });
+      const copy = redis.duplicate();
+      expect(copy.options).toMatchObject({ sentinelUsername: 'w', sentinelPassword: 'spw' });
+      copy.disconnect();
+    } finally {
+      redis.disconnect();
+    }
+    const plain = createRedis('redis+sentinel://:pw@h1:26379/m', { lazyConnect: true });
+    expect(plain.options.sentinelPassword).toBeUndefined();
+    plain.disconnect();
   });
 
   it('reconnects on READONLY (a demoted master) and resends, and on nothing else', () => {
