@@ -33,7 +33,7 @@ export async function startExecutor(core: Core): Promise<RunningRole> {
   const built = await buildExecutor(core, { fast, subscriber }, logger);
   const notifier = startNotifier(core, built.notifications, bullConnection);
   const runner = new LaneJobRunner({
-    processor: new ExecuteJobProcessor(built.executor),
+    processor: new ExecuteJobProcessor(built.executor, built.missed),
     // Same name, data and id: the run is queued once, in the lane behind.
     handOn: (job) => core.queues.executeLate.add(job.name, job.data, job.id ? { jobId: job.id } : {}),
     logger,

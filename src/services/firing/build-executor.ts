@@ -24,8 +24,10 @@ import { RunBudget } from './admission/run-budget.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { ReleaseGate } from './release/release-gate.js';
 import { type RunContinuations, RunExecutor } from './run-executor.js';
+import { MissedInBulk } from './settle/missed-in-bulk.js';
 import { RunAftermath } from './settle/run-aftermath.js';
 import { RunRecorder } from './settle/run-recorder.js';
+import { UncalledRuns } from './settle/uncalled-runs.js';
 import { TimerCache } from './timer-cache.js';
 
 /**
@@ -46,6 +48,8 @@ export interface ExecutorConnections {
 /** A RunExecutor with what it stands on, and the steps of its shutdown. */
 export interface BuiltExecutor {
   executor: RunExecutor;
+  /** Settles a job's runs past saving together, before the executor takes the rest. */
+  missed: MissedInBulk;
   /** Failure notifications, sent through the callbacks' client and signing keys. */
   notifications: NotificationSender;
   /** How long MySQL has refused outcomes (0 while it takes them). */
@@ -139,6 +143,7 @@ export async function buildExecutor(
     logger,
   });
   const notifications = new NotificationSender({ caller, signing, timeoutMs: config.callbackTimeoutMs });
+  const owner = newLockToken();
   const executor = new RunExecutor({
     claims,
     leases,
@@ -155,7 +160,7 @@ export async function buildExecutor(
     metrics: core.metrics,
     redisMayHaveLostData: () => lossWatch.suspected,
     signing,
-    owner: newLockToken(),
+    owner,
     paused: pause.current,
     logger,
     now: core.now,
@@ -171,8 +176,24 @@ export async function buildExecutor(
     core.metrics.oldestDueAge.set({ where: 'executor' }, oldest === null ? 0 : (now - oldest) / 1000);
   });
 
+  const missed = new MissedInBulk({
+    cache,
+    uncalled: new UncalledRuns({
+      tasks,
+      claims,
+      owner: `${owner}:bulk`,
+      notifier: core.notifier,
+      metrics: core.metrics,
+      logger,
+    }),
+    metrics: core.metrics,
+    paused: pause.current,
+    now: core.now,
+  });
+
   return {
     executor,
+    missed,
     notifications,
     failingFor: () => recorder.failingFor(),
     async close(stopFetching) {

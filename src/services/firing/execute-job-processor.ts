@@ -2,6 +2,7 @@ import { taskKey } from '../../domain/plan/task-key.js';
 import { type ExecuteJobData, isRunBatch, runsOf } from '../../storage/redis/queues.js';
 import type { RunReport, RunVerdict } from './run-execution.js';
 import type { RunExecutor } from './run-executor.js';
+import type { MissedInBulk } from './settle/missed-in-bulk.js';
 
 /** What a batch job reports: how many runs ended how, and the task keys of those that did not succeed. */
 export interface BatchReport {
@@ -13,16 +14,26 @@ export interface BatchReport {
 export type ExecuteJobResult = { kind: 'done'; report: RunReport | BatchReport } | { kind: 'withdrawn' };
 
 /**
- * One execute job (a run, or a batch of the runs one slice has due in one second): each
- * run executed on its own, the job done once every run has left it (settled, handed to a
- * retry job, or waiting for its app's slot).
+ * One execute job (a run, or a batch of the runs one slice has due in one second): the
+ * runs past saving settled together (`missed`), each other run executed on its own, the
+ * job done once every run has left it (settled, handed to a retry job, or waiting for
+ * its app's slot).
  */
 export class ExecuteJobProcessor {
-  constructor(private readonly executor: Pick<RunExecutor, 'execute'>) {}
+  constructor(
+    private readonly executor: Pick<RunExecutor, 'execute'>,
+    private readonly missed?: Pick<MissedInBulk, 'take'>,
+  ) {}
 
   async process(data: ExecuteJobData): Promise<ExecuteJobResult> {
     const runs = runsOf(data);
-    const settled = await Promise.allSettled(runs.map((run) => this.executor.execute(run)));
+    const taken = (await this.missed?.take(runs)) ?? new Map<number, RunReport>();
+    const settled = await Promise.allSettled(
+      runs.map((run, i) => {
+        const report = taken.get(i);
+        return report ? Promise.resolve(report) : this.executor.execute(run);
+      }),
+    );
     const reports: RunReport[] = [];
     for (const s of settled) {
       // Left pending in MySQL, such a run is queued again by the compensator once its lease lapses.

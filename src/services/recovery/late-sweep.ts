@@ -1,5 +1,5 @@
-import { taskKey } from '../../domain/plan/task-key.js';
 import type { Timer } from '../../domain/timer.js';
+import { awaitedLater } from '../../lib/awaited-later.js';
 import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -7,8 +7,8 @@ import type { OverdueCursor, PendingRun, TaskRepository } from '../../storage/db
 import type { TimerRepository } from '../../storage/db/timer-repository.js';
 import type { RunClaims } from '../../storage/redis/runs/run-claims.js';
 import type { PauseWatch } from '../apps/service-pause.js';
-import { type NoCall, whyNotCall } from '../firing/admission/call-judgement.js';
-import { endedRunFields, endedRunLogOf } from '../firing/settle/ended-run-log.js';
+import { whyNotCall } from '../firing/admission/call-judgement.js';
+import { type UncalledRun, UncalledRuns } from '../firing/settle/uncalled-runs.js';
 import type { FailureNotifier } from '../notify/failure-notifier.js';
 
 export interface LateSweepDeps {
@@ -23,6 +23,8 @@ export interface LateSweepDeps {
   metrics: Pick<Metrics, 'runs'>;
   logger: Logger;
   now(): number;
+  /** Rows a page reads (PAGE). */
+  pageSize?: number;
 }
 
 export interface LateSweepReport {
@@ -39,58 +41,63 @@ const PAGE = 20_000;
 /** Pages one pass reads at most; the next pass goes on where the backlog is then. */
 const MAX_PAGES = 40;
 
-/** The sweeper's claim lasts this long: long enough to finish it, short enough to lapse if the sweeper dies. */
-const CLAIM_LEASE_MS = 30_000;
-const MISSED_REASON = 'missed: still waiting for its call past its misfire threshold (xtimer was behind)';
-
 /**
- * Settles in bulk the runs that wait past saving. Past capacity, runs queue up in the
- * catch-up lane faster than an executor can settle them one by one (a run settled there
- * costs about what a call does), so runs its misfire policy would not call any more
- * stayed pending for good. The sweep reads them from MySQL, oldest first, claims each
- * as any executor would (a run a live executor holds is left to it) and finishes the
- * claim at once, so the copy still queued is dropped at its claim when it is reached;
- * then writes them `missed` (or `skipped`: a timer disabled or deleted, the service
- * paused) a thousand rows a statement.
+ * Settles in bulk the runs that wait past saving wherever they wait: in the lanes behind
+ * a backlog, or in slices no walk reaches in time. The sweep reads them from MySQL,
+ * oldest first, judges each as an executor would, and settles them through
+ * UncalledRuns: claimed and finished at once, so a copy still queued is dropped at its
+ * claim, then written `missed` (or `skipped`: a timer disabled or deleted, the service
+ * paused) a page a statement.
  */
 export class LateSweep {
-  constructor(private readonly d: LateSweepDeps) {}
+  private readonly uncalled: UncalledRuns;
+
+  constructor(private readonly d: LateSweepDeps) {
+    this.uncalled = new UncalledRuns(d);
+  }
 
   async run(): Promise<LateSweepReport> {
     const report: LateSweepReport = { missed: 0, skipped: 0, ms: 0 };
     const began = Date.now();
     await this.d.pause?.look();
     const now = this.d.now();
-    const read = (after?: OverdueCursor) => this.d.tasks.pastThreshold(now, SWEEP_MIN_LATE_MS, PAGE, after);
-    // The next page is read while this one is settled: under a backlog each round trip
-    // waits behind a busy event loop, and the sweep must outpace the runs falling due.
+    const read = (after?: OverdueCursor) =>
+      this.d.tasks.pastThreshold(now, SWEEP_MIN_LATE_MS, this.d.pageSize ?? PAGE, after);
+    // Each step overlaps the one before it: the next page is read while this one is
+    // claimed, and claimed while the one before is written. Past capacity every round
+    // trip waits behind a busy event loop, and the sweep must outpace the runs falling due.
     const timers = new Map<number, Timer | null>();
-    let reading = read();
+    let reading = awaitedLater(read());
+    let writing: Promise<void> = Promise.resolve();
     for (let page = 0; page < MAX_PAGES; page++) {
       const overdue = await reading;
       const next = overdue.next;
-      if (next !== null && page + 1 < MAX_PAGES) reading = read(next);
-      await this.settle(overdue.runs, timers, report);
+      if (next !== null && page + 1 < MAX_PAGES) reading = awaitedLater(read(next));
+      const settled = await this.claim(overdue.runs, timers);
+      await writing;
+      writing = awaitedLater(
+        this.uncalled.record(settled).then(() => {
+          for (const s of settled) report[s.verdict.status]++;
+        }),
+      );
       if (next === null) break;
     }
+    await writing;
     report.ms = Date.now() - began;
     if (report.missed + report.skipped > 0) this.d.logger.info(report, 'late runs settled in bulk');
     return report;
   }
 
-  private async settle(
-    runs: PendingRun[],
-    timers: Map<number, Timer | null>,
-    report: LateSweepReport,
-  ): Promise<void> {
-    if (runs.length === 0) return;
+  /** Judges a page of runs as an executor would, and claims and finishes those not to be called. */
+  private async claim(runs: PendingRun[], timers: Map<number, Timer | null>): Promise<UncalledRun[]> {
+    if (runs.length === 0) return [];
     const d = this.d;
     const unknown = [...new Set(runs.map((r) => r.timerId))].filter((id) => !timers.has(id));
     for (const t of await d.timers.findByIds(unknown)) timers.set(t.id, t);
     for (const id of unknown) if (!timers.has(id)) timers.set(id, null);
     const now = d.now();
     const laterInPage = laterRuns(runs);
-    const judged: Array<{ run: PendingRun; verdict: NoCall }> = [];
+    const judged: UncalledRun[] = [];
     for (const run of runs) {
       const timer = timers.get(run.timerId) ?? null;
       const cached = { id: run.timerId, timer, stale: false, loadedAt: now };
@@ -106,64 +113,10 @@ export class LateSweep {
         true,
         bounded ? () => later : undefined,
       );
-      if (verdict) judged.push({ run, verdict });
+      if (verdict) judged.push({ run, timer, verdict });
     }
-    const settled = await this.claimAndFinish(judged);
-    // One statement at a time: two at once deadlock on the status index's gaps.
-    for (const [reason, group] of groupBy(settled, (s) => reasonOf(s.verdict))) {
-      const status = group[0]!.verdict.status;
-      await d.tasks.settleUncalled(
-        group.map((s) => s.run),
-        status,
-        reason,
-      );
-      d.metrics.runs.inc({ outcome: status }, group.length);
-      report[status] += group.length;
-    }
-    for (const { run, verdict } of settled) {
-      const timer = timers.get(run.timerId);
-      if (verdict.status !== 'missed' || !timer) continue;
-      endedRunLogOf(d.logger).ended(
-        'missed',
-        endedRunFields(timer, taskKey(run.timerId, run.runAt), MISSED_REASON),
-      );
-      await d.notifier?.report(timer, 'missed', {
-        runAt: run.runAt,
-        attempts: 0,
-        httpStatus: null,
-        error: null,
-      });
-    }
+    return this.uncalled.claim(judged);
   }
-
-  /**
-   * Claims each run and finishes the claim with its verdict. Left out: a run another
-   * holds (a live executor's), one finished already, and one with a call behind it
-   * (its holder died mid-call: the compensator queues its next attempt).
-   */
-  private async claimAndFinish(
-    judged: Array<{ run: PendingRun; verdict: NoCall }>,
-  ): Promise<Array<{ run: PendingRun; verdict: NoCall }>> {
-    const { claims, owner } = this.d;
-    const done = await Promise.all(
-      judged.map(async (j) => {
-        const ref = { key: taskKey(j.run.timerId, j.run.runAt), runAt: j.run.runAt };
-        const claim = await claims.claim(ref, owner, CLAIM_LEASE_MS);
-        if (claim.outcome !== 'claimed') return false;
-        if (claim.attempt > 1) {
-          await claims.release(ref, owner, claim.attempt, { attemptMade: false });
-          return false;
-        }
-        return claims.finish(ref, owner, claim.attempt, j.verdict.status);
-      }),
-    );
-    return judged.filter((_, i) => done[i]);
-  }
-}
-
-/** Skips keep their own reason (disabled, deleted, paused); every late run shares one. */
-function reasonOf(verdict: NoCall): string {
-  return verdict.status === 'missed' ? MISSED_REASON : verdict.reason;
 }
 
 /** For each run, the next later run of the same timer among `runs`, where there is one. */

@@ -32,7 +32,11 @@ beforeAll(async () => {
   tasks = new TaskRepository(stores.database.db, stores.database.pool);
   timers = new TimerRepository(stores.database.db);
   claims = new RunClaims(stores.redis, createKeys(stores.config.prefix), { now: () => clock });
-  sweep = new LateSweep({
+  sweep = new LateSweep(sweepDeps());
+});
+
+function sweepDeps() {
+  return {
     tasks,
     timers,
     claims,
@@ -41,8 +45,8 @@ beforeAll(async () => {
     metrics: new Metrics(),
     logger: createLogger('silent'),
     now: () => clock,
-  });
-});
+  };
+}
 beforeEach(async () => {
   clock = T0;
   paused = null;
@@ -155,10 +159,51 @@ describe('a run still pending past its misfire threshold', () => {
       version: 1,
     }));
     await tasks.insertRuns(runs);
-    expect(await sweep.run()).toMatchObject({ missed: 4500, skipped: 0 });
-    const [rows] = await stores.database.pool.query(
-      "SELECT COUNT(*) AS n FROM tasks WHERE status = 'pending'",
+    // Five pages: each read while the one before is claimed, claimed while the one before that is written.
+    const paged = new LateSweep({ ...sweepDeps(), pageSize: 1000 });
+    expect(await paged.run()).toMatchObject({ missed: 4500, skipped: 0 });
+    expect(await pendingCount()).toBe(0);
+  });
+
+  it('fails the pass when a page cannot be written, with what it wrote before kept and no rejection left unheard', async () => {
+    const timer = await timers.insert(
+      testDraft({ app: 'sweep', name: 'refused', misfirePolicy: 'skip', misfireThresholdMs: 5000 }),
     );
-    expect((rows as Array<{ n: number }>)[0]!.n).toBe(0);
+    await tasks.insertRuns(
+      Array.from({ length: 30 }, (_, i) => ({
+        timerId: timer.id,
+        app: 'sweep',
+        runAt: T0 - 40_000 - i * 10,
+        version: 1,
+      })),
+    );
+    let writes = 0;
+    const refusing = {
+      pastThreshold: tasks.pastThreshold.bind(tasks),
+      settleUncalled: async (...args: Parameters<TaskRepository['settleUncalled']>) => {
+        if (++writes === 2) throw new Error('MySQL refused the write');
+        await tasks.settleUncalled(...args);
+      },
+    };
+    const unheard: unknown[] = [];
+    const onUnhandled = (err: unknown) => unheard.push(err);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await expect(new LateSweep({ ...sweepDeps(), tasks: refusing, pageSize: 10 }).run()).rejects.toThrow(
+        'MySQL refused the write',
+      );
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unheard).toEqual([]);
+    // The first page's ten are written. The next two pages' claims were finished: the
+    // compensator copies those outcomes into MySQL, as for any write MySQL lost.
+    expect(await pendingCount()).toBe(20);
   });
 });
+
+async function pendingCount(): Promise<number> {
+  const [rows] = await stores.database.pool.query("SELECT COUNT(*) AS n FROM tasks WHERE status = 'pending'");
+  return (rows as Array<{ n: number }>)[0]!.n;
+}

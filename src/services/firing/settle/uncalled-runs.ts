@@ -1,0 +1,112 @@
+import { taskKey } from '../../../domain/plan/task-key.js';
+import type { Timer } from '../../../domain/timer.js';
+import { groupBy } from '../../../lib/group-by.js';
+import type { Logger } from '../../../observability/logger.js';
+import type { Metrics } from '../../../observability/metrics.js';
+import type { TaskRepository } from '../../../storage/db/tasks/task-repository.js';
+import type { RunClaims } from '../../../storage/redis/runs/run-claims.js';
+import type { FailureNotifier } from '../../notify/failure-notifier.js';
+import type { NoCall } from '../admission/call-judgement.js';
+import { endedRunFields, endedRunLogOf } from './ended-run-log.js';
+
+/** A run judged not to be called (`whyNotCall`), with its timer as judged (null: deleted). */
+export interface UncalledRun {
+  run: { timerId: number; runAt: number };
+  timer: Timer | null;
+  verdict: NoCall;
+}
+
+export interface UncalledRunsDeps {
+  tasks: Pick<TaskRepository, 'settleUncalled'>;
+  claims: Pick<RunClaims, 'claim' | 'finish' | 'release'>;
+  /** The settler's claim token. */
+  owner: string;
+  notifier?: Pick<FailureNotifier, 'report'> | undefined;
+  metrics: Pick<Metrics, 'runs'>;
+  logger: Logger;
+}
+
+/** The settler's claim lasts this long: long enough to finish it, short enough to lapse if the settler dies. */
+const CLAIM_LEASE_MS = 30_000;
+export const MISSED_REASON =
+  'missed: still waiting for its call past its misfire threshold (xtimer was behind)';
+
+/**
+ * Settles runs that will not be called, many at a time: each claimed as any executor
+ * would (a run a live holder has is left to it) and its claim finished at once, so any
+ * copy still queued is dropped at its claim; then one `missed` or `skipped` UPDATE per
+ * reason. Past capacity a backlog of such runs, settled one by one, costs about what
+ * calling them would.
+ */
+export class UncalledRuns {
+  constructor(private readonly d: UncalledRunsDeps) {}
+
+  /** Returns the runs it settled; the others belong to another holder, or are finished already. */
+  async settle(runs: readonly UncalledRun[]): Promise<UncalledRun[]> {
+    const settled = await this.claim(runs);
+    await this.record(settled);
+    return settled;
+  }
+
+  /**
+   * Writes runs whose claims `claim` finished as `missed` or `skipped`, one statement at a
+   * time (two at once deadlock on the status index's gaps), and sends their notices.
+   */
+  async record(settled: readonly UncalledRun[]): Promise<void> {
+    const d = this.d;
+    for (const [reason, group] of groupBy(settled, (s) => reasonOf(s.verdict))) {
+      const status = group[0]!.verdict.status;
+      await d.tasks.settleUncalled(
+        group.map((s) => s.run),
+        status,
+        reason,
+      );
+      d.metrics.runs.inc({ outcome: status }, group.length);
+    }
+    const notices: Promise<void>[] = [];
+    for (const { run, timer, verdict } of settled) {
+      if (verdict.status !== 'missed' || !timer) continue;
+      endedRunLogOf(d.logger).ended(
+        'missed',
+        endedRunFields(timer, taskKey(run.timerId, run.runAt), MISSED_REASON),
+      );
+      // Together, not one after another: past capacity each await queues behind the
+      // whole backlog of the process's promise callbacks.
+      const notice = d.notifier?.report(timer, 'missed', {
+        runAt: run.runAt,
+        attempts: 0,
+        httpStatus: null,
+        error: null,
+      });
+      if (notice) notices.push(notice);
+    }
+    await Promise.all(notices);
+  }
+
+  /**
+   * Claims each run and finishes the claim with its verdict; returns those it finished.
+   * Left out: a run another holds (a live executor's), one finished already, and one
+   * with a call behind it (its holder died mid-call: the compensator queues its next attempt).
+   */
+  async claim(runs: readonly UncalledRun[]): Promise<UncalledRun[]> {
+    const { claims, owner } = this.d;
+    const done = await Promise.all(
+      runs.map(async (u) => {
+        const ref = { key: taskKey(u.run.timerId, u.run.runAt), runAt: u.run.runAt };
+        const claim = await claims.claim(ref, owner, CLAIM_LEASE_MS);
+        if (claim.outcome !== 'claimed') return false;
+        if (claim.attempt > 1) {
+          await claims.release(ref, owner, claim.attempt, { attemptMade: false });
+          return false;
+        }
+        return claims.finish(ref, owner, claim.attempt, u.verdict.status);
+      }),
+    );
+    return runs.filter((_, i) => done[i]);
+  }
+}
+
+/** Skips keep their own reason (disabled, deleted, paused); every late run shares one. */
+function reasonOf(verdict: NoCall): string {
+  return verdict.status === 'missed' ? MISSED_REASON : verdict.reason;
+}
