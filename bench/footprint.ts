@@ -4,7 +4,7 @@
  * hourly at their own minute (`H * * * *`), 25% daily (`H H * * *`), 5% every minute.
  */
 import mysql from 'mysql2/promise';
-import { MYSQL_SERVER, pendingSliceRuns, redisInfo, sleep } from './harness.js';
+import { type KeyBytes, keyBytes, MYSQL_SERVER, pendingSliceRuns, redisInfo, sleep } from './harness.js';
 import { createTimerBatches, launchXtimer } from './targets.js';
 
 export interface FootprintResult {
@@ -15,6 +15,24 @@ export interface FootprintResult {
   redisBytesPerRun: number;
   mysqlBytesPerTimer: number;
   taskRows: number;
+  /** MEMORY USAGE of this xtimer's keys, over the timers, in all and by kind (slice, timer, claim…). */
+  keyBytesPerTimer: number;
+  keyBytesPerTimerByKind: Record<string, number>;
+  keysByKind: Record<string, number>;
+  /** The same after `lingerMinutes` more minutes of firing: what walked minutes leave behind. */
+  lingered?: { minutes: number; keyBytesPerTimer: number; keyBytesPerTimerByKind: Record<string, number> };
+}
+
+const perTimer = (bytes: Record<string, number>, timers: number) =>
+  Object.fromEntries(Object.entries(bytes).map(([k, b]) => [k, Math.round(b / timers)]));
+
+function printKeys(k: KeyBytes, timers: number): void {
+  const s = k.slices;
+  process.stdout.write(
+    `  Redis keys: ${Math.round(k.total / timers)} B/timer by MEMORY USAGE; by kind ${JSON.stringify(perTimer(k.byKind, timers))}\n` +
+      `  keys by kind ${JSON.stringify(k.keysByKind)}; slices of past minutes ${s.pastKeys} keys ` +
+      `${Math.round(s.pastBytes / timers)} B/timer, ahead ${s.aheadKeys} keys ${Math.round(s.aheadBytes / timers)} B/timer\n`,
+  );
 }
 
 /**
@@ -55,7 +73,11 @@ export async function mysqlBytes(database: string): Promise<{ bytes: number; tas
   }
 }
 
-export async function footprintBench(timers: number, sinkUrl: string): Promise<FootprintResult> {
+export async function footprintBench(
+  timers: number,
+  sinkUrl: string,
+  lingerMinutes = 0,
+): Promise<FootprintResult> {
   const memBefore = (await redisInfo()).usedMemory;
   const target = await launchXtimer({ env: { MIGRATE_STEP_MINUTES: '60' } });
   try {
@@ -74,6 +96,8 @@ export async function footprintBench(timers: number, sinkUrl: string): Promise<F
     }
     const pendingRuns = await plannedRuns(target.prefix, 4 * 60_000);
     const redisBytes = (await redisInfo()).usedMemory - memBefore;
+    const patterns = [`${target.prefix}*`, `{${target.database}}:*`];
+    const keys = await keyBytes(target.prefix, patterns);
     const { bytes, taskRows } = await mysqlBytes(target.database);
     const result: FootprintResult = {
       timers,
@@ -82,12 +106,27 @@ export async function footprintBench(timers: number, sinkUrl: string): Promise<F
       redisBytesPerRun: Math.round(redisBytes / Math.max(1, pendingRuns)),
       mysqlBytesPerTimer: Math.round(bytes / timers),
       taskRows,
+      keyBytesPerTimer: Math.round(keys.total / timers),
+      keyBytesPerTimerByKind: perTimer(keys.byKind, timers),
+      keysByKind: keys.keysByKind,
     };
     process.stdout.write(
       `  footprint: ${timers} timers (70% hourly, 25% daily, 5% every minute), ${pendingRuns} runs planned in Redis, ` +
         `${taskRows} in MySQL: Redis ${result.redisBytesPerTimer} B/timer (${result.redisBytesPerRun} B/planned run), ` +
         `MySQL ${result.mysqlBytesPerTimer} B/timer\n`,
     );
+    printKeys(keys, timers);
+    if (lingerMinutes > 0) {
+      await sleep(lingerMinutes * 60_000);
+      const later = await keyBytes(target.prefix, patterns);
+      process.stdout.write(`  after ${lingerMinutes} more minutes of firing:\n`);
+      printKeys(later, timers);
+      result.lingered = {
+        minutes: lingerMinutes,
+        keyBytesPerTimer: Math.round(later.total / timers),
+        keyBytesPerTimerByKind: perTimer(later.byKind, timers),
+      };
+    }
     return result;
   } finally {
     await target.stop();

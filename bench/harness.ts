@@ -90,8 +90,13 @@ export class Child {
     if (this.proc.exitCode !== null) return;
     const exited = new Promise((r) => this.proc.once('exit', r));
     this.proc.kill('SIGTERM');
-    // A profiled child writes its profile as it exits: give its shutdown the time it takes.
-    await Promise.race([exited, sleep(process.env.BENCH_CPU_PROF_DIR ? 120_000 : 15_000)]);
+    await Promise.race([exited, sleep(15_000)]);
+    // A profiled child writes its profile as it exits, which SIGKILL prevents: a second
+    // signal makes it give up its shutdown and exit.
+    if (this.proc.exitCode === null && process.env.BENCH_CPU_PROF_DIR) {
+      this.proc.kill('SIGTERM');
+      await Promise.race([exited, sleep(30_000)]);
+    }
     if (this.proc.exitCode === null) this.proc.kill('SIGKILL');
   }
 }
@@ -232,17 +237,83 @@ export async function settledOutcomes(
 export async function deleteKeys(patterns: string[]): Promise<void> {
   const r = new Redis(REDIS_URL);
   try {
-    for (const match of patterns) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await r.scan(cursor, 'MATCH', match, 'COUNT', 5000);
-        cursor = next;
-        if (keys.length > 0) await r.unlink(...keys);
-      } while (cursor !== '0');
-    }
+    await scanKeys(r, patterns, async (keys) => {
+      await r.unlink(...keys);
+    });
   } finally {
     r.disconnect();
   }
+}
+
+/** Hands each SCAN batch of keys matching the patterns to `each`. */
+async function scanKeys(
+  r: Redis,
+  patterns: string[],
+  each: (keys: string[]) => Promise<void>,
+): Promise<void> {
+  for (const match of patterns) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', match, 'COUNT', 5000);
+      cursor = next;
+      if (keys.length > 0) await each(keys);
+    } while (cursor !== '0');
+  }
+}
+
+export interface KeyBytes {
+  total: number;
+  /** MEMORY USAGE by kind: the key's first segment after the prefix (slice, timer, claim…), `queues` for BullMQ's. */
+  byKind: Record<string, number>;
+  /** Keys by kind. */
+  keysByKind: Record<string, number>;
+  /** Of the slices, those of minutes already past (walked) and those still ahead. */
+  slices: { pastBytes: number; pastKeys: number; aheadBytes: number; aheadKeys: number };
+}
+
+/**
+ * The bytes Redis holds for the keys matching the patterns (MEMORY USAGE, every element
+ * counted), by kind: the box's Redis is shared, so its used_memory also moves with
+ * others' keys.
+ */
+export async function keyBytes(prefix: string, patterns: string[], now = Date.now()): Promise<KeyBytes> {
+  const r = new Redis(REDIS_URL);
+  const out: KeyBytes = {
+    total: 0,
+    byKind: {},
+    keysByKind: {},
+    slices: { pastBytes: 0, pastKeys: 0, aheadBytes: 0, aheadKeys: 0 },
+  };
+  const thisMinute = Math.floor(now / 60_000) * 60_000;
+  try {
+    await scanKeys(r, patterns, async (keys) => {
+      const pipe = r.pipeline();
+      for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
+      const sizes = (await pipe.exec()) ?? [];
+      keys.forEach((k, i) => {
+        const n = Number(sizes[i]?.[1] ?? 0);
+        const rest = k.startsWith(prefix) ? k.slice(prefix.length) : 'queues';
+        const kind = rest.split(':')[0] ?? rest;
+        out.byKind[kind] = (out.byKind[kind] ?? 0) + n;
+        out.keysByKind[kind] = (out.keysByKind[kind] ?? 0) + 1;
+        out.total += n;
+        if (kind === 'slice') {
+          // slice:YYYY-MM-DDTHH:mm_bucket
+          const minute = Date.parse(`${rest.slice('slice:'.length, 'slice:'.length + 16)}:00.000Z`);
+          if (minute < thisMinute) {
+            out.slices.pastBytes += n;
+            out.slices.pastKeys++;
+          } else {
+            out.slices.aheadBytes += n;
+            out.slices.aheadKeys++;
+          }
+        }
+      });
+    });
+  } finally {
+    r.disconnect();
+  }
+  return out;
 }
 
 /** Members across every slice ZSET under `prefix` (the runs waiting in Redis). */

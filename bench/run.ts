@@ -5,6 +5,7 @@
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
  *                [-- --only=spread [--scale=0.02] [--spread-minutes=2]]
  *                [-- --only=million [--scale=0.02] [--minutes=2]]
+ *                [-- --only=footprint [--linger=5]]
  * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
  * run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
  * delivery lines slow, noisy, overload and spread while developing them; --scale also
@@ -72,6 +73,8 @@ const tuningSizes = args
   .map(Number);
 const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
 const minutesArg = args.find((a) => a.startsWith('--minutes='))?.slice(10);
+/** Footprint: measure again after this many more minutes of firing (what walked minutes leave). */
+const lingerArg = args.find((a) => a.startsWith('--linger='))?.slice(9);
 const oneShotMinutes = Number(minutesArg ?? 10);
 /** Whole minutes each spread variant is measured over. */
 const spreadMinutes = Number(args.find((a) => a.startsWith('--spread-minutes='))?.slice(17) ?? 2);
@@ -357,6 +360,7 @@ async function main(): Promise<void> {
       results.footprint = await footprintBench(
         quick ? 10_000 : 100_000,
         `http://127.0.0.1:${sinkPort}/footprint`,
+        Number(lingerArg ?? 0),
       );
     }
     // A million timers: only when asked for by name (it takes ~15 minutes and GBs of both stores).

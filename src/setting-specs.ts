@@ -153,7 +153,7 @@ export const SETTING_SPECS = {
     group: 'essential',
     default: '`redis://127.0.0.1:6379`',
     about:
-      'Redis ≥ 6.2 (`rediss://` for TLS); a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](operating.md#redis-cluster)); or the master Redis Sentinels watch: `redis+sentinel://host:port,host:port/master-name` ([Redis Sentinel](operating.md#redis-sentinel))',
+      'Redis ≥ 6.2 (`rediss://` for TLS); a Redis Cluster: `redis+cluster://host:port,host:port` ([Redis Cluster](operating.md#redis-cluster)); or the master Redis Sentinels watch: `redis+sentinel://host:port,host:port/master-name`, `?sentinelPassword=` when the Sentinels require a password ([Redis Sentinel](operating.md#redis-sentinel))',
     schema: z
       .string()
       .default('redis://127.0.0.1:6379')
@@ -165,7 +165,7 @@ export const SETTING_SPECS = {
           const why = (err as Error).message;
           ctx.addIssue({
             code: 'custom',
-            message: `must be a redis:// or rediss:// URL, redis+cluster://host:port,host:port for a Redis Cluster, or redis+sentinel://host:port,host:port/master-name for Redis Sentinel${why ? ` (${why})` : ''}`,
+            message: `must be a redis:// or rediss:// URL, redis+cluster://host:port,host:port for a Redis Cluster, or redis+sentinel://host:port,host:port/master-name[?sentinelPassword=…] for Redis Sentinel${why ? ` (${why})` : ''}`,
           });
         }
       }),
@@ -237,7 +237,8 @@ export const SETTING_SPECS = {
     key: 'maxBuckets',
     group: 'tuning',
     default: '`200`',
-    about: 'upper bound of the adaptive bucket count (`BUCKETS + runs/200` per minute); ≥ `BUCKETS`',
+    about:
+      "upper bound of the adaptive bucket count (`BUCKETS + runs/64` per minute, all the runs placed in it counted); ≥ `BUCKETS`; past ~`MAX_BUCKETS` × 128 runs a minute its slices leave Redis's compact encoding",
     schema: int(1, 4096).default(200),
   }),
   SCHEDULER_TICK_MS: setting({
@@ -289,7 +290,7 @@ export const SETTING_SPECS = {
     group: 'tuning',
     default: '`4`',
     about:
-      'BullMQ workers sharing `EXECUTOR_CONCURRENCY` in one process (each fetches jobs one round trip at a time)',
+      'BullMQ workers sharing `EXECUTOR_CONCURRENCY` in one process (each fetches jobs one round trip at a time); an executor without the API may take 16, which doubles what it delivers past capacity (docs/operating.md)',
     schema: int(1, 64).default(4),
   }),
   EXECUTOR_MAX_RUNS: setting({

@@ -7,6 +7,8 @@
 export interface Keys {
   slice(minuteKey: string, bucket: number): string;
   bucketCount(minuteKey: string): string;
+  /** Runs placed in a minute so far (a counter): its bucket count follows it. */
+  bucketRuns(minuteKey: string): string;
   /** Every bucket count a minute's runs were placed with (a set): where a run of it may sit. */
   bucketCountsUsed(minuteKey: string): string;
   sliceLock(minuteKey: string, bucket: number): string;
@@ -22,8 +24,10 @@ export interface Keys {
   claim(dayKey: string, taskKey: string): string;
   /** A timer's overlap slots (tagged by timer): its run in flight, and its one buffered run. */
   overlap(timerId: number, slot: 'running' | 'buffered'): string;
-  /** A timer as executors fire it (timer-copies.ts), so that firing does not need MySQL. */
+  /** A timer as executors fire it (timer-copies.ts, compact), so that firing does not need MySQL. */
   timerCopy(timerId: number): string;
+  /** Where earlier releases kept a timer's copy (its JSON): read while such copies live out their time. */
+  legacyTimerCopy(timerId: number): string;
   /** An app's sealed signing secrets (app-copies.ts), likewise. */
   appCopy(app: string): string;
   /** The pause of the whole service, as executors read it (MySQL keeps it too). */
@@ -61,6 +65,7 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
   return {
     slice: (minute, bucket) => `${prefix}slice:${minute}_${bucket}`,
     bucketCount: (minute) => `${prefix}bucket_cnt:${minute}`,
+    bucketRuns: (minute) => `${prefix}bucket_runs:${minute}`,
     bucketCountsUsed: (minute) => `${prefix}bucket_cnts:${minute}`,
     sliceLock: (minute, bucket) => `${prefix}lock:slice:${minute}_${bucket}`,
     migratorLock: (window) => `${prefix}lock:migrator:${window}`,
@@ -71,7 +76,8 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
     lateSweepLock: () => `${prefix}lock:late-sweep`,
     outcomeStash: () => `${prefix}outcomes:unwritten`,
     servicePause: () => `${prefix}pause:all`,
-    timerCopy: (id) => `${prefix}timer:${id}`,
+    timerCopy: (id) => `${prefix}copy:${id}`,
+    legacyTimerCopy: (id) => `${prefix}timer:${id}`,
     appCopy: (app) => `${prefix}app:${app}`,
     overlap: (timerId, slot) => `${prefix}overlap:{${timerId}}:${slot}`,
     slicesIntact: () => `${prefix}slices:intact`,

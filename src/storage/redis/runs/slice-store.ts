@@ -11,8 +11,14 @@ type ScriptedPipeline = ChainableCommander & {
   raiseBucketCount(key: string, wanted: number, expireAtMs: number): ChainableCommander;
 };
 
-/** Slices live 24 h past their minute. */
-export const SLICE_TTL_MS = 24 * 3600_000;
+/**
+ * How long a minute's slices (and its bucket counts) outlive it. Nothing reads a slice
+ * after its minute has been walked: a scheduler scans a minute until the next one ends,
+ * and the compensator settles from MySQL the pending runs of older minutes. 10 minutes
+ * leave a wide margin over that; the 24 h they used to live kept a day of walked runs,
+ * ~90 members per timer of the usual mix, several times what the runs still ahead take.
+ */
+export const SLICE_TTL_MS = 10 * MINUTE;
 const ZADD_CHUNK = 1000;
 
 /** A run in a slice: which timer, when, and the timer version it was planned for. */
@@ -45,15 +51,19 @@ export class SliceStore {
   ) {}
 
   /**
-   * Places runs into their slices. `minuteTotals` (runs per minute across all timers,
-   * when the caller knows them, as the migrator does) sizes each minute's bucket count.
+   * Places runs into their slices. A minute's bucket count follows the runs placed in it
+   * so far, or `minuteTotals` (runs per minute across all timers, when the caller knows
+   * them, as the migrator does) where that is more. Sized by each placement alone, a
+   * minute filled by many small ones (creates, a batch of a thousand timers ~17 runs a
+   * minute) kept the base count, and its first buckets outgrew Redis's compact encoding.
    */
   async addRuns(runs: readonly SliceRun[], minuteTotals?: ReadonlyMap<number, number>): Promise<void> {
     if (runs.length === 0) return;
     const byMinute = groupBy(runs, (r) => minuteStart(r.runAt));
     const minutes = [...byMinute.keys()];
+    const placed = await this.countPlaced(minutes.map((m) => [m, byMinute.get(m)!.length] as const));
     const counts = await this.raiseBucketCounts(
-      minutes.map((m) => [m, minuteTotals?.get(m) ?? byMinute.get(m)!.length] as const),
+      minutes.map((m, i) => [m, Math.max(placed[i]!, minuteTotals?.get(m) ?? 0)] as const),
     );
     const batch = new SlotBatch(this.redis);
     for (let i = 0; i < minutes.length; i++) {
@@ -149,6 +159,18 @@ export class SliceStore {
     const out: SliceEntry[] = [];
     for (let i = 0; i < raw.length; i += 2) out.push({ member: raw[i]!, runAt: Number(raw[i + 1]) });
     return out;
+  }
+
+  /** Adds each minute's runs to its counter: the runs placed in it so far. */
+  private async countPlaced(minutes: ReadonlyArray<readonly [number, number]>): Promise<number[]> {
+    const batch = new SlotBatch(this.redis);
+    for (const [m, runs] of minutes) {
+      const key = this.keys.bucketRuns(minuteKey(m));
+      batch.on(key).incrby(key, runs);
+      batch.on(key).pexpireat(key, m + MINUTE + SLICE_TTL_MS);
+    }
+    const replies = await batch.execOrThrow();
+    return minutes.map((_, i) => Number(replies[2 * i]));
   }
 
   private async raiseBucketCounts(minutes: ReadonlyArray<readonly [number, number]>): Promise<number[]> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minuteKey } from '../../../../../src/domain/plan/slice.js';
+import { MINUTE, minuteKey } from '../../../../../src/domain/plan/slice.js';
 import { createKeys } from '../../../../../src/storage/redis/keys.js';
 import { SliceStore } from '../../../../../src/storage/redis/runs/slice-store.js';
 import { createTestStores, type TestStores } from '../../../../helpers/stores.js';
@@ -40,5 +40,36 @@ describe('removing runs from their slices', () => {
       { timerId: 13, runAt: M + 2000, version: 1 },
     ]);
     expect(await members(M)).toEqual([]);
+  });
+});
+
+describe('sizing a minute', () => {
+  it('grows its bucket count with all the runs placed in it, however small each placement', async () => {
+    const minute = Date.parse('2030-09-02T10:00:00Z');
+    // 40 placements of 16 runs (a batch of creates each): 640 runs, 10 + 640/64 buckets.
+    for (let p = 0; p < 40; p++)
+      await slices.addRuns(
+        Array.from({ length: 16 }, (_, i) => ({ timerId: p * 16 + i, runAt: minute + 1000, version: 1 })),
+      );
+    expect(await slices.bucketCounts([minute])).toEqual([20]);
+    // The migrator's total, where it is more, sizes it as before.
+    await slices.addRuns([{ timerId: 9999, runAt: minute + 2000, version: 1 }], new Map([[minute, 64 * 64]]));
+    expect(await slices.bucketCounts([minute])).toEqual([74]);
+  });
+});
+
+describe('how long a minute is kept', () => {
+  it('keeps its slices and bucket counts 10 minutes past the minute, not a day of walked runs', async () => {
+    const now = Date.now();
+    const minute = Math.floor(now / MINUTE) * MINUTE + 2 * MINUTE;
+    await slices.addRuns([{ timerId: 7, runAt: minute + 5000, version: 1 }]);
+    const keys = createKeys(stores.config.prefix);
+    const m = minuteKey(minute);
+    const expiries = await Promise.all(
+      [keys.slice(m, 7), keys.bucketCount(m), keys.bucketCountsUsed(m)].map((k) =>
+        stores.redis.pexpiretime(k),
+      ),
+    );
+    for (const at of expiries) expect(at).toBe(minute + MINUTE + 10 * MINUTE);
   });
 });
