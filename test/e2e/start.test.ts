@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/storage/redis/connection.js';
 import { withScripts } from '../../src/storage/redis/scripts.js';
+import { freePort } from '../helpers/processes.js';
 import {
   deleteKeys,
   dropDatabase,
@@ -53,15 +53,6 @@ function start(env: Record<string, string>): Started {
     signal: signal as NodeJS.Signals | null,
   }));
   return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
 }
 
 async function databaseExists(name: string): Promise<boolean> {

@@ -9,15 +9,30 @@ const FROM_SOURCE = ['--import', 'tsx', 'workers/main.ts'];
 /** The compiled entrypoint, as `npm start` runs it (build it first: scripts/build.mjs). */
 export const FROM_DIST = ['dist/workers/main.js'];
 
-/** A port nobody listens on right now. */
+// Ports are drawn below the kernel's ephemeral range (32768+ here): a port the kernel
+// handed out and took back can go to any outgoing connection before the child binds it.
+// Kept under 22768 so that a Redis Cluster node's bus port (+10000) stays below it too.
+const PORTS_FROM = 10_000;
+const PORTS_TO = 22_768;
+const handedOut = new Set<number>();
+
+/** A port nobody listens on right now, not handed out before in this worker. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; tries < 1_000; tries++) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM));
+    if (handedOut.has(port) || !(await isFree(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${PORTS_FROM} and ${PORTS_TO}`);
+}
+
+/** Whether a listener can bind `port` on 127.0.0.1 right now. */
+export function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 

@@ -1,11 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort } from './processes.js';
+import { freePort, isFree } from './processes.js';
 import { eventually } from './stores.js';
 
 const execFileAsync = promisify(execFile);
@@ -169,18 +168,10 @@ function running(proc: ChildProcess): boolean {
   return proc.exitCode === null && proc.signalCode === null;
 }
 
-/** A free port whose cluster bus port (+10000) is free and valid too. */
+/** A free port whose cluster bus port (+10000) is free too. */
 async function clusterPort(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port + BUS_OFFSET <= 65_535 && (await isFree(port + BUS_OFFSET))) return port;
+    if (await isFree(port + BUS_OFFSET)) return port;
   }
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }
