@@ -6,8 +6,8 @@
  * minute beside the floor sending as many calls at that instant, the CPU per 1,000 fires,
  * and the migrator planning the next hour of all of them. `--scale` shrinks the count.
  */
-import { Redis } from 'ioredis';
 import mysql from 'mysql2/promise';
+import { loadConfig } from '../src/config.js';
 import { copyTtlMs } from '../src/domain/plan/migration-window.js';
 import { createLogger } from '../src/observability/logger.js';
 import { WindowPlanner } from '../src/services/planning/window-planner.js';
@@ -22,6 +22,7 @@ import { TimerCopies } from '../src/storage/redis/timer-copies.js';
 import { mysqlBytes, plannedRuns } from './footprint.js';
 import {
   cpuMeterWithStores,
+  keyBytes,
   MYSQL_SERVER,
   REDIS_URL,
   redisInfo,
@@ -70,7 +71,8 @@ export interface MillionResult {
     cpuPercent: Record<string, number>;
   };
   floor: { calls: number; stats: SinkStats; cpuMsPer1000Fires: Record<string, number> };
-  migrator: { runs: number; seconds: number; runsPerSecond: number };
+  /** The hour's planning, or why it failed (the figures before it stand). */
+  migrator: { runs: number; seconds: number; runsPerSecond: number } | { error: string };
 }
 
 const perTimer = (bytes: Record<string, number>, timers: number) =>
@@ -84,44 +86,6 @@ function per1000(cpu: Record<string, number>, seconds: number, fires: number): R
       fires === 0 ? 0 : Math.round(((pct / 100) * seconds * 1e6) / fires),
     ]),
   );
-}
-
-/**
- * The bytes Redis holds for the keys matching the patterns (MEMORY USAGE, every element
- * counted), by kind (the key's first segment after the prefix: slice, timer, claim…): the
- * box's Redis is shared, so its used_memory also moves with others' keys.
- */
-async function keyBytes(
-  prefix: string,
-  patterns: string[],
-): Promise<{ total: number; byKind: Record<string, number> }> {
-  const r = new Redis(REDIS_URL);
-  const byKind: Record<string, number> = {};
-  let total = 0;
-  try {
-    for (const match of patterns) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await r.scan(cursor, 'MATCH', match, 'COUNT', 5000);
-        cursor = next;
-        if (keys.length > 0) {
-          const pipe = r.pipeline();
-          for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
-          const sizes = (await pipe.exec()) ?? [];
-          keys.forEach((k, i) => {
-            const n = Number(sizes[i]?.[1] ?? 0);
-            const rest = k.startsWith(prefix) ? k.slice(prefix.length) : 'queues';
-            const kind = rest.split(':')[0] ?? rest;
-            byKind[kind] = (byKind[kind] ?? 0) + n;
-            total += n;
-          });
-        }
-      } while (cursor !== '0');
-    }
-  } finally {
-    r.disconnect();
-  }
-  return { total, byKind };
 }
 
 /** The id range of the timers with this cron (created in one stretch, so contiguous). */
@@ -143,6 +107,7 @@ async function idRange(database: string, cron: string): Promise<{ min: number; m
  * WindowPlanner, slices and timer copies the service builds, on the bench's stores.
  */
 async function planAnHour(target: XtimerTarget): Promise<MillionResult['migrator']> {
+  const config = loadConfig();
   const database = openDatabase(`${MYSQL_SERVER}/${target.database}`);
   const redis = withScripts(createRedis(REDIS_URL));
   try {
@@ -155,7 +120,7 @@ async function planAnHour(target: XtimerTarget): Promise<MillionResult['migrator
     const migration = new WindowPlanner(
       new TimerRepository(database.db),
       new TaskRepository(database.db, database.pool),
-      new SliceStore(redis, keys, { buckets: 10, maxBuckets: 200 }),
+      new SliceStore(redis, keys, { buckets: config.buckets, maxBuckets: config.maxBuckets }),
       async () => undefined,
       1500,
       createLogger('silent'),
@@ -254,11 +219,13 @@ export async function millionBench(timers: number, minutes: number, sink: SinkRe
     );
 
     process.stdout.write('  the migrator plans the next hour of every timer…\n');
-    const migrator = await planAnHour(target);
+    const migrator = await planAnHour(target).catch((err: Error) => ({ error: String(err.stack ?? err) }));
     const twoWindows = (await keyBytes(target.prefix, patterns)).total;
     process.stdout.write(
-      `  migrator: ${migrator.runs} runs in ${migrator.seconds} s (${migrator.runsPerSecond} runs/s); ` +
-        `Redis with two windows planned ${Math.round(twoWindows / timers)} B/timer\n`,
+      'error' in migrator
+        ? `  migrator: failed: ${migrator.error}\n`
+        : `  migrator: ${migrator.runs} runs in ${migrator.seconds} s (${migrator.runsPerSecond} runs/s); ` +
+            `Redis with two windows planned ${Math.round(twoWindows / timers)} B/timer\n`,
     );
     result = {
       timers,

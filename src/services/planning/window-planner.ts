@@ -1,6 +1,7 @@
 import { type PlannedWindow, planWindow } from '../../domain/plan/plan-window.js';
 import { minuteStart } from '../../domain/plan/slice.js';
 import type { Timer } from '../../domain/timer.js';
+import { awaitedLater } from '../../lib/awaited-later.js';
 import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
 import type { PlannedRun, TaskRepository } from '../../storage/db/tasks/task-repository.js';
@@ -35,6 +36,12 @@ export interface WindowPlannerOptions {
   pageSize: number;
   /** Rows per INSERT round (several multi-row statements). */
   flushRows: number;
+  /**
+   * Timers a batch holds at most, runs or not: in an hour's window most daily timers have
+   * none, and a batch of a quarter of a million timers overflowed the stack building one
+   * statement with each id as a parameter.
+   */
+  flushTimers: number;
   /** How far back a timer's missed runs are caught up after an outage. */
   maxCatchUpMs: number;
   /**
@@ -51,6 +58,7 @@ const DEFAULTS: WindowPlannerOptions = {
   clock: Date.now,
   pageSize: 1000,
   flushRows: 20_000,
+  flushTimers: 5_000,
   maxCatchUpMs: 24 * 3600_000,
   restRatio: 0,
 };
@@ -173,58 +181,67 @@ export class WindowPlanner {
       runs += batchRows.length;
       onProgress?.({ phase: 'mysql', timers: planned.length, runs });
       await redisTail;
-      redisTail = (async () => {
-        if (this.copy) {
-          const withRuns = new Set(batchRows.map((r) => r.timerId));
-          await this.copy(timers.filter((p) => withRuns.has(p.timer.id)).map((p) => p.timer));
+      redisTail = awaitedLater(
+        (async () => {
+          if (this.copy) {
+            const withRuns = new Set(batchRows.map((r) => r.timerId));
+            await this.copy(timers.filter((p) => withRuns.has(p.timer.id)).map((p) => p.timer));
+          }
+          await this.slices.addRuns(batchRows, minuteTotals);
+          // Only where the timer is still the version planned: a change made meanwhile
+          // re-planned it from its own near-term horizon, which must stand (or its new
+          // schedule's runs up to this horizon would never be planned).
+          for (const [version, plain] of groupBy(
+            timers.filter((p) => isPlain(p, horizonMs)),
+            (p) => p.timer.version,
+          )) {
+            // In small groups: one UPDATE locking thousands of timer rows queues every change
+            // of any of them (a disable during an incident) behind its slowest lock.
+            for (let i = 0; i < plain.length; i += PLANNED_UNTIL_GROUP) {
+              await this.timers.setPlannedUntil(
+                plain.slice(i, i + PLANNED_UNTIL_GROUP).map((p) => p.timer.id),
+                horizonMs,
+                version,
+              );
+            }
+          }
+          for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
+            await this.timers.recordPlan(p.timer.id, p.before, p.next);
+          }
+          // Runs due by now, or whose slice window the trigger has read already, are queued
+          // as well: their slices will not be walked again. "Now" moves on while a big
+          // window is planned (minutes), so it is taken after the runs are in their slices.
+          const soon = nowMs + (this.options.clock() - clockAtStart) + this.prereadMs + 1000;
+          const due = batchRows.filter((r) => r.runAt < soon);
+          if (due.length > 0) await this.dispatch(executeJobs(due, 'migrator'));
+          placed += batchRows.length;
+          onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });
+        })(),
+      );
+    };
+    try {
+      for (const p of planned) {
+        if (signal?.aborted) break;
+        for (const runAt of planWindow(p.timer, p.from, horizonMs).runAts) {
+          rows.push({ timerId: p.timer.id, app: p.timer.app, runAt, version: p.timer.version });
         }
-        await this.slices.addRuns(batchRows, minuteTotals);
-        // Only where the timer is still the version planned: a change made meanwhile
-        // re-planned it from its own near-term horizon, which must stand (or its new
-        // schedule's runs up to this horizon would never be planned).
-        for (const [version, plain] of groupBy(
-          timers.filter((p) => isPlain(p, horizonMs)),
-          (p) => p.timer.version,
-        )) {
-          // In small groups: one UPDATE locking thousands of timer rows queues every change
-          // of any of them (a disable during an incident) behind its slowest lock.
-          for (let i = 0; i < plain.length; i += PLANNED_UNTIL_GROUP) {
-            await this.timers.setPlannedUntil(
-              plain.slice(i, i + PLANNED_UNTIL_GROUP).map((p) => p.timer.id),
-              horizonMs,
-              version,
-            );
+        batch.push(p);
+        if (rows.length >= this.options.flushRows || batch.length >= this.options.flushTimers) {
+          const earliest = rows.reduce((min, r) => Math.min(min, r.runAt), Number.POSITIVE_INFINITY);
+          const began = Date.now();
+          await flush();
+          if (this.options.restRatio > 0 && earliest > Date.now() + REST_SLACK_MS) {
+            await new Promise((r) => setTimeout(r, (Date.now() - began) * this.options.restRatio));
           }
         }
-        for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
-          await this.timers.recordPlan(p.timer.id, p.before, p.next);
-        }
-        // Runs due by now, or whose slice window the trigger has read already, are queued
-        // as well: their slices will not be walked again. "Now" moves on while a big
-        // window is planned (minutes), so it is taken after the runs are in their slices.
-        const soon = nowMs + (this.options.clock() - clockAtStart) + this.prereadMs + 1000;
-        const due = batchRows.filter((r) => r.runAt < soon);
-        if (due.length > 0) await this.dispatch(executeJobs(due, 'migrator'));
-        placed += batchRows.length;
-        onProgress?.({ phase: 'redis', timers: planned.length, runs: placed });
-      })();
-    };
-    for (const p of planned) {
-      if (signal?.aborted) break;
-      for (const runAt of planWindow(p.timer, p.from, horizonMs).runAts) {
-        rows.push({ timerId: p.timer.id, app: p.timer.app, runAt, version: p.timer.version });
       }
-      batch.push(p);
-      if (rows.length >= this.options.flushRows) {
-        const earliest = rows.reduce((min, r) => Math.min(min, r.runAt), Number.POSITIVE_INFINITY);
-        const began = Date.now();
-        await flush();
-        if (this.options.restRatio > 0 && earliest > Date.now() + REST_SLACK_MS) {
-          await new Promise((r) => setTimeout(r, (Date.now() - began) * this.options.restRatio));
-        }
-      }
+      if (batch.length > 0) await flush();
+    } catch (err) {
+      // A batch's MySQL write failed: its predecessor's Redis step still runs, and the
+      // caller may close the stores the moment this returns.
+      await redisTail.catch(() => undefined);
+      throw err;
     }
-    if (batch.length > 0) await flush();
     await redisTail;
     return { timers: planned.length, runs, ms: Date.now() - started, stopped: signal?.aborted ?? false };
   }

@@ -120,6 +120,9 @@ export interface NewTimer {
 }
 
 /** A value of a timer column as an SQL literal (strings escaped, times as UTC DATETIME(3)). */
+/** Ids one statement names at most. */
+const ID_CHUNK = 5_000;
+
 const ms = (d: Date | null): number | null => (d === null ? null : d.getTime());
 const date = (v: number | null): Date | null => (v === null ? null : new Date(v));
 
@@ -512,12 +515,17 @@ export class TimerRepository {
 
   /** Of `ids`, the timers still active, with their version now (one query, for the migrator). */
   async activeVersions(ids: readonly number[]): Promise<Map<number, number>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .select({ id: timers.id, version: timers.version })
-      .from(timers)
-      .where(and(inArray(timers.id, [...ids]), eq(timers.status, 'active')));
-    return new Map(rows.map((r) => [r.id, r.version]));
+    const out = new Map<number, number>();
+    // In chunks: drizzle spreads a statement's parameters into one call, which overflows
+    // the stack past ~100,000 of them.
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const rows = await this.db
+        .select({ id: timers.id, version: timers.version })
+        .from(timers)
+        .where(and(inArray(timers.id, ids.slice(i, i + ID_CHUNK)), eq(timers.status, 'active')));
+      for (const r of rows) out.set(r.id, r.version);
+    }
+    return out;
   }
 
   /** A page of active timers (id order) whose runs stop short of `beforeMs`, with where they stop. */

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Timer } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
-import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
+import {
+  WindowPlanner,
+  type WindowPlannerOptions,
+} from '../../../../src/services/planning/window-planner.js';
 import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
@@ -58,6 +62,23 @@ async function sliceMembers(): Promise<Map<string, number>> {
     }
   } while (cursor !== '0');
   return found;
+}
+
+/** A planner over this file's stores, reading 7 timers a page; `over` swaps in a part. */
+function plannerWith(
+  options: Partial<WindowPlannerOptions>,
+  over: { timers?: TimerRepository; tasks?: TaskRepository; copy?: (timers: Timer[]) => Promise<void> } = {},
+): WindowPlanner {
+  return new WindowPlanner(
+    over.timers ?? timers,
+    over.tasks ?? tasks,
+    slices,
+    async (jobs) => dispatched.push(...jobs),
+    1500,
+    createLogger('silent'),
+    { pageSize: 7, ...options },
+    over.copy,
+  );
 }
 
 beforeAll(async () => {
@@ -121,15 +142,7 @@ describe('migration', () => {
       }
       return page;
     };
-    const racingPlanner = new WindowPlanner(
-      racing,
-      tasks,
-      slices,
-      async (jobs) => dispatched.push(...jobs),
-      1500,
-      createLogger('silent'),
-      { pageSize: 7, flushRows: 500 },
-    );
+    const racingPlanner = plannerWith({ flushRows: 500 }, { timers: racing });
     await racingPlanner.run(T0 + HOUR, T0);
     const [rows] = await stores.database.pool.query(
       'SELECT t.name, COUNT(k.run_at) AS n FROM timers t LEFT JOIN tasks k ON k.timer_id = t.id GROUP BY t.name',
@@ -173,15 +186,7 @@ describe('migration', () => {
     for (let i = 0; i < 20; i++) ids.push((await addTimer(`slow${i}`, '* * * * *')).id);
     // Each batch takes the clock 20 minutes further, as a million timers' window does under load.
     let clock = T0;
-    const slow = new WindowPlanner(
-      timers,
-      tasks,
-      slices,
-      async (jobs) => dispatched.push(...jobs),
-      1500,
-      createLogger('silent'),
-      { pageSize: 7, flushRows: 500, clock: () => clock },
-    );
+    const slow = plannerWith({ flushRows: 500, clock: () => clock });
     await slow.run(T0 + HOUR, T0, {
       onProgress: ({ phase }) => {
         if (phase === 'mysql') clock += 20 * 60_000;
@@ -206,18 +211,7 @@ describe('migration', () => {
   it('stops between batches when its signal is aborted (shutdown): what it wrote is whole, the next run plans the rest', async () => {
     for (let i = 0; i < 20; i++) await addTimer(`s${i}`, '* * * * *');
     const stopping = new AbortController();
-    const batched = new WindowPlanner(
-      timers,
-      tasks,
-      slices,
-      async () => undefined,
-      1500,
-      createLogger('silent'),
-      {
-        pageSize: 7,
-        flushRows: 100,
-      },
-    );
+    const batched = plannerWith({ flushRows: 100 });
     const first = await batched.run(T0 + HOUR, T0, {
       signal: stopping.signal,
       onProgress: (p) => {
@@ -235,6 +229,70 @@ describe('migration', () => {
     expect(rest.stopped).toBe(false);
     expect(await countRuns()).toBe(20 * 60);
     expect((await sliceMembers()).size).toBe(20 * 60);
+  });
+
+  it('fails with a batch’s Redis error, which never escapes as an unhandled rejection while the next batch is written', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`r${i}`, '* * * * *');
+    const failing = plannerWith(
+      { flushRows: 100 },
+      {
+        copy: async () => {
+          throw new Error('Redis went away');
+        },
+      },
+    );
+    await expect(failing.run(T0 + HOUR, T0)).rejects.toThrow('Redis went away');
+  });
+
+  it('returns from a failed MySQL write only once the batch before it is in Redis (its caller closes the stores then)', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`w${i}`, '* * * * *');
+    let inserts = 0;
+    const failingTasks = Object.assign(Object.create(tasks) as TaskRepository, {
+      insertRuns: async (...args: Parameters<TaskRepository['insertRuns']>) => {
+        if (++inserts === 2) throw new Error('MySQL went away');
+        return tasks.insertRuns(...args);
+      },
+    });
+    let copied = false;
+    const planner = plannerWith(
+      { flushRows: 100 },
+      {
+        tasks: failingTasks,
+        copy: async () => {
+          await new Promise((r) => setTimeout(r, 200));
+          copied = true;
+        },
+      },
+    );
+    await expect(planner.run(T0 + HOUR, T0)).rejects.toThrow('MySQL went away');
+    expect(copied).toBe(true);
+    expect((await sliceMembers()).size).toBe(await countRuns());
+  });
+
+  it('plans a window most timers have no run in a batch of timers at a time', async () => {
+    for (let i = 0; i < 20; i++) await addTimer(`d${i}`, '0 3 * * *');
+    let batches = 0;
+    const planner = plannerWith({ flushRows: 500, flushTimers: 5 });
+    const result = await planner.run(T0 + HOUR, T0, {
+      onProgress: (p) => {
+        if (p.phase === 'mysql') batches++;
+      },
+    });
+    expect(result).toMatchObject({ timers: 20, runs: 0 });
+    expect(batches).toBe(4);
+    const [row] = (
+      await stores.database.pool.query('SELECT MIN(planned_until) AS p FROM timers')
+    )[0] as any[];
+    expect(row.p.getTime()).toBe(T0 + HOUR);
+  });
+
+  it('reads the versions of a quarter of a million timers at once (the daily timers of a million)', async () => {
+    const a = await addTimer('v1', '* * * * *');
+    const b = await addTimer('v2', '* * * * *');
+    const ids = Array.from({ length: 250_000 }, (_, i) => a.id + 1_000_000 + i);
+    ids.push(a.id, b.id);
+    const versions = await timers.activeVersions(ids);
+    expect([...versions.keys()].sort()).toEqual([a.id, b.id].sort());
   });
 
   it('rebuilds the slices from MySQL after Redis lost them', async () => {
