@@ -68,7 +68,7 @@ export class CalendarService {
             const by = schedule.skippedBy(schedule.nominalOf(runAt)) ?? schedule.skippedBy(runAt);
             return by === null ? null : `skipped: calendar ${by.join(', ')}`;
           });
-          const cancelled = await deps.planner.cancel(timer.id, now, tasks);
+          const cancelled = await deps.stopper.cancelFrom(tx, timer.id, now);
           const planned = await deps.planner.plan(
             updated,
             now,

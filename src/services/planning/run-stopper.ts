@@ -94,6 +94,23 @@ export class RunStopper {
     return (await this.stopAll(tx, [{ ...timer, disabledAt }])).get(timer.id) ?? [];
   }
 
+  /**
+   * A re-plan's cancel: the timer's scheduled runs still pending from `fromMs`, except
+   * those an executor already holds. Runs are claimed ahead of their time and may be in
+   * their call when the change commits: such a row stays, for its holder to record.
+   */
+  async cancelFrom(tx: Transaction, timerId: number, fromMs: number): Promise<PendingRun[]> {
+    const tasks = new TaskRepository(tx.db, tx.conn);
+    const soon = await tasks.pendingOfTimerBetween(timerId, fromMs, this.now() + CLAIMED_AHEAD_MS);
+    const records = soon.length === 0 ? [] : await this.claims.peek(soon.map(refOf));
+    const held = soon.filter((_, i) => records[i] !== null && records[i] !== undefined);
+    return tasks.deletePending(
+      timerId,
+      fromMs,
+      held.map((r) => r.runAt),
+    );
+  }
+
   private async stopAll(
     tx: Transaction,
     stops: readonly { id: number; maxRuns: number | null; disabledAt: number }[],

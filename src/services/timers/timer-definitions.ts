@@ -189,7 +189,7 @@ export class TimerDefinitions {
         }
         const marks = await deps.publisher.mark(tx, [id]);
         if (!replans) return { change: NO_CHANGE, marks };
-        const cancelled = await deps.planner.cancel(id, now, this.store.tasksIn(tx));
+        const cancelled = await deps.stopper.cancelFrom(tx, id, now);
         const updated = await this.store.lockedTimer(tx, id);
         const planned = await deps.planner.plan(
           updated,

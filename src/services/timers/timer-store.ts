@@ -33,8 +33,11 @@ export interface TimerDeps {
   planner: RunPlanner;
   /** Takes each committed change to Redis (copies, announcements, slices), or leaves it to the repair. */
   publisher: PlanPublisher;
-  /** Stops a disabled timer's runs in an enable's transaction, before it plans again. */
-  stopper: Pick<RunStopper, 'stopIn'>;
+  /**
+   * Stops a disabled timer's runs in an enable's transaction, before it plans again, and
+   * cancels a re-planned timer's runs, leaving those already claimed to their holders.
+   */
+  stopper: Pick<RunStopper, 'stopIn' | 'cancelFrom'>;
   /** The runs' claim records: a retried run's is reopened. */
   claims: Pick<RunClaims, 'reopen'>;
   /** Tells every process a timer changed (their caches drop it). */

@@ -340,7 +340,7 @@ export class TimersAsCode {
       return { planned, cancelled: stopped };
     }
     if (status !== 'active' || !changesSchedule(diff.patch)) return NO_CHANGE;
-    const cancelled = await deps.planner.cancel(id, now, tasks);
+    const cancelled = await deps.stopper.cancelFrom(tx, id, now);
     const planned = await deps.planner.plan(updated, now, tasks, timers, cancelled.length);
     return { planned, cancelled };
   }

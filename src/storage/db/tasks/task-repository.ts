@@ -212,6 +212,16 @@ export class TaskRepository {
     return (rows as PendingRow[]).map(toPendingRun);
   }
 
+  /** One timer's scheduled runs still `pending` and due in [fromMs, toMs). */
+  async pendingOfTimerBetween(timerId: number, fromMs: number, toMs: number): Promise<PendingRun[]> {
+    const [rows] = await this.pool.query(
+      `SELECT timer_id, run_at, timer_version FROM tasks
+        WHERE timer_id = ? AND status = 'pending' AND run_trigger = 'schedule' AND run_at >= ? AND run_at < ?`,
+      [timerId, sqlDateTime(fromMs), sqlDateTime(toMs)],
+    );
+    return (rows as PendingRow[]).map(toPendingRun);
+  }
+
   /** Records these runs, where still `pending`, as `skipped` with `reason`. */
   async skipEach(runs: readonly { timerId: number; runAt: number }[], reason: string): Promise<void> {
     for (let i = 0; i < runs.length; i += UPDATE_BATCH) {

@@ -92,3 +92,29 @@ it('stops a batch of disables in one go: each timer’s backlog skipped and late
   );
   expect([a, b, stale].map((t) => planned.get(t!.id))).toEqual([2, 2, 5]);
 });
+
+it('cancels a re-planned timer’s runs from the change on, but leaves those already claimed (or called) to their holders', async () => {
+  const timers = new TimerRepository(stores.database.db);
+  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  const claims = new RunClaims(stores.redis, createKeys(stores.config.prefix), { now: () => T0 });
+  const timer = await timers.insert(testDraft({ app: 'replan', name: 'every-second' }));
+  const runAts = [-1000, 0, 1000, 2000, 120_000].map((ms) => T0 + ms);
+  await tasks.insertRuns(runAts.map((runAt) => ({ timerId: timer.id, app: 'replan', runAt, version: 1 })));
+  // Called and answered just before the change committed, and claimed ahead of its time.
+  const called = { key: taskKey(timer.id, T0), runAt: T0 };
+  await claims.claim(called, 'holder', 10_000);
+  await claims.finish(called, 'holder', 1, 'succeeded');
+  await claims.claim({ key: taskKey(timer.id, T0 + 1000), runAt: T0 + 1000 }, 'holder', 10_000);
+
+  const stopper = new RunStopper(stores.database, claims, () => T0);
+  const cancelled = await stores.database.transaction((tx) => stopper.cancelFrom(tx, timer.id, T0));
+  expect(cancelled.map((r) => r.runAt - T0).sort((x, y) => x - y)).toEqual([2000, 120_000]);
+  const states = await tasks.states(runAts.map((runAt) => ({ timerId: timer.id, runAt })));
+  expect(runAts.map((runAt) => states.get(taskKey(timer.id, runAt))?.status ?? null)).toEqual([
+    'pending',
+    'pending',
+    'pending',
+    null,
+    null,
+  ]);
+});
