@@ -47,7 +47,8 @@ const MAX_PAGES = 40;
  * oldest first, judges each as an executor would, and settles them through
  * UncalledRuns: claimed and finished at once, so a copy still queued is dropped at its
  * claim, then written `missed` (or `skipped`: a timer disabled or deleted, the service
- * paused) a page a statement.
+ * paused) a page a statement. A run it finds already settled that way but still pending
+ * (its settler's write was lost) is written too, as its claim record says.
  */
 export class LateSweep {
   private readonly uncalled: UncalledRuns;
@@ -115,7 +116,7 @@ export class LateSweep {
       );
       if (verdict) judged.push({ run, timer, verdict });
     }
-    return this.uncalled.claim(judged);
+    return this.uncalled.claim(judged, true);
   }
 }
 

@@ -87,24 +87,41 @@ export class UncalledRuns {
    * Claims each run and finishes the claim with its verdict; returns those it finished.
    * Left out: a run another holds (a live executor's), one finished already, and one
    * with a call behind it (its holder died mid-call: the compensator queues its next attempt).
+   *
+   * `readPendingLate`: the runs were read pending in MySQL long after their time. One whose
+   * claim was already finished without a call (`missed` or `skipped`) lost that write (its
+   * settler's MySQL was away, or it died): it is returned too, to be written as its record says.
    */
-  async claim(runs: readonly UncalledRun[]): Promise<UncalledRun[]> {
+  async claim(runs: readonly UncalledRun[], readPendingLate = false): Promise<UncalledRun[]> {
     const { claims, owner } = this.d;
-    const done = await Promise.all(
-      runs.map(async (u) => {
+    const settled = await Promise.all(
+      runs.map(async (u): Promise<UncalledRun | null> => {
         const ref = { key: taskKey(u.run.timerId, u.run.runAt), runAt: u.run.runAt };
         const claim = await claims.claim(ref, owner, CLAIM_LEASE_MS);
-        if (claim.outcome !== 'claimed') return false;
+        if (claim.outcome === 'done') return readPendingLate ? unwritten(u, claim) : null;
+        if (claim.outcome !== 'claimed') return null;
         if (claim.attempt > 1) {
           await claims.release(ref, owner, claim.attempt, { attemptMade: false });
-          return false;
+          return null;
         }
-        return claims.finish(ref, owner, claim.attempt, u.verdict.status);
+        return (await claims.finish(ref, owner, claim.attempt, u.verdict.status)) ? u : null;
       }),
     );
-    return runs.filter((_, i) => done[i]);
+    return settled.filter((u) => u !== null);
   }
 }
+
+/** What a run finished without a call, whose write was lost, is recorded as; null: a call was made. */
+function unwritten(u: UncalledRun, claim: { attempt: number; status: string }): UncalledRun | null {
+  if (claim.attempt !== 1 || (claim.status !== 'missed' && claim.status !== 'skipped')) return null;
+  if (claim.status === u.verdict.status) return u;
+  return { ...u, verdict: { status: claim.status, reason: UNWRITTEN_REASON[claim.status] } };
+}
+
+const UNWRITTEN_REASON = {
+  missed: MISSED_REASON,
+  skipped: 'skipped: as its claim record says (what settled it could not write why)',
+} as const;
 
 /** Skips keep their own reason (disabled, deleted, paused); every late run shares one. */
 function reasonOf(verdict: NoCall): string {

@@ -108,6 +108,29 @@ describe('a run still pending past its misfire threshold', () => {
     expect(await stateOf(run)).toMatchObject({ status: 'pending' });
   });
 
+  it('is written as its claim record says when the settler that finished it lost its write', async () => {
+    // Settled in bulk (claim finished) by a process whose MySQL was away: the row stayed pending.
+    const missed = await lateRun(40_000, { misfireThresholdMs: 5000 });
+    const skipped = await lateRun(40_000, { misfireThresholdMs: 5000 });
+    const called = await lateRun(40_000, { misfireThresholdMs: 5000 });
+    for (const [run, status] of [
+      [missed, 'missed'],
+      [skipped, 'skipped'],
+      [called, 'succeeded'],
+    ] as const) {
+      await claims.claim(run.ref, 'settler', LEASE);
+      await claims.finish(run.ref, 'settler', 1, status);
+    }
+    expect(await sweep.run()).toMatchObject({ missed: 1, skipped: 1 });
+    expect(await stateOf(missed)).toMatchObject({ status: 'missed', attempts: 0 });
+    expect(await stateOf(skipped)).toMatchObject({
+      status: 'skipped',
+      error: 'skipped: as its claim record says (what settled it could not write why)',
+    });
+    // A call was made: its outcome is the compensator's to recover, with its attempts.
+    expect(await stateOf(called)).toMatchObject({ status: 'pending' });
+  });
+
   it('is left to the executor that holds it', async () => {
     const run = await lateRun(5 * 60_000);
     await claims.claim(run.ref, 'executor', LEASE);
