@@ -14,6 +14,8 @@ export interface UncalledRun {
   run: { timerId: number; runAt: number };
   timer: Timer | null;
   verdict: NoCall;
+  /** Finished before, by a settler whose write was lost: it counted and notified already. */
+  unwritten?: boolean;
 }
 
 export interface UncalledRunsDeps {
@@ -50,19 +52,29 @@ export class UncalledRuns {
 
   /**
    * Writes runs whose claims `claim` finished as `missed` or `skipped`, one statement at a
-   * time (two at once deadlock on the status index's gaps), and sends their notices.
+   * time (two at once deadlock on the status index's gaps), and sends their notices. They
+   * are counted and noticed even when the write fails: their claims say how they ended,
+   * and the late sweep writes what was lost without counting or noticing them again.
    */
   async record(settled: readonly UncalledRun[]): Promise<void> {
-    const d = this.d;
-    for (const [reason, group] of groupBy(settled, (s) => reasonOf(s.verdict))) {
-      const status = group[0]!.verdict.status;
-      await d.tasks.settleUncalled(
-        group.map((s) => s.run),
-        status,
-        reason,
-      );
-      d.metrics.runs.inc({ outcome: status }, group.length);
+    try {
+      for (const [reason, group] of groupBy(settled, (s) => reasonOf(s.verdict))) {
+        await this.d.tasks.settleUncalled(
+          group.map((s) => s.run),
+          group[0]!.verdict.status,
+          reason,
+        );
+      }
+    } finally {
+      await this.announce(settled.filter((s) => !s.unwritten));
     }
+  }
+
+  /** Counts the runs this settler finished, logs the missed ones and sends their notices. */
+  private async announce(settled: readonly UncalledRun[]): Promise<void> {
+    const d = this.d;
+    for (const [status, group] of groupBy(settled, (s) => s.verdict.status))
+      d.metrics.runs.inc({ outcome: status }, group.length);
     const notices: Promise<void>[] = [];
     for (const { run, timer, verdict } of settled) {
       if (verdict.status !== 'missed' || !timer) continue;
@@ -114,8 +126,10 @@ export class UncalledRuns {
 /** What a run finished without a call, whose write was lost, is recorded as; null: a call was made. */
 function unwritten(u: UncalledRun, claim: { attempt: number; status: string }): UncalledRun | null {
   if (claim.attempt !== 1 || (claim.status !== 'missed' && claim.status !== 'skipped')) return null;
-  if (claim.status === u.verdict.status) return u;
-  return { ...u, verdict: { status: claim.status, reason: UNWRITTEN_REASON[claim.status] } };
+  const status = claim.status;
+  const verdict: NoCall =
+    status === u.verdict.status ? u.verdict : { status, reason: UNWRITTEN_REASON[status] };
+  return { ...u, verdict, unwritten: true };
 }
 
 const UNWRITTEN_REASON = {

@@ -7,6 +7,7 @@ import type { RunToExecute } from '../../../../src/services/firing/run-execution
 import { MissedInBulk } from '../../../../src/services/firing/settle/missed-in-bulk.js';
 import { UncalledRuns } from '../../../../src/services/firing/settle/uncalled-runs.js';
 import { TimerCache } from '../../../../src/services/firing/timer-cache.js';
+import { openDatabase } from '../../../../src/storage/db/client.js';
 import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
@@ -91,6 +92,38 @@ describe("a job's runs past their misfire threshold", () => {
       [1, { verdict: 'missed', attempt: 0 }],
     ]);
     expect([await statusOf(a), await statusOf(b)]).toEqual(['missed', 'missed']);
+    expect(await claims.claim(refOf(a), 'executor', LEASE)).toMatchObject({
+      outcome: 'done',
+      status: 'missed',
+    });
+  });
+
+  it('are counted missed even when MySQL refuses their write: their claims say how they ended', async () => {
+    const away = openDatabase(stores.config.mysqlUrl);
+    await away.close();
+    const refused = new MissedInBulk({
+      cache: new TimerCache(
+        (ids) => timers.findByIds(ids),
+        60_000,
+        () => T0,
+      ),
+      uncalled: new UncalledRuns({
+        tasks: new TaskRepository(away.db, away.pool),
+        claims,
+        owner: 'bulk',
+        metrics,
+        logger: createLogger('silent'),
+      }),
+      metrics,
+      now: () => T0,
+    });
+    const a = await lateRun(40_000);
+    const b = await lateRun(50_000);
+    await expect(refused.take([a, b])).rejects.toThrow();
+    const counted = (await metrics.runs.get()).values.find((v) => v.labels.outcome === 'missed');
+    expect(counted?.value).toBe(2);
+    // Left for the late sweep to write (late-sweep.test.ts), as the claims say.
+    expect([await statusOf(a), await statusOf(b)]).toEqual(['pending', 'pending']);
     expect(await claims.claim(refOf(a), 'executor', LEASE)).toMatchObject({
       outcome: 'done',
       status: 'missed',
