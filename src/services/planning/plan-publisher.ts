@@ -93,6 +93,11 @@ export class PlanPublisher {
   );
   /** Timers whose stop is queued or under way here: a repair does not queue it again. */
   private readonly stopping = new Set<number>();
+  /**
+   * Timers with a publication queued or under way here, and how many: behind a wave of
+   * disables a mark outlives REPAIR_AFTER_MS while its publisher is only slow, not gone.
+   */
+  private readonly publishing = new Map<number, number>();
 
   constructor(private readonly d: PlanPublisherDeps) {
     this.ttlMs = copyTtlMs(d.stepMinutes);
@@ -109,8 +114,18 @@ export class PlanPublisher {
    * published together (an incident's thousands of disables: a few round trips a batch).
    */
   async publish(p: Publication): Promise<void> {
-    const { stopped } = await this.batches.add(p);
-    if (stopped.length > 0) await settledWithin(Promise.all(stopped), this.d.stopWaitMs ?? STOP_WAIT_MS);
+    const ids = p.marks.map((m) => m.timerId);
+    for (const id of ids) this.publishing.set(id, (this.publishing.get(id) ?? 0) + 1);
+    try {
+      const { stopped } = await this.batches.add(p);
+      if (stopped.length > 0) await settledWithin(Promise.all(stopped), this.d.stopWaitMs ?? STOP_WAIT_MS);
+    } finally {
+      for (const id of ids) {
+        const left = (this.publishing.get(id) ?? 1) - 1;
+        if (left > 0) this.publishing.set(id, left);
+        else this.publishing.delete(id);
+      }
+    }
   }
 
   /** Publishes a batch; for each publication, the stops of its disabled timers that began at once. */
@@ -189,13 +204,14 @@ export class PlanPublisher {
    */
   async repair(): Promise<number> {
     const now = this.d.now();
-    const marks = await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH);
+    // A stop or a publication still queued here is under way, not lost.
+    const marks = (await this.d.outbox.olderThan(now - REPAIR_AFTER_MS, REPAIR_BATCH)).filter(
+      (m) => !this.stopping.has(m.timerId) && !this.publishing.has(m.timerId),
+    );
     if (marks.length === 0) return 0;
     const found = new Map((await this.d.timers.findByIds(marks.map((m) => m.timerId))).map((t) => [t.id, t]));
     const horizon = planHorizon(now, this.d.stepMinutes);
     for (const mark of marks) {
-      // A stop still queued here is under way, not lost.
-      if (this.stopping.has(mark.timerId)) continue;
       const timer = found.get(mark.timerId);
       const planned =
         timer && timer.status !== 'inactive'

@@ -111,3 +111,53 @@ it('answers a wave of disables without waiting for the stops queued behind other
   await eventually(async () => (await outbox.olderThan(now + 60_000, 10)).length === 0, 'every mark cleared');
   for (const t of made) expect(await tasks.countForTimer(t.id, ['pending'])).toBe(0);
 });
+
+it('leaves to a publication still under way here the mark it is to clear, and repairs the mark once that publication failed', async () => {
+  const timers = new TimerRepository(stores.database.db);
+  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  const outbox = new PlanOutboxRepository(stores.database.pool);
+  const timer = await timers.insert(testDraft({ app: 'slow', name: 'behind-a-wave' }));
+  const core = createTestCore(stores);
+  const copies = new TimerCopies(stores.redis, core.keys);
+  // Copies reach Redis when the test lets them: the first attempt then fails, as Redis might.
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let puts = 0;
+  const publisher = new PlanPublisher({
+    outbox,
+    copies: {
+      put: async (...args: Parameters<TimerCopies['put']>) => {
+        if (++puts > 1) return copies.put(...args);
+        await gate;
+        throw new Error('Connection is closed.');
+      },
+      forget: (...args: Parameters<TimerCopies['forget']>) => copies.forget(...args),
+    },
+    appCopies: new AppCopies(stores.redis, core.keys),
+    apps: new AppRepository(stores.database.db),
+    planner: core.planner,
+    stopper: { stopMany: async () => [] },
+    announce: async () => undefined,
+    timers,
+    tasks,
+    stepMinutes: stores.config.migrateStepMinutes,
+    logger: createLogger('silent'),
+    // Every mark is past REPAIR_AFTER_MS by this clock.
+    now: () => Date.now() + 60_000,
+  });
+  const marks = await outbox.mark([timer.id]);
+  const publishing = publisher.publish({
+    marks,
+    timers: [timer],
+    announce: [timer.id],
+    change: { planned: [], cancelled: [] },
+  });
+  await eventually(() => puts === 1, 'the publication under way');
+  expect(await publisher.repair()).toBe(0);
+  expect(puts).toBe(1);
+  open();
+  await publishing;
+  // It failed: the mark is the repair's now.
+  expect(await publisher.repair()).toBe(1);
+  expect(await outbox.olderThan(Date.now() + 60_000, 10)).toEqual([]);
+});
