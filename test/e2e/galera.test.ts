@@ -23,6 +23,33 @@ let scratch: Database | undefined;
 let idle: Database | undefined;
 let clusterStartMs = 0;
 
+/**
+ * 20 every-second timers (fire_all: a late run still fires), once `windowMs` of their runs
+ * have all arrived: the ids, and when their first judged run was due.
+ */
+async function firing(windowMs: number): Promise<{ ids: number[]; from: number }> {
+  const ids = await createTimers(xtimer.api(), 20, {
+    callback: { url: sink.url() },
+    misfirePolicy: 'fire_all',
+    misfireThresholdMs: 300_000,
+  });
+  const from = Math.ceil(Date.now() / 1000) * 1000 + 3000;
+  await sleep(from + windowMs + 2000 - Date.now());
+  expect(deliveryReport(sink, ids, from, from + windowMs).missing).toEqual([]);
+  return { ids, from };
+}
+
+/** Runs of `ids` due in [from, to) not yet finished, as `node` holds them. */
+async function openRuns(node: number, ids: readonly number[], from: number, to: number): Promise<number> {
+  const [row] = await galera.query<{ open: number }>(
+    node,
+    `SELECT COUNT(*) AS open FROM ${name}.tasks WHERE timer_id IN (${ids.join(',')})
+       AND run_at >= FROM_UNIXTIME(${from / 1000}) AND run_at < FROM_UNIXTIME(${to / 1000})
+       AND status IN ('pending', 'running')`,
+  );
+  return Number(row?.open);
+}
+
 beforeAll(async () => {
   const t0 = Date.now();
   galera = new GaleraCluster(3);
@@ -102,14 +129,7 @@ describe('on a 3-node Galera cluster', () => {
     for (const p of xtimer.procs) expect(p.logs('MySQL host in use').map((l) => l.host)).toEqual([hostOf(0)]);
 
     // Late runs still fire (fire_all, 5 min): one whose result the dead node took with it is settled again.
-    const ids = await createTimers(xtimer.api(), 20, {
-      callback: { url: sink.url() },
-      misfirePolicy: 'fire_all',
-      misfireThresholdMs: 300_000,
-    });
-    const from = Math.ceil(Date.now() / 1000) * 1000 + 3000;
-    await sleep(from + 6000 - Date.now());
-    expect(deliveryReport(sink, ids, from, from + 4000).missing).toEqual([]);
+    const { ids, from } = await firing(4000);
 
     galera.kill(0);
     const killedAt = Date.now();
@@ -145,20 +165,9 @@ describe('on a 3-node Galera cluster', () => {
       expect(p.logs('MySQL host failed; moved to the next').map((l) => l.host)).toEqual([hostOf(1)]);
 
     // Every run of the judged span is finished in MySQL, as each node holds it.
-    const open = async (node: number) =>
-      galera.query<{ open: number }>(
-        node,
-        `SELECT COUNT(*) AS open FROM ${name}.tasks WHERE timer_id IN (${ids.join(',')})
-           AND run_at >= FROM_UNIXTIME(${from / 1000}) AND run_at < FROM_UNIXTIME(${to / 1000})
-           AND status IN ('pending', 'running')`,
-      );
-    await eventually(async () => Number((await open(1))[0]?.open) === 0, 'every run terminal', 60_000, 500);
-    await eventually(
-      async () => Number((await open(0))[0]?.open) === 0,
-      'the same on the node that came back',
-      10_000,
-      200,
-    );
+    const open = (node: number) => openRuns(node, ids, from, to);
+    await eventually(async () => (await open(1)) === 0, 'every run terminal', 60_000, 500);
+    await eventually(async () => (await open(0)) === 0, 'the same on the node that came back', 10_000, 200);
     const [{ total }] = (await galera.query<{ total: number }>(
       0,
       `SELECT COUNT(*) AS total FROM ${name}.tasks WHERE timer_id IN (${ids.join(',')})
@@ -190,14 +199,7 @@ describe('on a 3-node Galera cluster', () => {
     );
     await idle.pool.query('SELECT 1');
 
-    const ids = await createTimers(xtimer.api(), 20, {
-      callback: { url: sink.url() },
-      misfirePolicy: 'fire_all',
-      misfireThresholdMs: 300_000,
-    });
-    const from = Math.ceil(Date.now() / 1000) * 1000 + 3000;
-    await sleep(from + 5000 - Date.now());
-    expect(deliveryReport(sink, ids, from, from + 3000).missing).toEqual([]);
+    const { ids, from } = await firing(3000);
 
     await galera.isolate(inUse);
     const isolatedAt = Date.now();
@@ -242,21 +244,10 @@ describe('on a 3-node Galera cluster', () => {
       },
     ]);
 
-    const open = async (node: number) =>
-      galera.query<{ open: number }>(
-        node,
-        `SELECT COUNT(*) AS open FROM ${name}.tasks WHERE timer_id IN (${ids.join(',')})
-           AND run_at >= FROM_UNIXTIME(${from / 1000}) AND run_at < FROM_UNIXTIME(${to / 1000})
-           AND status IN ('pending', 'running')`,
-      );
+    const open = (node: number) => openRuns(node, ids, from, to);
+    await eventually(async () => (await open(next)) === 0, 'every run terminal', 60_000, 500);
     await eventually(
-      async () => Number((await open(next))[0]?.open) === 0,
-      'every run terminal',
-      60_000,
-      500,
-    );
-    await eventually(
-      async () => Number((await open(inUse))[0]?.open) === 0,
+      async () => (await open(inUse)) === 0,
       'the same on the node that was cut off',
       10_000,
       200,
