@@ -149,6 +149,21 @@ export function exposureProblem(config: Config): string | null {
   );
 }
 
+/**
+ * How a process's roles share its threads: with API_THREAD=own, an api beside other roles
+ * keeps the main thread and the others get a worker thread of their own (which serves no
+ * metrics port: the api's /metrics includes its figures).
+ */
+export function threadsOf(config: Config): { main: Config; thread: Config | null } {
+  const others = config.roles.filter((r) => r !== 'api');
+  if (config.apiThread === 'shared' || others.length === 0 || others.length === config.roles.length)
+    return { main: config, thread: null };
+  return {
+    main: { ...config, roles: ['api'] },
+    thread: { ...config, roles: others, metricsPort: undefined },
+  };
+}
+
 /** The configuration of this process: its environment and its command-line arguments. */
 export function loadProcessConfig(): Config {
   return loadConfig(process.env, process.argv.slice(2));

@@ -72,6 +72,7 @@ export function createCore(
   redis: ScriptedRedis,
   now: () => number = Date.now,
   logs: ConnectionLogs = connectionLogs(logger, config),
+  foreground: Foreground = new Foreground(),
 ): Core {
   const keys = createKeys(config.prefix, { cluster: isCluster(redis) });
   const queues = createQueues(redis, keys);
@@ -170,7 +171,7 @@ export function createCore(
     queues,
     notifier,
     metrics: new Metrics(),
-    foreground: new Foreground(),
+    foreground,
     connectionLogs: logs,
     now,
   };

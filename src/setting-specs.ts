@@ -301,6 +301,14 @@ export const SETTING_SPECS = {
       'runs one executor process carries at once (claimed, waiting for their due ms, or in their callback); past it the process fetches no more jobs and the backlog waits in the queue unclaimed, so an overloaded process keeps its pace: runs get late, not lost',
     schema: int(100, 1_000_000).default(20_000),
   }),
+  API_THREAD: setting({
+    key: 'apiThread',
+    group: 'tuning',
+    default: '`own`',
+    about:
+      'in a process that runs the api beside other roles: `own` gives the api the main thread and runs the other roles in a worker thread, so that its answers never wait behind a saturated executor; `shared` runs every role on one thread',
+    schema: z.enum(['own', 'shared']).default('own'),
+  }),
   BACKFILL_RATE: setting({
     key: 'backfillRate',
     group: 'policy',

@@ -1,3 +1,4 @@
+import { withDeadline } from './lib/with-deadline.js';
 import type { Logger } from './observability/logger.js';
 
 /** A shutdown step taking this long is logged at info. */
@@ -15,6 +16,8 @@ interface Step {
   stop: () => Promise<void> | void;
   /** Keeps what it quickly can (outcomes to Redis) and says what it leaves behind. */
   abandon?: (() => Promise<Abandoned>) | undefined;
+  /** A thread's steps stand behind this one: what it abandons is theirs, by their names. */
+  thread?: boolean;
 }
 
 /**
@@ -38,6 +41,11 @@ export class Shutdown {
     this.steps.push({ name, stop, abandon });
   }
 
+  /** A step that stops another thread's roles; its abandon answers for each of its steps. */
+  addThread(name: string, stop: Step['stop'], abandon: () => Promise<Record<string, Abandoned>>): void {
+    this.steps.push({ name, stop, abandon, thread: true });
+  }
+
   /** Runs every step once, newest first; later calls wait for the first. */
   run(reason: string): Promise<void> {
     this.running ??= this.runSteps(reason);
@@ -50,19 +58,29 @@ export class Shutdown {
    */
   async abandon(reason: string): Promise<void> {
     const left = [...this.steps].reverse().filter((s) => !this.stopped.has(s));
-    const abandoned: Record<string, Abandoned> = {};
-    await withDeadline(
-      Promise.all(
-        left.map(async (s) => {
-          if (s.abandon) abandoned[s.name] = await s.abandon().catch((err) => ({ error: String(err) }));
-        }),
-      ),
-      ABANDON_MS,
-    ).catch(() => undefined);
+    const abandoned = await this.keep();
     this.logger.warn(
       { reason, during: this.current?.name ?? null, notStopped: left.map((s) => s.name), abandoned },
       'second signal: exiting without waiting for the rest of the shutdown',
     );
+  }
+
+  /** Each step not yet stopped keeps what it can within `withinMs`; what each leaves behind, by step. */
+  async keep(withinMs = ABANDON_MS): Promise<Record<string, Abandoned>> {
+    const left = [...this.steps].reverse().filter((s) => !this.stopped.has(s));
+    const abandoned: Record<string, Abandoned> = {};
+    await withDeadline(
+      Promise.all(
+        left.map(async (s) => {
+          if (!s.abandon) return;
+          const kept = await s.abandon().catch((err) => ({ error: String(err) }));
+          if (s.thread) Object.assign(abandoned, kept);
+          else abandoned[s.name] = kept;
+        }),
+      ),
+      withinMs,
+    ).catch(() => undefined);
+    return abandoned;
   }
 
   private async runSteps(reason: string): Promise<void> {
@@ -86,14 +104,4 @@ export class Shutdown {
     this.current = null;
     this.logger.info('shut down');
   }
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

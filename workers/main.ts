@@ -1,51 +1,24 @@
 /**
- * The one entrypoint: runs the roles XTIMER_ROLES names (default all) in this process.
- * It is the composition root: config → connections → services → roles, with shutdown
- * registered in reverse order.
+ * The one entrypoint: runs the roles XTIMER_ROLES names (default all) in this process,
+ * the api on the main thread and the others in a thread of their own (API_THREAD).
  */
-import { type Config, ConfigError, exposureProblem, loadProcessConfig } from '../src/config.js';
-import { createCore } from '../src/core.js';
-import { untilReady } from '../src/lib/until-ready.js';
-import { connectionLogs } from '../src/observability/connection-log.js';
-import { createLogger } from '../src/observability/logger.js';
-import { Shutdown } from '../src/shutdown.js';
-import { openDatabase, watchConnections } from '../src/storage/db/client.js';
-import { prepareDatabase } from '../src/storage/db/migrate.js';
-import { createRedis } from '../src/storage/redis/connection.js';
-import { RedisClock } from '../src/storage/redis/redis-clock.js';
-import { withScripts } from '../src/storage/redis/scripts.js';
-import { startRoles } from './start-roles.js';
+import { type Config, ConfigError, exposureProblem, loadProcessConfig, threadsOf } from '../src/config.js';
+import { Foreground, OWN_THREAD_PATIENCE_MS } from '../src/services/firing/admission/foreground.js';
+import type { Shutdown } from '../src/shutdown.js';
+import { compose } from './compose.js';
+import { startRolesThread } from './start-roles-thread.js';
 
 export async function main(config: Config): Promise<Shutdown> {
-  const logger = createLogger(config.logLevel, {}, undefined, config.logFormat);
-  const shutdown = new Shutdown(logger, config.shutdownGraceMs);
-  const logs = connectionLogs(logger, config);
-
-  const firstHost = await untilReady(logs.mysql, () => prepareDatabase(config.mysqlUrl));
-  const log = logger.child({ component: 'mysql' });
-  const database = openDatabase(config.mysqlUrl, {}, { firstHost, log });
-  watchConnections(database, logs.mysql);
-  shutdown.add('mysql', () => database.close());
-
-  const redis = withScripts(createRedis(config.redisUrl, { connectionName: 'xtimer' }));
-  logs.redis.watch(redis);
-  shutdown.add('redis', () => redis.quit().then(() => undefined));
-  await untilReady(logs.redis, () => redis.ping().then(() => undefined));
-
-  // Runs are due by Redis's clock, the one every process shares: a node whose clock runs
-  // ahead must not release them early.
-  const clock = await new RedisClock(redis).start();
-  shutdown.add('clock', () => clock.stop());
-  if (Math.abs(clock.offsetMs) > 250)
-    logger.warn(
-      { offsetMs: clock.offsetMs },
-      "this machine's clock differs from Redis's; runs go by Redis's",
-    );
-  const core = createCore(config, logger, database, redis, clock.now, logs);
-  core.metrics.onScrape(async () => core.metrics.clockOffset.set(clock.offsetMs / 1000));
-
-  await startRoles(core, shutdown);
-  logger.info({ roles: config.roles }, 'xtimer started');
+  const threads = threadsOf(config);
+  // Its executor in the other thread yields to the api only once a request has waited.
+  const foreground = threads.thread ? new Foreground({ patienceMs: OWN_THREAD_PATIENCE_MS }) : undefined;
+  const { core, shutdown } = await compose(threads.main, { foreground });
+  if (threads.thread !== null) {
+    // Registered last, so it stops first: the api answers until the other roles are done.
+    const thread = await startRolesThread(threads.thread, core);
+    shutdown.addThread('roles thread', thread.close, thread.abandon);
+  }
+  core.logger.info({ roles: config.roles, thread: threads.thread?.roles ?? [] }, 'xtimer started');
   return shutdown;
 }
 

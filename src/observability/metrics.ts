@@ -1,4 +1,16 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client';
+
+/** One registry's figures as prom-client hands them between threads. */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
 
 /**
  * Prometheus metrics of one process, served at /metrics. Names are `xtimer_*`; labels
@@ -84,6 +96,8 @@ export class Metrics {
   readonly clockOffset = new Gauge({
     name: 'xtimer_clock_offset_seconds',
     help: 'How far Redis TIME is ahead of this process’s clock; runs are released by the corrected clock.',
+    // Each thread measures it: the process's figure is theirs, not their sum.
+    aggregator: 'average',
     registers: [this.registry],
   });
 
@@ -149,10 +163,51 @@ export class Metrics {
     this.collectors.push(collect);
   }
 
+  /**
+   * Adds another thread's figures to every scrape (its roles' metrics, when the api has the
+   * main thread to itself): counters and histograms are summed, gauges as each one says.
+   */
+  addSource(read: () => Promise<MetricsSnapshot>): void {
+    this.sources.push(read);
+  }
+
+  /**
+   * This registry's figures, its collectors run first: what a thread hands over, without
+   * the process's own (CPU, memory, file descriptors), which the main thread reports once.
+   */
+  async snapshot({ processWide = true } = {}): Promise<MetricsSnapshot> {
+    await this.collect();
+    const all = (await this.registry.getMetricsAsJSON()) as MetricsSnapshot;
+    return processWide ? all : all.filter((m) => !m.name.startsWith('xtimer_process_'));
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
+    if (this.sources.length === 0) {
+      await this.collect();
+      return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    }
+    // A source that does not answer (its thread stopping) leaves its figures out of this scrape.
+    const all = await Promise.all([this.snapshot(), ...this.sources.map((read) => read().catch(() => []))]);
+    const merged = AggregatorRegistry.aggregate(all);
+    // Figures no thread may sum (the process's start time) are this thread's to give.
+    const own = all[0]!.filter((m) => m.aggregator === 'omit').map(exposition);
+    return { contentType: merged.contentType, body: (await merged.metrics()) + own.join('') };
+  }
+
+  private async collect(): Promise<void> {
     await Promise.all(this.collectors.map((c) => c().catch(() => undefined)));
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
   private readonly collectors: Array<() => Promise<void>> = [];
+  private readonly sources: Array<() => Promise<MetricsSnapshot>> = [];
+}
+
+/** One metric in the text exposition format. */
+function exposition(m: MetricsSnapshot[number]): string {
+  const escaped = (v: unknown) => String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+  const lines = m.values.map((v) => {
+    const labels = Object.entries(v.labels ?? {}).map(([k, l]) => `${k}="${escaped(l)}"`);
+    return `${m.name}${labels.length > 0 ? `{${labels.join(',')}}` : ''} ${v.value}`;
+  });
+  return `# HELP ${m.name} ${m.help}\n# TYPE ${m.name} ${m.type}\n${lines.join('\n')}\n`;
 }

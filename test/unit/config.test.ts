@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, threadsOf } from '../../src/config.js';
 import { ROLES } from '../../src/setting-specs.js';
 import { clusterTarget, sentinelTarget } from '../../src/storage/redis/connection.js';
 
@@ -216,5 +216,31 @@ describe('Redis Sentinel in the settings', () => {
       expect(() => loadConfig({ REDIS_URL: url })).toThrow(
         expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
       );
+  });
+});
+
+describe('threadsOf', () => {
+  it('gives the api the main thread and the other roles a thread of their own', () => {
+    const config = loadConfig({ METRICS_PORT: '9464' });
+    const { main, thread } = threadsOf(config);
+    expect(main.roles).toEqual(['api']);
+    expect(thread?.roles).toEqual(ROLES.filter((r) => r !== 'api'));
+    // The api's /metrics carries the thread's figures: the thread serves none itself.
+    expect(thread?.metricsPort).toBeUndefined();
+  });
+
+  it('keeps one thread when API_THREAD=shared, when there is no api, or when there is nothing beside it', () => {
+    for (const env of [
+      { API_THREAD: 'shared' },
+      { XTIMER_ROLES: 'trigger,executor' },
+      { XTIMER_ROLES: 'api' },
+    ]) {
+      const config = loadConfig(env);
+      expect(threadsOf(config)).toEqual({ main: config, thread: null });
+    }
+  });
+
+  it('names the setting when its value is not one it knows', () => {
+    expect(() => loadConfig({ API_THREAD: 'split' })).toThrow(/API_THREAD/);
   });
 });

@@ -63,4 +63,26 @@ describe('Shutdown', () => {
       abandoned: { executor: { callsInFlight: 3, outcomesLost: 0 } },
     });
   });
+
+  it("reports a thread's abandoned steps under their own names", async () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', {}, { write: (l: string) => lines.push(l) });
+    const shutdown = new Shutdown(logger, 60_000);
+    shutdown.add('api', () => undefined);
+    shutdown.addThread(
+      'roles thread',
+      () => new Promise<void>(() => undefined),
+      async () => ({ executor: { callsInFlight: 1, outcomesLost: 0 }, trigger: { walks: 2 } }),
+    );
+    void shutdown.run('SIGTERM');
+    await vi.advanceTimersByTimeAsync(10);
+    await shutdown.abandon('SIGTERM');
+    const said = lines.map((l) => JSON.parse(l)).find((l) => l.msg.startsWith('second signal'));
+    expect(said).toMatchObject({
+      during: 'roles thread',
+      notStopped: ['roles thread', 'api'],
+      abandoned: { executor: { callsInFlight: 1, outcomesLost: 0 }, trigger: { walks: 2 } },
+    });
+    expect(said.abandoned['roles thread']).toBeUndefined();
+  });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { API_FIRST_MAX_LOOKS, ApiFirst } from '../../../../../src/services/firing/admission/api-first.js';
 import { Foreground } from '../../../../../src/services/firing/admission/foreground.js';
 
@@ -62,5 +62,45 @@ describe('the foreground of a process', () => {
     await expect(foreground.serve(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     foreground.busySinceLastLook();
     expect(foreground.busySinceLastLook()).toBe(false);
+  });
+
+  it("is seen by an executor in another thread, over the api's shared counts", async () => {
+    const api = new Foreground();
+    const executor = new Foreground({ shared: api.shared });
+    let answer!: () => void;
+    const serving = api.serve(() => new Promise<void>((r) => (answer = r)));
+    expect(executor.busySinceLastLook()).toBe(true);
+    answer();
+    await serving;
+    expect(executor.busySinceLastLook()).toBe(false);
+  });
+
+  it('with a thread of its own, counts only a request that has waited its patience', async () => {
+    vi.useFakeTimers();
+    try {
+      const api = new Foreground({ patienceMs: 200 });
+      const executor = new Foreground({ shared: api.shared });
+      // Answered in time: the executor goes on.
+      await api.serve(async () => {
+        await vi.advanceTimersByTimeAsync(50);
+      });
+      expect(executor.busySinceLastLook()).toBe(false);
+      // Still waiting past its patience: the executor yields, look after look.
+      let answer!: () => void;
+      const serving = api.serve(() => new Promise<void>((r) => (answer = r)));
+      await vi.advanceTimersByTimeAsync(150);
+      expect(executor.busySinceLastLook()).toBe(false);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(executor.busySinceLastLook()).toBe(true);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(executor.busySinceLastLook()).toBe(true);
+      answer();
+      await serving;
+      // Answered late: counted once more, then no longer.
+      expect(executor.busySinceLastLook()).toBe(true);
+      expect(executor.busySinceLastLook()).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

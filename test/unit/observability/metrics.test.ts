@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { Metrics } from '../../../src/observability/metrics.js';
+
+/** One process's /metrics when its roles run in a thread beside the api's. */
+describe('Metrics with another thread as a source', () => {
+  it("adds the thread's counters and histograms to this thread's, and reports the process's own figures once", async () => {
+    const api = new Metrics();
+    const roles = new Metrics();
+    api.runs.inc({ outcome: 'succeeded' }, 2);
+    roles.runs.inc({ outcome: 'succeeded' }, 5);
+    roles.lateness.observe(0.02);
+    api.clockOffset.set(0.004);
+    roles.clockOffset.set(0.006);
+    api.addSource(() => roles.snapshot({ processWide: false }));
+
+    const { body } = await api.render();
+    const value = (line: string) =>
+      Number(
+        body
+          .split('\n')
+          .find((l) => l.startsWith(`${line} `))
+          ?.split(' ')[1],
+      );
+    expect(value('xtimer_runs_total{outcome="succeeded"}')).toBe(7);
+    expect(value('xtimer_fire_lateness_seconds_count')).toBe(1);
+    // Both threads measure the same clock: the figure is theirs, not their sum.
+    expect(value('xtimer_clock_offset_seconds')).toBeCloseTo(0.005);
+    // Process-wide figures come from this thread alone, each once.
+    for (const name of ['xtimer_process_cpu_seconds_total', 'xtimer_process_start_time_seconds']) {
+      expect(body.split('\n').filter((l) => l.startsWith(`${name} `))).toHaveLength(1);
+    }
+    const used = process.cpuUsage();
+    const cpu = value('xtimer_process_cpu_seconds_total');
+    expect(cpu).toBeGreaterThan(0);
+    expect(cpu).toBeLessThanOrEqual((used.user + used.system) / 1e6);
+  });
+
+  it('serves its own figures when the thread does not answer', async () => {
+    const api = new Metrics();
+    api.runs.inc({ outcome: 'failed' });
+    api.addSource(() => Promise.reject(new Error('no answer in 5000 ms')));
+    const { body } = await api.render();
+    expect(body).toContain('xtimer_runs_total{outcome="failed"} 1');
+  });
+});
