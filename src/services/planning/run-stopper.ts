@@ -47,27 +47,34 @@ export class RunStopper {
    */
   async stopMany(requests: readonly StopRequest[]): Promise<PendingRun[][]> {
     if (requests.length === 0) return [];
-    const ids = [...new Set(requests.map((r) => r.timerId))].sort((a, b) => a - b);
+    const select = { id: timers.id, version: timers.version, status: timers.status, maxRuns: timers.maxRuns };
+    const stillDisabled = (rows: readonly { id: number; version: number; status: string }[]) => {
+      const current = new Map(rows.map((r) => [r.id, r]));
+      return requests.filter((r) => {
+        const row = current.get(r.timerId);
+        return row !== undefined && row.version === r.version && row.status === 'inactive';
+      });
+    };
+    // A timer changed since its disable (enabled, which stopped its runs itself, or edited)
+    // is left out before any lock: the batch's long transaction would hold its row, and an
+    // operator's next change to it would wait for the whole batch.
+    const seen = await this.database.db
+      .select(select)
+      .from(timers)
+      .where(inArray(timers.id, [...new Set(requests.map((r) => r.timerId))]));
+    const ids = [...new Set(stillDisabled(seen).map((r) => r.timerId))].sort((a, b) => a - b);
+    if (ids.length === 0) return requests.map(() => []);
     return this.database.transaction(async (tx) => {
       // In id order, as every batch locks them: two batches never wait on each other in a cycle.
       const rows = await tx.db
-        .select({ id: timers.id, version: timers.version, status: timers.status, maxRuns: timers.maxRuns })
+        .select(select)
         .from(timers)
         .where(inArray(timers.id, ids))
         .orderBy(timers.id)
         .for('update');
       const current = new Map(rows.map((r) => [r.id, r]));
       // The same disable published twice (a repair racing its publisher) is stopped once.
-      const due = [
-        ...new Map(
-          requests
-            .filter((r) => {
-              const row = current.get(r.timerId);
-              return row !== undefined && row.version === r.version && row.status === 'inactive';
-            })
-            .map((r) => [r.timerId, r]),
-        ).values(),
-      ];
+      const due = [...new Map(stillDisabled(rows).map((r) => [r.timerId, r])).values()];
       const stopped = await this.stopAll(
         tx,
         due.map((r) => ({

@@ -118,3 +118,33 @@ it('cancels a re-planned timer’s runs from the change on, but leaves those alr
     null,
   ]);
 });
+
+it('leaves unlocked a timer of the batch that changed since its disable, so its next change need not wait for the batch', async () => {
+  const timers = new TimerRepository(stores.database.db);
+  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
+  const claims = new RunClaims(stores.redis, createKeys(stores.config.prefix), { now: () => T0 });
+  const [still, enabled] = await Promise.all(
+    ['still', 'enabled'].map((name) => timers.insert(testDraft({ app: 'locks', name }))),
+  );
+  await stores.database.pool.query(
+    "UPDATE timers SET status = 'inactive', version = version + 1 WHERE id = ?",
+    [still!.id],
+  );
+  await tasks.insertRuns([{ timerId: still!.id, app: 'locks', runAt: T0 + 1000, version: 1 }]);
+  // Enabled again since its disable (which stopped its runs itself), and now being edited:
+  // the operator's transaction holds its row.
+  const editing = await stores.database.pool.getConnection();
+  try {
+    await editing.beginTransaction();
+    await editing.query('SELECT id FROM timers WHERE id = ? FOR UPDATE', [enabled!.id]);
+    const stopper = new RunStopper(stores.database, claims, () => T0);
+    const cancelled = await stopper.stopMany([
+      { timerId: still!.id, version: still!.version + 1, disabledAt: T0 },
+      { timerId: enabled!.id, version: enabled!.version + 1, disabledAt: T0 },
+    ]);
+    expect(cancelled.map((runs) => runs.map((r) => r.runAt - T0))).toEqual([[1000], []]);
+  } finally {
+    await editing.rollback();
+    editing.release();
+  }
+}, 20_000);
