@@ -18,7 +18,7 @@ export async function main(config: Config): Promise<Shutdown> {
     const thread = await startRolesThread(threads.thread, core);
     shutdown.addThread('roles thread', thread.close, thread.abandon);
   }
-  core.logger.info({ roles: config.roles, thread: threads.thread?.roles ?? [] }, 'xtimer started');
+  core.logger.info({ roles: config.roles, inThread: threads.thread?.roles ?? [] }, 'xtimer started');
   return shutdown;
 }
 

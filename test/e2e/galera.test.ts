@@ -126,7 +126,12 @@ describe('on a 3-node Galera cluster', () => {
   it('fires every run once and records it, through the loss of the node in use and its return', {
     timeout: 120_000,
   }, async () => {
-    for (const p of xtimer.procs) expect(p.logs('MySQL host in use').map((l) => l.host)).toEqual([hostOf(0)]);
+    // Each process has two pools, its api thread's and its roles thread's: both start on the first host.
+    for (const p of xtimer.procs) {
+      const pools = perThread(p.logs('MySQL host in use'));
+      expect(pools).toHaveLength(2);
+      for (const lines of pools) expect(lines.map((l) => l.host)).toEqual([hostOf(0)]);
+    }
 
     // Late runs still fire (fire_all, 5 min): one whose result the dead node took with it is settled again.
     const { ids, from } = await firing(4000);
@@ -134,8 +139,8 @@ describe('on a 3-node Galera cluster', () => {
     galera.kill(0);
     const killedAt = Date.now();
     await eventually(
-      () => xtimer.procs.every((p) => p.logs('MySQL host failed; moved to the next').length > 0),
-      'both processes moved off the dead node',
+      () => xtimer.procs.every((p) => perThread(p.logs('MySQL host failed; moved to the next')).length === 2),
+      'both pools of both processes moved off the dead node',
       30_000,
       100,
     );
@@ -161,8 +166,10 @@ describe('on a 3-node Galera cluster', () => {
     expectEachOnce(report, xtimer.output(), `killed at ${new Date(killedAt).toISOString()}`);
 
     // One writer at a time: both moved to the next node and stayed there after the first came back.
-    for (const p of xtimer.procs)
-      expect(p.logs('MySQL host failed; moved to the next').map((l) => l.host)).toEqual([hostOf(1)]);
+    for (const p of xtimer.procs) {
+      for (const lines of perThread(p.logs('MySQL host failed; moved to the next')))
+        expect(lines.map((l) => l.host)).toEqual([hostOf(1)]);
+    }
 
     // Every run of the judged span is finished in MySQL, as each node holds it.
     const open = (node: number) => openRuns(node, ids, from, to);
@@ -179,7 +186,7 @@ describe('on a 3-node Galera cluster', () => {
   it('leaves a node that lost quorum but still takes connections, and fires every run once', {
     timeout: 120_000,
   }, async () => {
-    type Move = { host: string; from: string; code: string };
+    type Move = { host: string; from: string; code: string; thread?: string };
     const moves = (i: number) => xtimer.procs[i]!.logs('MySQL host failed; moved to the next') as Move[];
     // Where both processes write now: the node the kill above moved them to.
     const inUse = galera.nodes.findIndex((n) => hostOf(n.index) === (moves(0).at(-1)?.host ?? hostOf(0)));
@@ -205,7 +212,7 @@ describe('on a 3-node Galera cluster', () => {
     const isolatedAt = Date.now();
     const left = (list: Move[]) => list.some((m) => m.from === hostOf(inUse));
     await eventually(
-      () => xtimer.procs.every((_, i) => left(moves(i))) && left(idleMoves),
+      () => xtimer.procs.every((_, i) => perThread(moves(i)).filter(left).length === 2) && left(idleMoves),
       'both processes and the idle pool left the node out of quorum',
       30_000,
       100,
@@ -232,8 +239,10 @@ describe('on a 3-node Galera cluster', () => {
 
     // Each moved once, to the next node, for the node's refusal (or the check's answer).
     for (const p of xtimer.procs.keys()) {
-      const off = moves(p).filter((m) => m.from === hostOf(inUse));
-      expect(off).toMatchObject([{ host: hostOf(next), code: 'WSREP_NOT_READY' }]);
+      for (const lines of perThread(moves(p))) {
+        const off = lines.filter((m) => m.from === hostOf(inUse));
+        expect(off).toMatchObject([{ host: hostOf(next), code: 'WSREP_NOT_READY' }]);
+      }
     }
     expect(idleMoves).toMatchObject([
       {
@@ -256,6 +265,16 @@ describe('on a 3-node Galera cluster', () => {
 });
 
 /** Every run delivered once; otherwise the processes' warnings are printed first, to say why. */
+/** A process's log lines of one kind, for each of its threads (the api's, the other roles'). */
+function perThread<T extends { thread?: string }>(lines: T[]): T[][] {
+  const threads = new Map<string, T[]>();
+  for (const line of lines) {
+    const thread = line.thread ?? 'api';
+    threads.set(thread, [...(threads.get(thread) ?? []), line]);
+  }
+  return [...threads.values()];
+}
+
 function expectEachOnce(
   report: { missing: unknown[]; duplicates: unknown[] },
   output: string,
