@@ -57,21 +57,20 @@ export class Shutdown {
    * within 2 s and says what it leaves behind, and that is logged before the caller exits.
    */
   async abandon(reason: string): Promise<void> {
-    const left = [...this.steps].reverse().filter((s) => !this.stopped.has(s));
+    const notStopped = this.notStopped().map((s) => s.name);
     const abandoned = await this.keep();
     this.logger.warn(
-      { reason, during: this.current?.name ?? null, notStopped: left.map((s) => s.name), abandoned },
+      { reason, during: this.current?.name ?? null, notStopped, abandoned },
       'second signal: exiting without waiting for the rest of the shutdown',
     );
   }
 
   /** Each step not yet stopped keeps what it can within `withinMs`; what each leaves behind, by step. */
   async keep(withinMs = ABANDON_MS): Promise<Record<string, Abandoned>> {
-    const left = [...this.steps].reverse().filter((s) => !this.stopped.has(s));
     const abandoned: Record<string, Abandoned> = {};
     await withDeadline(
       Promise.all(
-        left.map(async (s) => {
+        this.notStopped().map(async (s) => {
           if (!s.abandon) return;
           const kept = await s.abandon().catch((err) => ({ error: String(err) }));
           if (s.thread) Object.assign(abandoned, kept);
@@ -81,6 +80,11 @@ export class Shutdown {
       withinMs,
     ).catch(() => undefined);
     return abandoned;
+  }
+
+  /** The steps not stopped yet, newest first. */
+  private notStopped(): Step[] {
+    return [...this.steps].reverse().filter((s) => !this.stopped.has(s));
   }
 
   private async runSteps(reason: string): Promise<void> {

@@ -8,7 +8,7 @@ import type { Shutdown } from '../src/shutdown.js';
 import { compose } from './compose.js';
 import { startRolesThread } from './start-roles-thread.js';
 
-export async function main(config: Config): Promise<Shutdown> {
+async function main(config: Config): Promise<Shutdown> {
   const threads = threadsOf(config);
   // Its executor in the other thread yields to the api only once a request has waited.
   const foreground = threads.thread ? new Foreground({ patienceMs: OWN_THREAD_PATIENCE_MS }) : undefined;
