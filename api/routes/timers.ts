@@ -132,7 +132,7 @@ async function optionalBody<T extends z.ZodTypeAny>(
 }
 const TaskPage = page(TaskSchema, 'TaskPage');
 /** A backfill's range: what a start, and its preview, read. */
-const backfillBody = { content: { 'application/json': { schema: StartBackfillSchema } } };
+const backfillBody = { content: { 'application/json': { schema: StartBackfillSchema } }, required: true };
 
 const routes = {
   create: createRoute({
