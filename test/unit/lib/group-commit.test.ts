@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from '../../../src/lib/group-commit.js';
 import { deferred } from '../../helpers/deferred.js';
 
@@ -50,6 +50,64 @@ describe('GroupCommit', () => {
     expect(out).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(most).toBe(2);
     expect(Math.max(...sizes)).toBe(3);
+  });
+
+  describe('with a linger', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    /** A group whose batches each wait for the test; `batches` lists what each one took. */
+    function gated(lingerMs: number) {
+      const batches: number[][] = [];
+      const gates: Array<ReturnType<typeof deferred>> = [];
+      const group = new GroupCommit<number, number>(
+        async (items) => {
+          batches.push(items);
+          const gate = deferred();
+          gates.push(gate);
+          await gate.promise;
+          return items.map((value) => ({ status: 'fulfilled', value }));
+        },
+        100,
+        2,
+        lingerMs,
+      );
+      return { group, batches, gates };
+    }
+
+    it('fills a free slot for lingerMs while a batch is under way, instead of sending each arrival alone', async () => {
+      vi.useFakeTimers();
+      const { group, batches } = gated(20);
+      void group.add(1);
+      expect(batches).toEqual([[1]]);
+      // A steady stream: without the linger each of these would take the free slot alone.
+      for (const i of [2, 3, 4]) {
+        void group.add(i);
+        await vi.advanceTimersByTimeAsync(5);
+      }
+      expect(batches).toEqual([[1]]);
+      expect(group.idle).toBe(false);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(batches).toEqual([[1], [2, 3, 4]]);
+    });
+
+    it('sends at once what waits when the batch under way ends first, and a lone item at once', async () => {
+      vi.useFakeTimers();
+      const { group, batches, gates } = gated(20);
+      expect(group.idle).toBe(true);
+      const first = group.add(1);
+      const second = group.add(2);
+      gates[0]!.resolve();
+      expect(await first).toBe(1);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(batches).toEqual([[1], [2]]);
+      gates[1]!.resolve();
+      expect(await second).toBe(2);
+      // The linger set for the second item must not start an empty batch later.
+      await vi.advanceTimersByTimeAsync(50);
+      expect(batches).toEqual([[1], [2]]);
+    });
   });
 
   it('fails only the items the batch says failed, and every item when the batch itself fails', async () => {
