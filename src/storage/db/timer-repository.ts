@@ -373,7 +373,8 @@ export class TimerRepository {
         pausedAt: new Date(pause.at),
         pausedUntil: pause.until === null ? null : new Date(pause.until),
         failureStreak: 0,
-        updatedAt: sql`CURRENT_TIMESTAMP(3)`,
+        // The caller's clock, as in the pause: it knows the row without reading it back.
+        updatedAt: new Date(pause.at),
       })
       .where(inArray(timers.id, [...ids]));
   }

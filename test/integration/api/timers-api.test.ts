@@ -487,6 +487,9 @@ describe('POST /api/v1/timers/:id/enable and /disable', () => {
       // Disables sent together are answered before all their runs are stopped: soon after.
       await eventually(async () => (await pendingRowCount(t.id)) === 0, `timer ${t.id}'s runs stopped`);
     }
+    // Each answer is the timer as stored, though the batch did not read it back.
+    for (const [i, t] of made.entries())
+      expect(answers[i]?.body).toEqual((await call(app, 'GET', `/api/v1/timers/${t.id}`)).body);
     const after = await versions();
     expect(made.map((t) => (after.get(t.id) ?? 0) - (before.get(t.id) ?? 0))).toEqual(made.map(() => 1));
     const audit = await call(app, 'GET', '/api/v1/audit?app=incident&limit=100');
