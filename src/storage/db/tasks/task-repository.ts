@@ -34,6 +34,13 @@ export type { PendingRun, PlannedRun, RunOutcome, RunState, StuckRun, TaskListQu
  * 0 rows, ran for minutes instead of 0.2 s.
  */
 const BY_STATUS_AND_TIME = 'FORCE INDEX (tasks_status_run_idx)';
+/**
+ * For writes to runs named by their keys, `(timer_id, run_at) IN (…)`. Beside `status =
+ * 'pending'` MariaDB took the status index and read every pending run at each named
+ * instant: with 6,000 timers sharing their seconds, a 5,000-run UPDATE read 1.8 million
+ * index entries for two minutes, instead of 5,000 rows in 0.1 s.
+ */
+const BY_RUN_KEY = 'FORCE INDEX (tasks_timer_run_uq)';
 const INSERT_BATCH = 2000;
 const UPDATE_BATCH = 1000;
 /** Rows one statement settles uncalled (a sweep's page): one value each, so many more than UPDATE_BATCH fit. */
@@ -226,7 +233,7 @@ export class TaskRepository {
   async skipEach(runs: readonly { timerId: number; runAt: number }[], reason: string): Promise<void> {
     for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
       await this.pool.query(
-        `UPDATE tasks SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
+        `UPDATE tasks ${BY_RUN_KEY} SET status = 'skipped', error = ?, updated_at = CURRENT_TIMESTAMP(3)
           WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + UPDATE_BATCH))})`,
         [reason],
       );
@@ -241,7 +248,8 @@ export class TaskRepository {
   async deletePendingRuns(runs: readonly { timerId: number; runAt: number }[]): Promise<void> {
     for (let i = 0; i < runs.length; i += UPDATE_BATCH) {
       await this.pool.query(
-        `DELETE FROM tasks WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + UPDATE_BATCH))})`,
+        `DELETE t FROM tasks t ${BY_RUN_KEY}
+          WHERE t.status = 'pending' AND (t.timer_id, t.run_at) IN (${runKeys(runs.slice(i, i + UPDATE_BATCH))})`,
       );
     }
   }
@@ -540,7 +548,7 @@ export class TaskRepository {
     reason: string,
   ): Promise<void> {
     for (let i = 0; i < runs.length; i += SETTLE_BATCH) {
-      const sql = `UPDATE tasks SET status = ?, error = ?, updated_at = CURRENT_TIMESTAMP(3)
+      const sql = `UPDATE tasks ${BY_RUN_KEY} SET status = ?, error = ?, updated_at = CURRENT_TIMESTAMP(3)
           WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + SETTLE_BATCH))})`;
       // Beside the executors' outcome writes a statement may deadlock on the status index's
       // gaps: it was rolled back whole, and is sent again.
