@@ -4,30 +4,37 @@ import { deferred } from '../../helpers/deferred.js';
 
 /** Concurrent creates stored together (src/lib/group-commit.ts). */
 
+/** A group whose batches each wait for the test; `batches` lists what each one took. */
+function gated(maxInFlight: number, lingerMs = 0) {
+  const batches: number[][] = [];
+  const gates: Array<ReturnType<typeof deferred>> = [];
+  const group = new GroupCommit<number, number>(
+    async (items) => {
+      batches.push(items);
+      const gate = deferred();
+      gates.push(gate);
+      await gate.promise;
+      return items.map((value) => ({ status: 'fulfilled', value }));
+    },
+    100,
+    maxInFlight,
+    lingerMs,
+  );
+  return { group, batches, gates };
+}
+
 describe('GroupCommit', () => {
   it('sends an item at once when idle, and what arrives meanwhile together in the next batch', async () => {
-    const batches: number[][] = [];
-    const gates: Array<ReturnType<typeof deferred>> = [];
-    const group = new GroupCommit<number, number>(
-      async (items) => {
-        batches.push(items);
-        const gate = deferred();
-        gates.push(gate);
-        await gate.promise;
-        return items.map((i) => ({ status: 'fulfilled', value: i * 10 }));
-      },
-      100,
-      1,
-    );
+    const { group, batches, gates } = gated(1);
     const first = group.add(1);
     const rest = [2, 3, 4].map((i) => group.add(i));
     expect(batches).toEqual([[1]]);
     gates[0]!.resolve();
-    expect(await first).toBe(10);
+    expect(await first).toBe(1);
     await Promise.resolve();
     expect(batches).toEqual([[1], [2, 3, 4]]);
     gates[1]!.resolve();
-    expect(await Promise.all(rest)).toEqual([20, 30, 40]);
+    expect(await Promise.all(rest)).toEqual([2, 3, 4]);
   });
 
   it('keeps at most maxInFlight batches of at most maxBatch items under way', async () => {
@@ -57,28 +64,9 @@ describe('GroupCommit', () => {
       vi.useRealTimers();
     });
 
-    /** A group whose batches each wait for the test; `batches` lists what each one took. */
-    function gated(lingerMs: number) {
-      const batches: number[][] = [];
-      const gates: Array<ReturnType<typeof deferred>> = [];
-      const group = new GroupCommit<number, number>(
-        async (items) => {
-          batches.push(items);
-          const gate = deferred();
-          gates.push(gate);
-          await gate.promise;
-          return items.map((value) => ({ status: 'fulfilled', value }));
-        },
-        100,
-        2,
-        lingerMs,
-      );
-      return { group, batches, gates };
-    }
-
     it('fills a free slot for lingerMs while a batch is under way, instead of sending each arrival alone', async () => {
       vi.useFakeTimers();
-      const { group, batches } = gated(20);
+      const { group, batches } = gated(2, 20);
       void group.add(1);
       expect(batches).toEqual([[1]]);
       // A steady stream: without the linger each of these would take the free slot alone.
@@ -94,7 +82,7 @@ describe('GroupCommit', () => {
 
     it('sends at once what waits when the batch under way ends first, and a lone item at once', async () => {
       vi.useFakeTimers();
-      const { group, batches, gates } = gated(20);
+      const { group, batches, gates } = gated(2, 20);
       expect(group.idle).toBe(true);
       const first = group.add(1);
       const second = group.add(2);
