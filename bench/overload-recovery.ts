@@ -247,22 +247,29 @@ async function settledRows(
 ): Promise<Map<string, string>> {
   const conn = await mysql.createConnection(`${MYSQL_SERVER}/${database}`);
   try {
+    // Polled through the status index for the open rows alone: reading every row of the
+    // window each time would load the MySQL the service settles them in.
     const deadline = Date.now() + SETTLE_DEADLINE_MS;
     for (;;) {
-      const [rows] = await conn.query(
-        'SELECT timer_id, run_at, status FROM tasks WHERE run_at >= ? AND run_at < ?',
+      const [open] = await conn.query(
+        `SELECT timer_id, run_at FROM tasks FORCE INDEX (tasks_status_run_idx)
+          WHERE status IN ('pending', 'running') AND run_at >= ? AND run_at < ?`,
         [utc(from), utc(to)],
       );
-      const statuses = new Map<string, string>();
-      let open = 0;
-      for (const r of rows as Array<{ timer_id: number; run_at: Date; status: string }>) {
-        const at = r.run_at.getTime();
-        statuses.set(`${r.timer_id}_${at}`, r.status);
-        if ((r.status === 'pending' || r.status === 'running') && at < owedUntil(Number(r.timer_id))) open++;
-      }
-      if (open === 0 || Date.now() > deadline) return statuses;
+      const owed = (open as Array<{ timer_id: number; run_at: Date }>).filter(
+        (r) => r.run_at.getTime() < owedUntil(Number(r.timer_id)),
+      );
+      if (owed.length === 0 || Date.now() > deadline) break;
       await sleep(2000);
     }
+    const [rows] = await conn.query(
+      'SELECT timer_id, run_at, status FROM tasks WHERE run_at >= ? AND run_at < ?',
+      [utc(from), utc(to)],
+    );
+    const statuses = new Map<string, string>();
+    for (const r of rows as Array<{ timer_id: number; run_at: Date; status: string }>)
+      statuses.set(`${r.timer_id}_${r.run_at.getTime()}`, r.status);
+    return statuses;
   } finally {
     await conn.end();
   }
