@@ -62,7 +62,9 @@ describe('the boundary between near-term and migrator planning', () => {
       250,
     );
     expect(await plannedUntil(timer.id)).toBeGreaterThan(nearEnd + 50 * MINUTE);
-    expect(e2e.proc.logs('top-up done').length).toBeGreaterThan(0);
+    // The top-up plans it, or the migration when the wait crossed a window's first minute.
+    const planners = e2e.proc.logs('top-up done').length + e2e.proc.logs('migration done').length;
+    expect(planners).toBeGreaterThan(0);
 
     const first = Math.ceil(createdAt / 1000) * 1000 + 1000;
     const counts = new Map<number, number>();
