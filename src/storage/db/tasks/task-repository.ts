@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../../domain/plan/task-key.js';
@@ -64,7 +64,10 @@ export class TaskRepository {
   /**
    * Newest first, keyset-paginated on run_at (unique per timer). The failed and missed
    * runs kept past TASK_RETENTION_DAYS (task_failures) are read too: UNION, not UNION
-   * ALL, so a run copied there a moment before its day is dropped shows once.
+   * ALL, so a run copied there a moment before its day is dropped shows once. Each part
+   * is ordered and limited itself: MariaDB does not take the outer LIMIT into a UNION's
+   * parts, which then read all of the timer's runs (an hour of an every-second timer's
+   * for each of the console's timers) to keep a page.
    */
   async listForTimer(q: TaskListQuery): Promise<Task[]> {
     const where = (t: RunTable) =>
@@ -76,9 +79,16 @@ export class TaskRepository {
         q.beforeMs === undefined ? undefined : lt(t.runAt, new Date(q.beforeMs)),
         q.afterMs === undefined ? undefined : gt(t.runAt, new Date(q.afterMs)),
       );
+    const upTo = q.limit + (q.offset ?? 0);
+    const order = q.ascending ? asc : desc;
     const rows = await union(
-      this.db.select().from(tasks).where(where(tasks)),
-      this.db.select().from(taskFailures).where(where(taskFailures)),
+      this.db.select().from(tasks).where(where(tasks)).orderBy(order(tasks.runAt)).limit(upTo),
+      this.db
+        .select()
+        .from(taskFailures)
+        .where(where(taskFailures))
+        .orderBy(order(taskFailures.runAt))
+        .limit(upTo),
     )
       .orderBy(q.ascending ? sql`run_at asc` : sql`run_at desc`)
       .limit(q.limit)
