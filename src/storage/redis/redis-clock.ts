@@ -2,37 +2,49 @@ import type { RedisClient } from './connection.js';
 
 /** How often the offset to Redis TIME is measured again. */
 const MEASURE_EVERY_MS = 10_000;
-/** Samples kept: the one with the shortest round trip says the most. */
-const SAMPLES = 6;
+/**
+ * How fast two clocks may drift apart, as ms per ms (100 ppm, ten times what an
+ * undisciplined quartz clock does): a sample's error bound grows by this with its age.
+ */
+const MAX_DRIFT = 100e-6;
 
 interface Sample {
   offsetMs: number;
-  roundTripMs: number;
+  /** Half the round trip: the true offset lies within this of `offsetMs`. */
+  errorMs: number;
+  /** When it was taken, by the local clock. */
+  atMs: number;
 }
 
 /**
  * This process's clock corrected to Redis TIME, the one clock every process shares
  * (leases and claims are judged by it in Lua). A node whose clock runs ahead would
  * otherwise release runs early: each is due by Redis's clock, not the node's. The
- * offset is measured NTP-style (Redis's time minus the midpoint of the round trip),
- * keeping the sample with the shortest round trip of the last few.
+ * offset is measured NTP-style (Redis's time minus the midpoint of the round trip).
+ *
+ * A sample is only as good as its round trip, and a saturated event loop reads each
+ * reply late: the midpoint then falls late and the offset comes out low by half the
+ * delay. Under a minutes-long overload every recent round trip took hundreds of ms, and
+ * the clock ran 110 ms behind (a disable dated before the runs due as it was sent, which
+ * were then cancelled). So the offset kept is the sample whose error bound, grown by the
+ * drift since it was taken, is smallest; a sample that contradicts it (their bounds do
+ * not overlap: a clock was stepped) replaces it at once.
  */
 export class RedisClock {
-  private samples: Sample[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private best: Sample = { offsetMs: 0, roundTripMs: Number.POSITIVE_INFINITY };
+  private best: Sample | null = null;
 
   constructor(
-    private readonly redis: RedisClient,
+    private readonly redis: Pick<RedisClient, 'time'>,
     private readonly local: () => number = Date.now,
   ) {}
 
   /** Redis's time, as well as this process knows it (ms). */
-  readonly now = (): number => this.local() + this.best.offsetMs;
+  readonly now = (): number => this.local() + this.offsetMs;
 
   /** How far Redis's clock is ahead of this process's (ms; negative: behind). */
   get offsetMs(): number {
-    return this.best.offsetMs;
+    return this.best?.offsetMs ?? 0;
   }
 
   async measure(): Promise<void> {
@@ -40,11 +52,11 @@ export class RedisClock {
     const [seconds, micros] = await this.redis.time();
     const after = this.local();
     const redisMs = Number(seconds) * 1000 + Number(micros) / 1000;
-    this.samples = [
-      ...this.samples.slice(-(SAMPLES - 1)),
-      { offsetMs: Math.round(redisMs - (before + after) / 2), roundTripMs: after - before },
-    ];
-    this.best = this.samples.reduce((a, b) => (b.roundTripMs < a.roundTripMs ? b : a));
+    this.take({
+      offsetMs: Math.round(redisMs - (before + after) / 2),
+      errorMs: (after - before) / 2,
+      atMs: after,
+    });
   }
 
   /** Measures now (a failure leaves the offset at 0) and every 10 s after. */
@@ -58,5 +70,16 @@ export class RedisClock {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  private take(sample: Sample): void {
+    const best = this.best;
+    if (best === null) {
+      this.best = sample;
+      return;
+    }
+    const bestError = best.errorMs + Math.abs(sample.atMs - best.atMs) * MAX_DRIFT;
+    const stepped = Math.abs(sample.offsetMs - best.offsetMs) > sample.errorMs + bestError + 1;
+    if (stepped || sample.errorMs <= bestError) this.best = sample;
   }
 }
