@@ -167,11 +167,13 @@ export async function redisInfo(): Promise<{ pid: number; hz: number; version: s
   }
 }
 
-export async function mysqlVersion(): Promise<string> {
+/** The server's version and InnoDB buffer pool: lines whose runs outgrow the pool read from disk. */
+export async function mysqlInfo(): Promise<{ version: string; bufferPoolMiB: number }> {
   const conn = await mysql.createConnection(MYSQL_SERVER);
   try {
-    const [rows] = await conn.query('SELECT VERSION() AS v');
-    return String((rows as Array<{ v: string }>)[0]?.v);
+    const [rows] = await conn.query('SELECT VERSION() AS v, @@innodb_buffer_pool_size AS pool');
+    const row = (rows as Array<{ v: string; pool: number | string }>)[0];
+    return { version: String(row?.v), bufferPoolMiB: Math.round(Number(row?.pool) / 2 ** 20) };
   } finally {
     await conn.end();
   }

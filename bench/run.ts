@@ -29,7 +29,7 @@ import {
   Child,
   cpuMeterWithStores,
   freePort,
-  mysqlVersion,
+  mysqlInfo,
   pendingSliceRuns,
   ROOT,
   redisInfo,
@@ -214,6 +214,7 @@ const signed = (n: number) => (n >= 0 ? `+${n}` : String(n));
 
 async function main(): Promise<void> {
   const redis = await redisInfo();
+  const db = await mysqlInfo();
   const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
     dependencies: Record<string, string>;
   };
@@ -226,13 +227,19 @@ async function main(): Promise<void> {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     redis: redis.version,
     redisHz: redis.hz,
-    mysql: await mysqlVersion(),
+    mysql: db.version,
+    mysqlBufferPoolMiB: db.bufferPoolMiB,
     bullmq: pkg.dependencies.bullmq,
   };
   process.stdout.write(`xtimer benchmark (${quick ? 'quick' : 'full'}) — ${JSON.stringify(results.env)}\n`);
   process.stdout.write(
-    `Redis hz=${redis.hz}: BullMQ promotes delayed jobs on that tick (${1000 / redis.hz} ms); xtimer releases runs from its own timing wheel.\n\n`,
+    `Redis hz=${redis.hz}: BullMQ promotes delayed jobs on that tick (${1000 / redis.hz} ms); xtimer releases runs from its own timing wheel.\n`,
   );
+  if (db.bufferPoolMiB < 1024)
+    process.stdout.write(
+      `MySQL's InnoDB buffer pool is ${db.bufferPoolMiB} MiB: the lines that plan millions of runs outgrow it and read them from disk (innodb_buffer_pool_size, docs/operating.md).\n`,
+    );
+  process.stdout.write('\n');
 
   const sinkPort = await freePort();
   const sink = new Child('sink', 'bench/sink.ts', [String(sinkPort)]);
