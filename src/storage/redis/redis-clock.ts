@@ -23,12 +23,10 @@ interface Sample {
  * offset is measured NTP-style (Redis's time minus the midpoint of the round trip).
  *
  * A sample is only as good as its round trip, and a saturated event loop reads each
- * reply late: the midpoint then falls late and the offset comes out low by half the
- * delay. Under a minutes-long overload every recent round trip took hundreds of ms, and
- * the clock ran 110 ms behind (a disable dated before the runs due as it was sent, which
- * were then cancelled). So the offset kept is the sample whose error bound, grown by the
- * drift since it was taken, is smallest; a sample that contradicts it (their bounds do
- * not overlap: a clock was stepped) replaces it at once.
+ * reply late: the offset comes out low by half the delay, for as long as the overload
+ * lasts. So the offset kept is the sample whose error bound, grown by the drift since it
+ * was taken, is smallest; a sample that contradicts it (their bounds do not overlap: a
+ * clock was stepped) replaces it at once.
  */
 export class RedisClock {
   private timer: NodeJS.Timeout | null = null;
@@ -79,6 +77,7 @@ export class RedisClock {
       return;
     }
     const bestError = best.errorMs + Math.abs(sample.atMs - best.atMs) * MAX_DRIFT;
+    // + 1: the local clock and the offsets count whole ms.
     const stepped = Math.abs(sample.offsetMs - best.offsetMs) > sample.errorMs + bestError + 1;
     if (stepped || sample.errorMs <= bestError) this.best = sample;
   }
