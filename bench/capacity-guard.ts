@@ -9,16 +9,7 @@
  * `missed` by their misfire policy are accounted for, as in the bench; missing are the
  * runs neither delivered nor recorded.
  */
-import {
-  Child,
-  freePort,
-  resetSink,
-  settledOutcomes,
-  settledStats,
-  sinkStats,
-  sleep,
-  taskOutcomes,
-} from './harness.js';
+import { accountedStats, Child, freePort, resetSink, sleep } from './harness.js';
 import { startXtimer } from './targets.js';
 
 const arg = (name: string, fallback: number) =>
@@ -45,16 +36,12 @@ async function main(): Promise<number> {
       await sleep(t1 - Date.now());
       // Late runs are the bench's business: wait for them until they stop coming.
       const expected = timers * seconds;
-      let s = await settledStats(sinkPort, t0, t1, expected, { quietMs: 10_000, capMs: 120_000 });
-      let recorded = 0;
-      if (s.delivered < expected) {
-        const o = await settledOutcomes(
-          () => taskOutcomes(target.database, t0, t1, 0, Number.MAX_SAFE_INTEGER),
-          RECORDED_WITHIN_MS,
-        );
-        recorded = (o.byStatus.missed ?? 0) + (o.byStatus.skipped ?? 0);
-        s = { ...(await sinkStats(sinkPort, t0, t1)), settledAfterMs: s.settledAfterMs };
-      }
+      const s = await accountedStats(sinkPort, target.database, t0, t1, expected, {
+        quietMs: 10_000,
+        capMs: 120_000,
+        recordedWithinMs: RECORDED_WITHIN_MS,
+      });
+      const recorded = s.missedByPolicy;
       // Negative when a run was both delivered and recorded missed: wrong as well.
       const missing = expected - s.delivered - recorded;
       process.stdout.write(

@@ -192,7 +192,7 @@ export async function overloadRecovery(
               ),
             }
           : {}),
-        [`no run pending past its misfire threshold + 60 s`]: pendingTooLong === 0,
+        'no run pending past its misfire threshold + 60 s': pendingTooLong === 0,
       }),
     });
     line.missedByPolicy = account.missed + account.skipped;

@@ -26,6 +26,7 @@ import { apiBench } from './api-bench.js';
 import { type BenchLine, printLine, type System, table } from './bench-line.js';
 import { type FootprintResult, footprintBench } from './footprint.js';
 import {
+  accountedStats,
   Child,
   cpuMeterWithStores,
   freePort,
@@ -34,11 +35,7 @@ import {
   ROOT,
   redisInfo,
   resetSink,
-  settledOutcomes,
-  settledStats,
-  sinkStats,
   sleep,
-  taskOutcomes,
 } from './harness.js';
 import { historyBench } from './history-bench.js';
 import { migratorBench } from './migrator-bench.js';
@@ -135,19 +132,17 @@ async function measure(
     }
     // Late arrivals still count, however late, until they stop coming: missing means never sent.
     const expected = timers * seconds;
-    let s = await settledStats(sinkPort, t0, t1, expected, SETTLE);
     // Runs xtimer recorded missed or skipped (its misfire policy: later than the default
     // 60 s threshold under overload) are accounted for; missing are runs nobody can account for.
-    let missedByPolicy = 0;
-    if ('database' in target && typeof target.database === 'string' && s.delivered < expected) {
-      const db = target.database;
-      // Past capacity the freshest runs go first: a run passed over until the misfire
-      // threshold is recorded missed when it is reached, or by the compensator once its
-      // minute is behind (~2-3 min). Its arrivals are counted again once all are settled.
-      const o = await settledOutcomes(() => taskOutcomes(db, t0, t1, 0, Number.MAX_SAFE_INTEGER), 240_000);
-      missedByPolicy = (o.byStatus.missed ?? 0) + (o.byStatus.skipped ?? 0);
-      s = { ...(await sinkStats(sinkPort, t0, t1)), settledAfterMs: s.settledAfterMs };
-    }
+    const s = await accountedStats(
+      sinkPort,
+      'database' in target && typeof target.database === 'string' ? target.database : null,
+      t0,
+      t1,
+      expected,
+      { ...SETTLE, recordedWithinMs: 240_000 },
+    );
+    const { missedByPolicy } = s;
     const missing = expected - s.delivered - missedByPolicy;
     const line: BenchLine = {
       scenario,
