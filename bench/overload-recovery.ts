@@ -21,6 +21,8 @@ const STEP_MS = 10_000;
 const LATE_ARRIVALS_MS = 5000;
 /** How long owed runs may stay pending or running after the end (a backlog draining). */
 const SETTLE_DEADLINE_MS = 120_000;
+/** Open rows a settle poll reads at most. */
+const OPEN_POLL_ROWS = 2000;
 /** The timers' misfire threshold (the default): no run may stay pending past it + 60 s. */
 const MISFIRE_THRESHOLD_MS = 60_000;
 const DISABLE_CLIENTS = 32;
@@ -247,19 +249,19 @@ async function settledRows(
 ): Promise<Map<string, string>> {
   const conn = await mysql.createConnection(`${MYSQL_SERVER}/${database}`);
   try {
-    // Polled through the status index for the open rows alone: reading every row of the
-    // window each time would load the MySQL the service settles them in.
+    // Polled through the status index for the oldest open rows alone: reading every row of
+    // the window, or every open one (a million past capacity, a poll of minutes), would load
+    // the MySQL the service settles them in.
     const deadline = Date.now() + SETTLE_DEADLINE_MS;
     for (;;) {
       const [open] = await conn.query(
         `SELECT timer_id, run_at FROM tasks FORCE INDEX (tasks_status_run_idx)
-          WHERE status IN ('pending', 'running') AND run_at >= ? AND run_at < ?`,
+          WHERE status IN ('pending', 'running') AND run_at >= ? AND run_at < ? LIMIT ${OPEN_POLL_ROWS}`,
         [utc(from), utc(to)],
       );
-      const owed = (open as Array<{ timer_id: number; run_at: Date }>).filter(
-        (r) => r.run_at.getTime() < owedUntil(Number(r.timer_id)),
-      );
-      if (owed.length === 0 || Date.now() > deadline) break;
+      const openRows = open as Array<{ timer_id: number; run_at: Date }>;
+      const owed = openRows.filter((r) => r.run_at.getTime() < owedUntil(Number(r.timer_id)));
+      if ((owed.length === 0 && openRows.length < OPEN_POLL_ROWS) || Date.now() > deadline) break;
       await sleep(2000);
     }
     const [rows] = await conn.query(
