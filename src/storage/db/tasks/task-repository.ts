@@ -330,8 +330,11 @@ export class TaskRepository {
    * (timer deleted) is not recreated.
    */
   async recordOutcomes(outcomes: readonly RunOutcome[]): Promise<void> {
-    for (let i = 0; i < outcomes.length; i += UPDATE_BATCH) {
-      const rows = outcomes.slice(i, i + UPDATE_BATCH).map((o, n) => {
+    // In key order, as the sweep's and the stops' statements lock their rows (a range over
+    // the sorted key list): locked in any other order, they deadlock with each other.
+    const sorted = [...outcomes].sort((a, b) => a.timerId - b.timerId || a.runAt - b.runAt);
+    for (let i = 0; i < sorted.length; i += UPDATE_BATCH) {
+      const rows = sorted.slice(i, i + UPDATE_BATCH).map((o, n) => {
         const cols = [
           `${o.timerId}`,
           `CAST('${sqlDateTime(o.runAt)}' AS DATETIME(3))`,
@@ -363,7 +366,7 @@ export class TaskRepository {
       });
       // An outcome with a call (fired_at set) replaces the answer whole, so an error after
       // an earlier 502 does not show that 502; one without (in flight, skipped) keeps it.
-      await this.pool.query(
+      await this.retryDeadlock(
         `UPDATE tasks t JOIN (${rows.join(' UNION ALL ')}) v ON t.timer_id = v.timer_id AND t.run_at = v.run_at
          SET t.status = v.status,
              t.attempts = v.attempts,
@@ -560,15 +563,22 @@ export class TaskRepository {
     for (let i = 0; i < runs.length; i += SETTLE_BATCH) {
       const sql = `UPDATE tasks ${BY_RUN_KEY} SET status = ?, error = ?, updated_at = CURRENT_TIMESTAMP(3)
           WHERE status = 'pending' AND (timer_id, run_at) IN (${runKeys(runs.slice(i, i + SETTLE_BATCH))})`;
-      // Beside the executors' outcome writes a statement may deadlock on the status index's
-      // gaps: it was rolled back whole, and is sent again.
-      for (let tries = 1; ; tries++) {
-        try {
-          await this.pool.query(sql, [status, reason]);
-          break;
-        } catch (err) {
-          if (!isDeadlock(err) || tries >= DEADLOCK_TRIES) throw err;
-        }
+      await this.retryDeadlock(sql, [status, reason]);
+    }
+  }
+
+  /**
+   * Sends a statement that settles runs, again when it deadlocked: beside the executors'
+   * outcome writes and the sweep's it may deadlock on the status index's gaps, and it was
+   * rolled back whole. Each such statement is fenced, so sending it twice does no harm.
+   */
+  private async retryDeadlock(sql: string, values?: unknown[]): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.pool.query(sql, values);
+        return;
+      } catch (err) {
+        if (!isDeadlock(err) || tries >= DEADLOCK_TRIES) throw err;
       }
     }
   }
