@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { LongFirstSequencer } from './test/long-first-sequencer.js';
 
 /**
  * Unit and integration files own their database and key prefix and run in parallel.
@@ -21,7 +20,6 @@ const FAULTS = [
 export default defineConfig({
   test: {
     pool: 'forks',
-    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         test: {
