@@ -16,15 +16,18 @@ import { type CronSchedule, CronSyntaxError, parseCron } from './cron-schedule.j
 
 const MAX_CRON_LENGTH = 128;
 
-/** cronexpr's macros and their 5-field forms. cron-parser defines these six the same way, so a native one shows as is. */
-const MACROS: Readonly<Record<string, string>> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
+/**
+ * cronexpr's macros and their 5-field forms. cron-parser defines these six the same way, so a native one shows as is.
+ * A Map, not an object: a client's `__proto__` or `toString` must not find a prototype's member.
+ */
+const MACROS: ReadonlyMap<string, string> = new Map([
+  ['@yearly', '0 0 1 1 *'],
+  ['@annually', '0 0 1 1 *'],
+  ['@monthly', '0 0 1 * *'],
+  ['@weekly', '0 0 * * 0'],
+  ['@daily', '0 0 * * *'],
+  ['@hourly', '0 * * * *'],
+]);
 
 const MONTHS = 'january february march april may june july august september october november december';
 const DAYS = 'sunday monday tuesday wednesday thursday friday saturday';
@@ -56,11 +59,11 @@ const MONTH: Field = { name: 'month', value: ['0?[1-9]|1[012]', ...names(MONTHS)
 const DAY_OF_WEEK: Field = { name: 'dayOfWeek', value: ['0?[0-7]', ...names(DAYS)].join('|'), max: 6 };
 const YEAR: Field = { name: 'year', value: '19[789][0-9]|20[0-9]{2}', max: 2099 };
 
-const LAYOUTS: Readonly<Record<number, readonly Field[]>> = {
-  5: [MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK],
-  6: [MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK, YEAR],
-  7: [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK, YEAR],
-};
+const LAYOUTS: ReadonlyMap<number, readonly Field[]> = new Map([
+  [5, [MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK]],
+  [6, [MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK, YEAR]],
+  [7, [SECOND, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK, YEAR]],
+]);
 
 /** A step is one of cronexpr's number tokens (0-59, 00-09, 1970-2099) and must lie in 1 … the field's max. */
 const STEP_TOKEN = /^(?:0?[0-9]|[1-5][0-9]|19[789][0-9]|20[0-9]{2})$/;
@@ -115,13 +118,13 @@ export function nativeFromCronexpr(expression: string): string {
   if (source.length > MAX_CRON_LENGTH) {
     throw new CronSyntaxError({ message: `is longer than ${MAX_CRON_LENGTH} characters` });
   }
-  const macro = MACROS[source];
+  const macro = MACROS.get(source);
   if (macro !== undefined) return macro;
   const fields = source.split(/\s+/);
-  const layout = LAYOUTS[fields.length];
+  const layout = LAYOUTS.get(fields.length);
   if (!layout) {
     throw new CronSyntaxError({
-      message: `has ${fields.length} fields, expected 5, 6 (the last one a year) or 7 (seconds first, year last), or one of ${Object.keys(MACROS).join(' ')}`,
+      message: `has ${fields.length} fields, expected 5, 6 (the last one a year) or 7 (seconds first, year last), or one of ${[...MACROS.keys()].join(' ')}`,
     });
   }
   const tokens = fields.map((text, i) => nativeField(text, layout[i]!));
@@ -196,7 +199,7 @@ function spelledOut(native: string): string {
  */
 export function cronexprFromNative(native: string): string {
   const source = native.trim().replace(/\s+/g, ' ');
-  if (MACROS[source] !== undefined) return source;
+  if (MACROS.has(source)) return source;
   if (!source.startsWith('@')) {
     const candidate = source.split(' ').length === 6 ? `${source} *` : source;
     if (readsAlike(candidate, source)) return candidate;

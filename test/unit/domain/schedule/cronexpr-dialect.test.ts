@@ -71,6 +71,10 @@ describe('nativeFromCronexpr', () => {
     ['@reboot', /expected 5, 6 .* or 7/],
     ['@minutely', /expected 5, 6/],
     ['@DAILY', /expected 5, 6/],
+    // Names an object's prototype carries are not macros.
+    ['__proto__', /has 1 fields/],
+    ['toString', /has 1 fields/],
+    ['constructor', /has 1 fields/],
     ['* * * *', /has 4 fields/],
     ['0 0 0 * * * * extra', /has 8 fields/],
     ['', /is empty/],
