@@ -99,6 +99,34 @@ const refuseLineBreaksInQuery: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
+/**
+ * A JSON body naming a key `__proto__` is refused (400): the schemas would drop such a
+ * key without a word, so a label or header of that name would vanish from a 201.
+ */
+const refuseProtoKeys: MiddlewareHandler = async (c, next) => {
+  if (c.req.method !== 'GET' && c.req.header('content-type')?.includes('json')) {
+    const text = await c.req.text();
+    // A key can spell it with escapes, so any escape gets the careful read.
+    if (text.includes('__proto__') || text.includes('\\u')) {
+      let named = false;
+      try {
+        JSON.parse(text, (key, value) => {
+          if (key === '__proto__') named = true;
+          return value;
+        });
+      } catch {
+        // Not JSON: the route's own parse says so.
+      }
+      if (named) {
+        throw new XtimerError(ErrorCode.VALIDATION_FAILED, 'request body must not name a key __proto__', [
+          { path: 'body', message: '__proto__ is not a name a label, header or field may have' },
+        ]);
+      }
+    }
+  }
+  await next();
+};
+
 /** The HTTP application, pure: tests drive it with app.request(), no socket needed. */
 export function createApp(deps: AppDeps) {
   const app = newRouter<ApiEnv>();
@@ -130,6 +158,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/*', (c, next) =>
     (APPLY_PATH.test(c.req.path) ? bodyLimits.apply : bodyLimits.usual)(c, next),
   );
+  app.use('/api/*', refuseProtoKeys);
   app.route('/', healthRoutes(deps.readiness));
   app.route('/api/v1', timerSelectionRoutes({ timers: deps.timers }));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));

@@ -246,7 +246,12 @@ function pairs(
     }
     const name = line.slice(0, colon).trim();
     const value = line.slice(colon + 1).trim();
-    out[name] = value === MASK && keep?.[name] !== undefined && isCredentialName(name) ? keep[name] : value;
+    if (name === '__proto__') {
+      addError(errors, field, '"__proto__" cannot be a name');
+      continue;
+    }
+    const kept = keep !== undefined && Object.hasOwn(keep, name) ? keep[name] : undefined;
+    out[name] = value === MASK && kept !== undefined && isCredentialName(name) ? kept : value;
   }
   return out;
 }

@@ -43,7 +43,7 @@ export function docsRoutes() {
       if (file === 'reference.js') {
         return c.body(REFERENCE, 200, { 'content-type': 'text/javascript; charset=utf-8' });
       }
-      const type = ASSETS[file];
+      const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
       if (!type) return c.notFound();
       const body = await readFile(join(assetsDir, file));
       return c.body(body, 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });

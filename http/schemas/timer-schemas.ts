@@ -245,7 +245,7 @@ export const ListTimersQuerySchema = z.object({
     .transform((pairs, ctx) => {
       const labels: Record<string, string> = {};
       for (const [key, value] of pairs) {
-        if (key in labels && labels[key] !== value) {
+        if (Object.hasOwn(labels, key) && labels[key] !== value) {
           ctx.addIssue({ code: 'custom', message: `label ${key} is asked for with two values` });
           return z.NEVER;
         }

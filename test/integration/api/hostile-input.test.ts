@@ -132,6 +132,13 @@ const HOSTILE: Hostile[] = [
     body({}, { headers: { 'Transfer-Encoding': 'chunked' } }),
     'INVALID_HEADERS',
   ),
+  // A key `__proto__` would vanish from what is stored; names like toString are names.
+  native('a label named __proto__', body({ labels: JSON.parse('{"__proto__":"x"}') }), 'VALIDATION_FAILED'),
+  native(
+    'a header named __proto__, spelled with escapes',
+    JSON.stringify(body({}, { headers: { PROTO: 'v' } })).replace('PROTO', '\\u005f_proto__'),
+    'VALIDATION_FAILED',
+  ),
   native('a forged task id header', body({}, { headers: { 'X-Xtimer-Task-Id': '1_1' } }), 'INVALID_HEADERS'),
   native(
     'a forged signature header',
@@ -283,6 +290,16 @@ const goBody = (overrides: Record<string, unknown> = {}, param: Record<string, u
 });
 
 const COMPAT: CompatHostile[] = [
+  ...['__proto__', 'toString', 'constructor'].map(
+    (cron): CompatHostile => ({
+      what: `the cron ${cron}`,
+      method: 'POST',
+      path: '/api/timer/v1/def',
+      body: goBody({ cron }),
+      code: 'INVALID_CRON',
+      status: 200,
+    }),
+  ),
   {
     what: 'SQL in app',
     method: 'POST',
@@ -462,6 +479,19 @@ describe('the hostile-input sweep', () => {
     expect((await call(app, 'GET', '/readyz')).status).toBe(200);
     const fine = await call(app, 'POST', '/api/v1/timers', body({ name: 'after-the-sweep' }), key);
     expect(fine.status).toBe(201);
+  });
+});
+
+describe('names an object already has', () => {
+  it('finds a timer by the label toString, and has no docs asset of that name', async () => {
+    const labelled = await call(app, 'POST', '/api/v1/timers', body({ labels: { toString: 'x' } }), key);
+    expect(labelled.status, JSON.stringify(labelled.body)).toBe(201);
+    const found = await call(app, 'GET', '/api/v1/timers?app=sweep&label=toString:x', undefined, key);
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(found.body.items.map((t: { id: number }) => t.id)).toEqual([labelled.body.id]);
+    for (const name of ['toString', 'constructor', '__proto__']) {
+      expect((await app.request(`/docs/assets/${name}`)).status).toBe(404);
+    }
   });
 });
 

@@ -519,6 +519,8 @@ describe('the actions', () => {
       [{ callbackUrl: 'http://169.254.169.254/x' }, 'callbackUrl', /link-local|blocked|refused|not allowed/i],
       [{ labels: 'bad key!: x' }, 'labels', /label key/],
       [{ callbackHeaders: 'no colon here' }, 'callbackHeaders', /is not name: value/],
+      [{ callbackHeaders: '__proto__: x' }, 'callbackHeaders', /cannot be a name/],
+      [{ labels: '__proto__: x' }, 'labels', /cannot be a name/],
       [{ retryMaxAttempts: 'many' }, 'retryMaxAttempts', /whole number/],
       [{ description: 'x'.repeat(1025) }, 'description', /at most 1024 bytes/],
     ];
