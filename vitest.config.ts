@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './test/long-first-sequencer.js';
 
 /**
  * Unit and integration files own their database and key prefix and run in parallel.
@@ -20,6 +21,7 @@ const FAULTS = [
 export default defineConfig({
   test: {
     pool: 'forks',
+    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         test: {
