@@ -23,6 +23,12 @@ const REPAIR_BATCH = 200;
 /** Disabled timers stopped together at most, and stops on their way at once. */
 const STOP_BATCH = 100;
 const STOPS_IN_FLIGHT = 2;
+/**
+ * A second stop waits until no change has been published for this long: a stop rewrites
+ * hundreds of runs, and two at once took MySQL and the api's thread from a wave of
+ * disables still coming in. Once the wave has passed, both drain the stops' backlog.
+ */
+const WAVE_QUIET_MS = 1000;
 const STOP_WAIT_MS = 500;
 
 export interface PlanPublisherDeps {
@@ -85,12 +91,21 @@ export class PlanPublisher {
   );
   private readonly stops = new GroupCommit<Stop, void>(
     async (ss) => {
-      await this.stopAll(ss);
+      try {
+        if (this.stopsUnderWay++ > 0) await this.waveOver();
+        await this.stopAll(ss);
+      } finally {
+        this.stopsUnderWay--;
+      }
       return ss.map(() => ({ status: 'fulfilled', value: undefined }));
     },
     STOP_BATCH,
     STOPS_IN_FLIGHT,
   );
+  /** Stop batches begun, waiting for their turn or running. */
+  private stopsUnderWay = 0;
+  /** When a change was last given to publish: a wave of them is still coming in. */
+  private lastPublishAt = 0;
   /** Timers whose stop is queued or under way here: a repair does not queue it again. */
   private readonly stopping = new Set<number>();
   /**
@@ -114,6 +129,7 @@ export class PlanPublisher {
    * published together (an incident's thousands of disables: a few round trips a batch).
    */
   async publish(p: Publication): Promise<void> {
+    this.lastPublishAt = Date.now();
     const ids = p.marks.map((m) => m.timerId);
     for (const id of ids) this.publishing.set(id, (this.publishing.get(id) ?? 0) + 1);
     try {
@@ -164,7 +180,7 @@ export class PlanPublisher {
       // expects; one queued behind others (a wave of them) is answered without waiting.
       for (const t of disabled) {
         this.stopping.add(t.id);
-        const atOnce = this.stops.idle;
+        const atOnce = this.stops.idle && this.stopsUnderWay === 0;
         const stop = this.stops.add({
           request: { timerId: t.id, version: t.version, disabledAt: t.pausedAt ?? this.d.now() },
           marks: marks.filter((m) => m.timerId === t.id),
@@ -178,6 +194,14 @@ export class PlanPublisher {
       );
     }
     return ps.map((p) => ({ stopped: p.timers.flatMap((t) => begun.get(t.id) ?? []) }));
+  }
+
+  /** Resolves once no change has been given to publish for WAVE_QUIET_MS. */
+  private async waveOver(): Promise<void> {
+    for (let quiet = Date.now() - this.lastPublishAt; quiet < WAVE_QUIET_MS; ) {
+      await new Promise((r) => setTimeout(r, WAVE_QUIET_MS - quiet));
+      quiet = Date.now() - this.lastPublishAt;
+    }
   }
 
   /** Stops a batch of disabled timers' runs, takes the cancelled ones out of the slices, clears their marks. */
