@@ -31,7 +31,8 @@ function printKeys(k: KeyBytes, timers: number): void {
   process.stdout.write(
     `  Redis keys: ${Math.round(k.total / timers)} B/timer by MEMORY USAGE; by kind ${JSON.stringify(perTimer(k.byKind, timers))}\n` +
       `  keys by kind ${JSON.stringify(k.keysByKind)}; slices of past minutes ${s.pastKeys} keys ` +
-      `${Math.round(s.pastBytes / timers)} B/timer, ahead ${s.aheadKeys} keys ${Math.round(s.aheadBytes / timers)} B/timer\n`,
+      `${Math.round(s.pastBytes / timers)} B/timer, ahead ${s.aheadKeys} keys ${Math.round(s.aheadBytes / timers)} B/timer; ` +
+      `${k.skiplists.keys} past the compact encoding, holding ${k.skiplists.runs} runs\n`,
   );
 }
 

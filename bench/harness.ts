@@ -271,6 +271,8 @@ export interface KeyBytes {
   keysByKind: Record<string, number>;
   /** Of the slices, those of minutes already past (walked) and those still ahead. */
   slices: { pastBytes: number; pastKeys: number; aheadBytes: number; aheadKeys: number };
+  /** Slices past Redis's compact encoding (a skiplist, ~130 B a run instead of ~35), and their runs. */
+  skiplists: { keys: number; runs: number };
 }
 
 /**
@@ -285,6 +287,7 @@ export async function keyBytes(prefix: string, patterns: string[], now = Date.no
     byKind: {},
     keysByKind: {},
     slices: { pastBytes: 0, pastKeys: 0, aheadBytes: 0, aheadKeys: 0 },
+    skiplists: { keys: 0, runs: 0 },
   };
   const thisMinute = Math.floor(now / 60_000) * 60_000;
   try {
@@ -292,6 +295,15 @@ export async function keyBytes(prefix: string, patterns: string[], now = Date.no
       const pipe = r.pipeline();
       for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
       const sizes = (await pipe.exec()) ?? [];
+      const slices = keys.filter((k) => k.startsWith(`${prefix}slice:`));
+      const looks = r.pipeline();
+      for (const k of slices) looks.object('ENCODING', k).zcard(k);
+      const replies = (await looks.exec()) ?? [];
+      slices.forEach((_, i) => {
+        if (replies[2 * i]?.[1] !== 'skiplist') return;
+        out.skiplists.keys++;
+        out.skiplists.runs += Number(replies[2 * i + 1]?.[1] ?? 0);
+      });
       keys.forEach((k, i) => {
         const n = Number(sizes[i]?.[1] ?? 0);
         const rest = k.startsWith(prefix) ? k.slice(prefix.length) : 'queues';

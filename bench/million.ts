@@ -179,7 +179,8 @@ export async function millionBench(timers: number, minutes: number, sink: SinkRe
     process.stdout.write(
       `  created ${timers} in ${createSeconds.toFixed(1)} s; ${pendingRuns} runs planned in Redis, ${taskRows} in MySQL: ` +
         `Redis ${Math.round(redisBytes / timers)} B/timer (used_memory grew ${Math.round(redisUsed / timers)} B/timer), MySQL ${Math.round(bytes / timers)} B/timer\n` +
-        `  Redis bytes per timer by key kind: ${JSON.stringify(perTimer(redisKeys.byKind, timers))}\n`,
+        `  Redis bytes per timer by key kind: ${JSON.stringify(perTimer(redisKeys.byKind, timers))}; ` +
+        `${redisKeys.skiplists.keys} of ${redisKeys.keysByKind.slice ?? 0} slices past the compact encoding, holding ${redisKeys.skiplists.runs} runs\n`,
     );
 
     // Whole minutes: every instant of the mix is second 0 of a minute.
@@ -220,12 +221,14 @@ export async function millionBench(timers: number, minutes: number, sink: SinkRe
 
     process.stdout.write('  the migrator plans the next hour of every timer…\n');
     const migrator = await planAnHour(target).catch((err: Error) => ({ error: String(err.stack ?? err) }));
-    const twoWindows = (await keyBytes(target.prefix, patterns)).total;
+    const twoWindowKeys = await keyBytes(target.prefix, patterns);
+    const twoWindows = twoWindowKeys.total;
     process.stdout.write(
       'error' in migrator
         ? `  migrator: failed: ${migrator.error}\n`
         : `  migrator: ${migrator.runs} runs in ${migrator.seconds} s (${migrator.runsPerSecond} runs/s); ` +
-            `Redis with two windows planned ${Math.round(twoWindows / timers)} B/timer\n`,
+            `Redis with two windows planned ${Math.round(twoWindows / timers)} B/timer ` +
+            `(${JSON.stringify(perTimer(twoWindowKeys.byKind, timers))}; ${twoWindowKeys.skiplists.keys} slices past the compact encoding)\n`,
     );
     result = {
       timers,
