@@ -236,10 +236,10 @@ export const SETTING_SPECS = {
   MAX_BUCKETS: setting({
     key: 'maxBuckets',
     group: 'tuning',
-    default: '`200`',
+    default: '`1024`',
     about:
-      "upper bound of the adaptive bucket count (`BUCKETS + runs/64` per minute, all the runs placed in it counted); ≥ `BUCKETS`; past ~`MAX_BUCKETS` × 128 runs a minute its slices leave Redis's compact encoding",
-    schema: int(1, 4096).default(200),
+      "upper bound of the adaptive bucket count (`BUCKETS + timers/16` per minute, every timer with runs placed in it counted); ≥ `BUCKETS`; past ~`MAX_BUCKETS` × 128 runs a minute its slices leave Redis's compact encoding",
+    schema: int(1, 4096).default(1024),
   }),
   SCHEDULER_TICK_MS: setting({
     key: 'schedulerTickMs',
@@ -272,10 +272,10 @@ export const SETTING_SPECS = {
   TRIGGER_CONCURRENCY: setting({
     key: 'triggerConcurrency',
     group: 'tuning',
-    default: '`640`',
+    default: '`3072`',
     about:
       'slice jobs one process walks at once; a slice job holds its slot for its whole minute, so the trigger processes together need 3 × `MAX_BUCKETS` (previous, current and next minute)',
-    schema: int(1, 10_000).default(640),
+    schema: int(1, 10_000).default(3072),
   }),
   EXECUTOR_CONCURRENCY: setting({
     key: 'executorConcurrency',

@@ -1,17 +1,18 @@
 /**
  * Time-and-bucket slicing: a run lives in the slice of its UTC minute and of bucket
- * `timerId % count`, where a minute's bucket count grows with the number of runs in it:
- * `BUCKETS + floor(runs / 64)`, capped at `MAX_BUCKETS`.
+ * `timerId % count`, where a minute's bucket count grows with the timers that have runs
+ * in it: `BUCKETS + floor(timers / 16)`, capped at `MAX_BUCKETS`.
  */
 export const MINUTE = 60_000;
 /**
- * Runs per extra bucket. The original design's 200 made slices of ~150-200 runs, past
- * Redis's compact ZSET encoding (`zset-max-listpack-entries`, 128): each run then cost
- * ~140 bytes of skiplist and hash table instead of ~35. At 64, with room for timers
- * hashing unevenly, a minute's slices stay compact up to ~MAX_BUCKETS × 128 runs (25,600
- * a minute at 200 buckets).
+ * Timers per extra bucket. A run's bucket is fixed when it is placed, and a minute filled
+ * by many small placements (creates, a top-up pass) spreads its early runs over the few
+ * buckets it had then: bucket b ends with ~k·ln(count/b) of them, k this constant. At 64
+ * a million timers' minute left a third of its runs in slices past Redis's compact ZSET
+ * encoding (`zset-max-listpack-entries`, 128: ~35 bytes a run inside it, ~130 past it);
+ * at 16 the lowest bucket stays under it.
  */
-export const RUNS_PER_EXTRA_BUCKET = 64;
+export const TIMERS_PER_EXTRA_BUCKET = 16;
 
 export function minuteStart(ms: number): number {
   return Math.floor(ms / MINUTE) * MINUTE;
@@ -35,8 +36,13 @@ export function bucketOf(timerId: number, bucketCount: number): number {
   return timerId % bucketCount;
 }
 
-export function bucketCountFor(runsInMinute: number, base: number, max: number): number {
-  return Math.min(max, base + Math.floor(runsInMinute / RUNS_PER_EXTRA_BUCKET));
+/**
+ * A minute's bucket count for the timers with runs in it. Counted by timers, not runs: a
+ * dense timer's 60 runs a minute share its bucket, and counted by runs, 5,000 every-second
+ * timers took every bucket there is, each walked and queued every second for ~5 runs.
+ */
+export function bucketCountFor(timersInMinute: number, base: number, max: number): number {
+  return Math.min(max, base + Math.floor(timersInMinute / TIMERS_PER_EXTRA_BUCKET));
 }
 
 export function sliceId(minute: string, bucket: number): string {

@@ -127,8 +127,8 @@ export class WindowPlanner {
     const started = Date.now();
     const floor = nowMs - this.options.maxCatchUpMs;
 
-    // 1. Which timers, from when, and how many runs each minute will hold (the minute's
-    //    bucket count depends on it, and it must be known before the first ZADD).
+    // 1. Which timers, from when, and how many of them each minute will hold runs of (the
+    //    minute's bucket count depends on it, and it must be known before the first ZADD).
     const planned: Planned[] = [];
     const minuteTotals = new Map<number, number>();
     for (let afterId = 0; ; ) {
@@ -150,9 +150,12 @@ export class WindowPlanner {
           );
           continue;
         }
+        let last = Number.NaN;
         for (const runAt of window.runAts) {
           const m = minuteStart(runAt);
-          minuteTotals.set(m, (minuteTotals.get(m) ?? 0) + 1);
+          // A timer counts once in each minute it has runs in (runAts ascend).
+          if (m !== last) minuteTotals.set(m, (minuteTotals.get(m) ?? 0) + 1);
+          last = m;
         }
         const { runAts: _, ...next } = window;
         planned.push({ timer, from, before: plannedUntil, next });
@@ -251,7 +254,7 @@ export class WindowPlanner {
    * its data, so the trigger reads Redis again instead of MySQL. Idempotent.
    */
   async rebuildSlices(fromMs: number, toMs: number, signal?: AbortSignal): Promise<number> {
-    const totals = await this.tasks.pendingPerMinute(fromMs, toMs);
+    const totals = await this.tasks.pendingTimersPerMinute(fromMs, toMs);
     let after: { runAt: number; id: number } | null = null;
     let placed = 0;
     while (!signal?.aborted) {

@@ -7,8 +7,8 @@
 export interface Keys {
   slice(minuteKey: string, bucket: number): string;
   bucketCount(minuteKey: string): string;
-  /** Runs placed in a minute so far (a counter): its bucket count follows it. */
-  bucketRuns(minuteKey: string): string;
+  /** Timers placed in a minute so far (a counter): its bucket count follows it. */
+  bucketTimers(minuteKey: string): string;
   /** Every bucket count a minute's runs were placed with (a set): where a run of it may sit. */
   bucketCountsUsed(minuteKey: string): string;
   sliceLock(minuteKey: string, bucket: number): string;
@@ -65,7 +65,7 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
   return {
     slice: (minute, bucket) => `${prefix}slice:${minute}_${bucket}`,
     bucketCount: (minute) => `${prefix}bucket_cnt:${minute}`,
-    bucketRuns: (minute) => `${prefix}bucket_runs:${minute}`,
+    bucketTimers: (minute) => `${prefix}bucket_timers:${minute}`,
     bucketCountsUsed: (minute) => `${prefix}bucket_cnts:${minute}`,
     sliceLock: (minute, bucket) => `${prefix}lock:slice:${minute}_${bucket}`,
     migratorLock: (window) => `${prefix}lock:migrator:${window}`,

@@ -461,10 +461,10 @@ export class TaskRepository {
     }));
   }
 
-  /** Pending runs per minute (minute start ms → count) in [fromMs, toMs). */
-  async pendingPerMinute(fromMs: number, toMs: number): Promise<Map<number, number>> {
+  /** Timers with pending runs, per minute (minute start ms → count), in [fromMs, toMs). */
+  async pendingTimersPerMinute(fromMs: number, toMs: number): Promise<Map<number, number>> {
     const [rows] = await this.pool.query(
-      `SELECT FLOOR(UNIX_TIMESTAMP(run_at) / 60) AS m, COUNT(*) AS n FROM tasks ${BY_STATUS_AND_TIME}
+      `SELECT FLOOR(UNIX_TIMESTAMP(run_at) / 60) AS m, COUNT(DISTINCT timer_id) AS n FROM tasks ${BY_STATUS_AND_TIME}
         WHERE status = 'pending' AND run_at >= ? AND run_at < ? AND ${NOT_BACKFILL} GROUP BY m`,
       [new Date(fromMs), new Date(toMs)],
     );

@@ -51,8 +51,8 @@ export class SliceStore {
   ) {}
 
   /**
-   * Places runs into their slices. A minute's bucket count follows the runs placed in it
-   * so far, or `minuteTotals` (runs per minute across all timers, when the caller knows
+   * Places runs into their slices. A minute's bucket count follows the timers placed in
+   * it so far, or `minuteTotals` (timers with runs in each minute, when the caller knows
    * them, as the migrator does) where that is more. Sized by each placement alone, a
    * minute filled by many small ones (creates, a batch of a thousand timers ~17 runs a
    * minute) kept the base count, and its first buckets outgrew Redis's compact encoding.
@@ -61,7 +61,9 @@ export class SliceStore {
     if (runs.length === 0) return;
     const byMinute = groupBy(runs, (r) => minuteStart(r.runAt));
     const minutes = [...byMinute.keys()];
-    const placed = await this.countPlaced(minutes.map((m) => [m, byMinute.get(m)!.length] as const));
+    const placed = await this.countPlaced(
+      minutes.map((m) => [m, new Set(byMinute.get(m)!.map((r) => r.timerId)).size] as const),
+    );
     const counts = await this.raiseBucketCounts(
       minutes.map((m, i) => [m, Math.max(placed[i]!, minuteTotals?.get(m) ?? 0)] as const),
     );
@@ -161,12 +163,15 @@ export class SliceStore {
     return out;
   }
 
-  /** Adds each minute's runs to its counter: the runs placed in it so far. */
+  /**
+   * Adds each minute's timers to its counter: the timers placed in it so far (one placed
+   * again, after a change, counts again: a count only errs high).
+   */
   private async countPlaced(minutes: ReadonlyArray<readonly [number, number]>): Promise<number[]> {
     const batch = new SlotBatch(this.redis);
-    for (const [m, runs] of minutes) {
-      const key = this.keys.bucketRuns(minuteKey(m));
-      batch.on(key).incrby(key, runs);
+    for (const [m, timers] of minutes) {
+      const key = this.keys.bucketTimers(minuteKey(m));
+      batch.on(key).incrby(key, timers);
       batch.on(key).pexpireat(key, m + MINUTE + SLICE_TTL_MS);
     }
     const replies = await batch.execOrThrow();
@@ -175,8 +180,8 @@ export class SliceStore {
 
   private async raiseBucketCounts(minutes: ReadonlyArray<readonly [number, number]>): Promise<number[]> {
     const batch = new SlotBatch(this.redis);
-    for (const [m, runs] of minutes) {
-      const wanted = bucketCountFor(runs, this.settings.buckets, this.settings.maxBuckets);
+    for (const [m, timers] of minutes) {
+      const wanted = bucketCountFor(timers, this.settings.buckets, this.settings.maxBuckets);
       const key = this.keys.bucketCount(minuteKey(m));
       (batch.on(key) as ScriptedPipeline).raiseBucketCount(key, wanted, m + MINUTE + SLICE_TTL_MS);
     }

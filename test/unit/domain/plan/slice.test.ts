@@ -33,10 +33,10 @@ describe('slice and bucket math', () => {
     expect(bucketOf(7, 1)).toBe(0);
   });
 
-  it('grows a minute’s bucket count by one per 64 runs (slices Redis keeps compact), capped', () => {
+  it('grows a minute’s bucket count by one per 16 timers (slices Redis keeps compact), capped', () => {
     expect(bucketCountFor(0, 10, 100)).toBe(10);
-    expect(bucketCountFor(63, 10, 100)).toBe(10);
-    expect(bucketCountFor(64, 10, 100)).toBe(11);
+    expect(bucketCountFor(15, 10, 100)).toBe(10);
+    expect(bucketCountFor(16, 10, 100)).toBe(11);
     expect(bucketCountFor(1_000_000, 10, 100)).toBe(100);
   });
 

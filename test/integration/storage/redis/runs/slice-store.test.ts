@@ -32,7 +32,7 @@ describe('removing runs from their slices', () => {
   it('finds a run placed before its minute grew more buckets, and only looks where runs can be', async () => {
     // Timer 13 is in bucket 3 of 10; the minute then grows to 20 buckets (13 % 20 = 13).
     await slices.addRuns([{ timerId: 13, runAt: M + 1000, version: 1 }]);
-    await slices.addRuns([{ timerId: 13, runAt: M + 2000, version: 1 }], new Map([[M, 10 * 64]]));
+    await slices.addRuns([{ timerId: 13, runAt: M + 2000, version: 1 }], new Map([[M, 10 * 16]]));
     expect(await slices.bucketCounts([M])).toEqual([20]);
     expect(await members(M)).toEqual([`13_${M + 1000}_1`, `13_${M + 2000}_1`]);
     await slices.removeRuns([
@@ -44,17 +44,29 @@ describe('removing runs from their slices', () => {
 });
 
 describe('sizing a minute', () => {
-  it('grows its bucket count with all the runs placed in it, however small each placement', async () => {
+  it('grows its bucket count with all the timers placed in it, however small each placement', async () => {
     const minute = Date.parse('2030-09-02T10:00:00Z');
-    // 40 placements of 16 runs (a batch of creates each): 640 runs, 10 + 640/64 buckets.
-    for (let p = 0; p < 40; p++)
+    // 10 placements of 16 timers (a batch of creates each): 160 timers, 10 + 160/16 buckets.
+    for (let p = 0; p < 10; p++)
       await slices.addRuns(
         Array.from({ length: 16 }, (_, i) => ({ timerId: p * 16 + i, runAt: minute + 1000, version: 1 })),
       );
     expect(await slices.bucketCounts([minute])).toEqual([20]);
     // The migrator's total, where it is more, sizes it as before.
-    await slices.addRuns([{ timerId: 9999, runAt: minute + 2000, version: 1 }], new Map([[minute, 64 * 64]]));
+    await slices.addRuns([{ timerId: 9999, runAt: minute + 2000, version: 1 }], new Map([[minute, 64 * 16]]));
     expect(await slices.bucketCounts([minute])).toEqual([74]);
+  });
+
+  it('counts a timer once however many runs it has in the minute', async () => {
+    const minute = Date.parse('2030-09-02T11:00:00Z');
+    // 32 every-second timers: 1,920 runs, but 32 timers: 10 + 32/16 buckets, not 10 + 1,920/16.
+    const runs = Array.from({ length: 32 * 60 }, (_, i) => ({
+      timerId: i % 32,
+      runAt: minute + Math.floor(i / 32) * 1000,
+      version: 1,
+    }));
+    await slices.addRuns(runs);
+    expect(await slices.bucketCounts([minute])).toEqual([12]);
   });
 });
 
