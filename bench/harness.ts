@@ -273,6 +273,8 @@ export interface KeyBytes {
   slices: { pastBytes: number; pastKeys: number; aheadBytes: number; aheadKeys: number };
   /** Slices past Redis's compact encoding (a skiplist, ~130 B a run instead of ~35), and their runs. */
   skiplists: { keys: number; runs: number };
+  /** BullMQ's bytes by queue (`execute`, `trigger`…): mostly the jobs it keeps. */
+  byQueue: Record<string, number>;
 }
 
 /**
@@ -288,6 +290,7 @@ export async function keyBytes(prefix: string, patterns: string[], now = Date.no
     keysByKind: {},
     slices: { pastBytes: 0, pastKeys: 0, aheadBytes: 0, aheadKeys: 0 },
     skiplists: { keys: 0, runs: 0 },
+    byQueue: {},
   };
   const thisMinute = Math.floor(now / 60_000) * 60_000;
   try {
@@ -309,6 +312,11 @@ export async function keyBytes(prefix: string, patterns: string[], now = Date.no
         const rest = k.startsWith(prefix) ? k.slice(prefix.length) : 'queues';
         const kind = rest.split(':')[0] ?? rest;
         out.byKind[kind] = (out.byKind[kind] ?? 0) + n;
+        if (kind === 'queues') {
+          // {tag}:<queue>:<job id or structure>
+          const queue = k.slice(k.indexOf('}:') + 2).split(':')[0] ?? '?';
+          out.byQueue[queue] = (out.byQueue[queue] ?? 0) + n;
+        }
         out.keysByKind[kind] = (out.keysByKind[kind] ?? 0) + 1;
         out.total += n;
         if (kind === 'slice') {

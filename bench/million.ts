@@ -180,7 +180,8 @@ export async function millionBench(timers: number, minutes: number, sink: SinkRe
       `  created ${timers} in ${createSeconds.toFixed(1)} s; ${pendingRuns} runs planned in Redis, ${taskRows} in MySQL: ` +
         `Redis ${Math.round(redisBytes / timers)} B/timer (used_memory grew ${Math.round(redisUsed / timers)} B/timer), MySQL ${Math.round(bytes / timers)} B/timer\n` +
         `  Redis bytes per timer by key kind: ${JSON.stringify(perTimer(redisKeys.byKind, timers))}; ` +
-        `${redisKeys.skiplists.keys} of ${redisKeys.keysByKind.slice ?? 0} slices past the compact encoding, holding ${redisKeys.skiplists.runs} runs\n`,
+        `${redisKeys.skiplists.keys} of ${redisKeys.keysByKind.slice ?? 0} slices past the compact encoding, holding ${redisKeys.skiplists.runs} runs; ` +
+        `queues ${JSON.stringify(perTimer(redisKeys.byQueue, timers))}\n`,
     );
 
     // Whole minutes: every instant of the mix is second 0 of a minute.
@@ -228,7 +229,8 @@ export async function millionBench(timers: number, minutes: number, sink: SinkRe
         ? `  migrator: failed: ${migrator.error}\n`
         : `  migrator: ${migrator.runs} runs in ${migrator.seconds} s (${migrator.runsPerSecond} runs/s); ` +
             `Redis with two windows planned ${Math.round(twoWindows / timers)} B/timer ` +
-            `(${JSON.stringify(perTimer(twoWindowKeys.byKind, timers))}; ${twoWindowKeys.skiplists.keys} slices past the compact encoding)\n`,
+            `(${JSON.stringify(perTimer(twoWindowKeys.byKind, timers))}; queues ${JSON.stringify(perTimer(twoWindowKeys.byQueue, timers))}; ` +
+            `${twoWindowKeys.skiplists.keys} slices past the compact encoding)\n`,
     );
     result = {
       timers,
