@@ -27,6 +27,7 @@ import { createQueues, type Queues } from './storage/redis/queues.js';
 import { RateLimiter } from './storage/redis/rate-limiter.js';
 import { RedisLock } from './storage/redis/redis-lock.js';
 import { RunClaims } from './storage/redis/runs/run-claims.js';
+import { SliceForm } from './storage/redis/runs/slice-form.js';
 import { SliceStore } from './storage/redis/runs/slice-store.js';
 import type { ScriptedRedis } from './storage/redis/scripts.js';
 import { TimerCopies } from './storage/redis/timer-copies.js';
@@ -82,7 +83,16 @@ export function createCore(
       if (!logs.redis.report(err)) logger.warn({ queue: queue.name, err: err.message }, 'queue error');
     });
   }
-  const slices = new SliceStore(redis, keys, { buckets: config.buckets, maxBuckets: config.maxBuckets });
+  const slices = new SliceStore(
+    redis,
+    keys,
+    { buckets: config.buckets, maxBuckets: config.maxBuckets },
+    new SliceForm(
+      config.sliceMembers,
+      () => queues.trigger.getWorkers(),
+      logger.child({ component: 'slices' }),
+    ),
+  );
   const planner = new RunPlanner(slices, config.migrateStepMinutes, config.prereadMs, (jobs) =>
     queues.execute.addBulk(jobs),
   );

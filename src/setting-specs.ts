@@ -241,6 +241,14 @@ export const SETTING_SPECS = {
       "upper bound of the adaptive bucket count (`BUCKETS + timers/16` per minute, every timer with runs placed in it counted); ≥ `BUCKETS`; past ~`MAX_BUCKETS` × 128 runs a minute its slices leave Redis's compact encoding",
     schema: int(1, 4096).default(1024),
   }),
+  SLICE_MEMBERS: setting({
+    key: 'sliceMembers',
+    group: 'tuning',
+    default: '`auto`',
+    about:
+      'the form runs are written into slices in: `compact` (~12 bytes a run), `long` (~35, the only form releases before it read), or `auto`: compact unless a trigger of such a release is connected, or the trigger workers cannot be listed (a Redis without `CLIENT LIST`: set `compact` there once every process runs this release) ([Upgrades](operating.md#upgrades))',
+    schema: z.enum(['auto', 'compact', 'long']).default('auto'),
+  }),
   SCHEDULER_TICK_MS: setting({
     key: 'schedulerTickMs',
     group: 'tuning',

@@ -15,6 +15,7 @@ import {
   TRIGGER_QUEUE,
 } from '../src/storage/redis/queues.js';
 import { RedisLock } from '../src/storage/redis/redis-lock.js';
+import { COMPACT_READER } from '../src/storage/redis/runs/slice-form.js';
 import type { RunningRole } from './running-role.js';
 
 /**
@@ -56,6 +57,8 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
     {
       connection: bullConnection,
       prefix: keys.bullPrefix(TRIGGER_QUEUE),
+      // Writers put runs in the compact form only while every connected trigger says it reads it.
+      name: COMPACT_READER,
       concurrency: config.triggerConcurrency,
       lockDuration: 10_000,
       stalledInterval: 5_000,

@@ -1,19 +1,12 @@
 import { MINUTE, parseMinuteKey } from '../../domain/plan/slice.js';
-import { parseSliceMember } from '../../domain/plan/task-key.js';
+import type { SliceRun } from '../../domain/plan/task-key.js';
 import type { TaskRepository } from '../../storage/db/tasks/task-repository.js';
 import type { Keys } from '../../storage/redis/keys.js';
 import type { SliceStore } from '../../storage/redis/runs/slice-store.js';
 import type { ScriptedRedis } from '../../storage/redis/scripts.js';
 
-export interface SliceRunRef {
-  timerId: number;
-  runAt: number;
-  /** The timer version it was planned for (0: unknown). */
-  version: number;
-}
-
 export interface WindowRead {
-  runs: SliceRunRef[];
+  runs: SliceRun[];
   /** Where they came from: the slice ZSET, or MySQL because Redis has lost its data. */
   source: 'redis' | 'mysql';
 }
@@ -39,18 +32,11 @@ export class SliceReader {
     fromMs: number,
     toMs: number,
   ): Promise<WindowRead> {
-    const [intact, entries] = await Promise.all([
+    const [intact, runs] = await Promise.all([
       this.redis.exists(this.keys.slicesIntact()),
       this.slices.read(minute, bucket, fromMs, toMs),
     ]);
-    if (intact === 1) {
-      const runs: SliceRunRef[] = [];
-      for (const e of entries) {
-        const ref = parseSliceMember(e.member);
-        if (ref) runs.push(ref);
-      }
-      return { runs, source: 'redis' };
-    }
+    if (intact === 1) return { runs, source: 'redis' };
     const start = parseMinuteKey(minute);
     const from = Math.max(fromMs, start);
     const to = Math.min(toMs, start + MINUTE);

@@ -1,8 +1,9 @@
 import { MINUTE, parseMinuteKey, sliceId } from '../../domain/plan/slice.js';
+import type { SliceRun } from '../../domain/plan/task-key.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { SliceJobData } from '../../storage/redis/queues.js';
-import type { SliceReader, SliceRunRef, WindowRead } from './slice-reader.js';
+import type { SliceReader, WindowRead } from './slice-reader.js';
 
 const WINDOW_MS = 1000;
 const READ_TRIES = 5;
@@ -12,7 +13,7 @@ export const SLICE_HOLD_EVERY_MS = 10_000;
 export interface SliceWalkerDeps {
   reader: Pick<SliceReader, 'read'>;
   /** Queues a window's runs into `execute`. */
-  fanOut(runs: SliceRunRef[], slice: string): Promise<void>;
+  fanOut(runs: SliceRun[], slice: string): Promise<void>;
   /**
    * Renews the slice's lock while it is walked (its time to live from now on); false if
    * another claim holds it. Under overload a walk ends late: a lock that lapsed before the

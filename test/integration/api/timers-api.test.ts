@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
 import type { Core } from '../../../src/core.js';
 import { minuteKey } from '../../../src/domain/plan/slice.js';
-import { parseSliceMember } from '../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { buildMigrationRunner } from '../../../src/services/planning/build-migration-runner.js';
 import { TaskRepository } from '../../../src/storage/db/tasks/task-repository.js';
@@ -74,11 +73,8 @@ async function inSlice(c: Core, timerId: number, runAt: number): Promise<boolean
   const minute = minuteKey(runAt);
   const [count] = await c.slices.bucketCounts([Date.parse(`${minute}:00.000Z`)]);
   if (count === null || count === undefined) return false;
-  const entries = await c.slices.read(minute, timerId % count, runAt, runAt + 1);
-  return entries.some((e) => {
-    const member = parseSliceMember(e.member);
-    return member?.timerId === timerId && member.runAt === runAt;
-  });
+  const runs = await c.slices.read(minute, timerId % count, runAt, runAt + 1);
+  return runs.some((r) => r.timerId === timerId && r.runAt === runAt);
 }
 
 describe('POST /api/v1/timers', () => {

@@ -1,10 +1,18 @@
 import type { ChainableCommander } from 'ioredis';
-import { bucketCountFor, bucketOf, MINUTE, minuteKey, minuteStart } from '../../../domain/plan/slice.js';
-import { sliceMember } from '../../../domain/plan/task-key.js';
+import {
+  bucketCountFor,
+  bucketOf,
+  MINUTE,
+  minuteKey,
+  minuteStart,
+  parseMinuteKey,
+} from '../../../domain/plan/slice.js';
+import { parseSliceEntry, type SliceRun, sliceEntry } from '../../../domain/plan/task-key.js';
 import { groupBy } from '../../../lib/group-by.js';
 import type { Keys } from '../keys.js';
 import type { ScriptedRedis } from '../scripts.js';
 import { SlotBatch } from '../slot-batch.js';
+import type { SliceForm } from './slice-form.js';
 
 /** A pipeline with the raise-bucket-count script on it. */
 type ScriptedPipeline = ChainableCommander & {
@@ -21,33 +29,24 @@ type ScriptedPipeline = ChainableCommander & {
 export const SLICE_TTL_MS = 10 * MINUTE;
 const ZADD_CHUNK = 1000;
 
-/** A run in a slice: which timer, when, and the timer version it was planned for. */
-export interface SliceRun {
-  timerId: number;
-  runAt: number;
-  version: number;
-}
+export type { SliceRun };
 
 export interface BucketSettings {
   buckets: number;
   maxBuckets: number;
 }
 
-/** A slice member as read back (task-key.ts sliceMember) and its due instant. */
-export interface SliceEntry {
-  member: string;
-  runAt: number;
-}
-
 /**
- * The near-term working set: per (minute, bucket) ZSETs of task keys scored by run
- * time, and each minute's bucket count.
+ * The near-term working set: per (minute, bucket) ZSETs of runs (task-key.ts
+ * sliceEntry), and each minute's bucket count.
  */
 export class SliceStore {
   constructor(
     private readonly redis: ScriptedRedis,
     private readonly keys: Keys,
     private readonly settings: BucketSettings,
+    /** Which form runs go in (slice-form.ts); compact without one. */
+    private readonly form?: Pick<SliceForm, 'isLong'>,
   ) {}
 
   /**
@@ -67,6 +66,7 @@ export class SliceStore {
     const counts = await this.raiseBucketCounts(
       minutes.map((m, i) => [m, Math.max(placed[i]!, minuteTotals?.get(m) ?? 0)] as const),
     );
+    const long = (await this.form?.isLong()) ?? false;
     const batch = new SlotBatch(this.redis);
     for (let i = 0; i < minutes.length; i++) {
       const m = minutes[i]!;
@@ -79,7 +79,10 @@ export class SliceStore {
       const perBucket = groupBy(byMinute.get(m)!, (r) => bucketOf(r.timerId, count));
       for (const [bucket, bucketRuns] of perBucket) {
         const key = this.keys.slice(minute, bucket);
-        const args = bucketRuns.flatMap((r) => [r.runAt, sliceMember(r.timerId, r.runAt, r.version)]);
+        const args = bucketRuns.flatMap((r) => {
+          const e = sliceEntry(r, m, long);
+          return [e.score, e.member];
+        });
         for (let j = 0; j < args.length; j += ZADD_CHUNK * 2)
           batch.on(key).zadd(key, ...args.slice(j, j + ZADD_CHUNK * 2));
         batch.on(key).pexpireat(key, m + MINUTE + SLICE_TTL_MS);
@@ -105,18 +108,19 @@ export class SliceStore {
     minutes.forEach((m, i) => {
       const minute = minuteKey(m);
       const targets = new Map<number, string[]>();
-      const place = (bucket: number, member: string) => {
+      const place = (bucket: number, ...members: string[]) => {
         const list = targets.get(bucket) ?? [];
-        list.push(member);
+        list.push(...members);
         targets.set(bucket, list);
       };
       const placedWith = used[i]!;
       for (const r of byMinute.get(m)!) {
-        const member = sliceMember(r.timerId, r.runAt, r.version);
+        // Either form: a process of the previous release may have placed it.
+        const members = [sliceEntry(r, m).member, sliceEntry(r, m, true).member];
         if (placedWith.length > 0) {
-          for (const b of new Set(placedWith.map((c) => bucketOf(r.timerId, c)))) place(b, member);
+          for (const b of new Set(placedWith.map((c) => bucketOf(r.timerId, c)))) place(b, ...members);
         } else {
-          for (let b = 0; b < (counts[i] ?? this.settings.buckets); b++) place(b, member);
+          for (let b = 0; b < (counts[i] ?? this.settings.buckets); b++) place(b, ...members);
         }
       }
       for (const [bucket, members] of targets) {
@@ -150,17 +154,23 @@ export class SliceStore {
     return values.map((v) => (v === null ? null : Number(v)));
   }
 
-  /** Runs of one slice due in [fromMs, toMs). */
-  async read(minute: string, bucket: number, fromMs: number, toMs: number): Promise<SliceEntry[]> {
-    const raw = await this.redis.zrangebyscore(
-      this.keys.slice(minute, bucket),
-      fromMs,
-      `(${toMs}`,
-      'WITHSCORES',
-    );
-    const out: SliceEntry[] = [];
-    for (let i = 0; i < raw.length; i += 2) out.push({ member: raw[i]!, runAt: Number(raw[i + 1]) });
-    return out;
+  /** Runs of one slice due in [fromMs, toMs), in either form (task-key.ts sliceEntry). */
+  async read(minute: string, bucket: number, fromMs: number, toMs: number): Promise<SliceRun[]> {
+    const key = this.keys.slice(minute, bucket);
+    const start = parseMinuteKey(minute);
+    const from = Math.max(0, fromMs - start);
+    const to = Math.min(MINUTE, toMs - start);
+    const [compact, long] = await Promise.all([
+      from < to ? this.redis.zrangebyscore(key, from, `(${to}`) : [],
+      this.redis.zrangebyscore(key, fromMs, `(${toMs}`),
+    ]);
+    const runs: SliceRun[] = [];
+    for (const member of [...compact, ...long]) {
+      const run = parseSliceEntry(member, start);
+      if (run) runs.push(run);
+    }
+    if (compact.length > 0 && long.length > 0) runs.sort((a, b) => a.runAt - b.runAt);
+    return runs;
   }
 
   /**

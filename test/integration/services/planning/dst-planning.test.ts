@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planHorizon, windowAt } from '../../../../src/domain/plan/migration-window.js';
-import { parseSliceMember } from '../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { WindowPlanner } from '../../../../src/services/planning/window-planner.js';
 import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import { SliceStore } from '../../../../src/storage/redis/runs/slice-store.js';
+import { sliceRuns } from '../../../helpers/slices.js';
 import { createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
 import { testDraft } from '../../../helpers/timers.js';
 import { offsetChangesOf, referenceRuns, scanWallClock } from '../../../helpers/wall-clock-reference.js';
@@ -53,14 +53,10 @@ afterAll(async () => {
 });
 
 /** Every run in the slices, by timer. */
-async function sliceRuns(): Promise<Map<number, number[]>> {
+async function sliceRunsByTimer(): Promise<Map<number, number[]>> {
   const found = new Map<number, number[]>();
-  const keys = await stores.redis.keys(`${stores.config.prefix}slice:*`);
-  for (const key of keys) {
-    for (const member of await stores.redis.zrange(key, 0, -1)) {
-      const run = parseSliceMember(member)!;
-      found.set(run.timerId, [...(found.get(run.timerId) ?? []), run.runAt]);
-    }
+  for (const run of await sliceRuns(stores.redis, stores.config.prefix)) {
+    found.set(run.timerId, [...(found.get(run.timerId) ?? []), run.runAt]);
   }
   return found;
 }
@@ -101,7 +97,7 @@ describe('the migrator across DST transitions', () => {
         await migration.run(planHorizon(now, STEP_MINUTES), now);
       }
       const scan = scanWallClock(zone, start - 30 * HOUR, end + 30 * HOUR);
-      const inSlices = await sliceRuns();
+      const inSlices = await sliceRunsByTimer();
       for (const { id, cron } of created) {
         const expected = iso(referenceRuns(cron, scan, start, end));
         expect(expected.length, cron).toBeGreaterThan(0);

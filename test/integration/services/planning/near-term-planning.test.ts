@@ -7,6 +7,7 @@ import { WindowPlanner } from '../../../../src/services/planning/window-planner.
 import { INTERNAL } from '../../../../src/services/timers/access.js';
 import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
+import { sliceRuns } from '../../../helpers/slices.js';
 import { createTestCore, createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
 import { testDraft } from '../../../helpers/timers.js';
 
@@ -61,23 +62,9 @@ async function plannedUntil(timerId: number): Promise<number> {
 /** How many slice members each of the timer's run instants has. */
 async function runsInSlices(timerId: number): Promise<Map<number, number>> {
   const found = new Map<number, number>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await stores.redis.scan(
-      cursor,
-      'MATCH',
-      `${stores.config.prefix}slice:*`,
-      'COUNT',
-      1000,
-    );
-    cursor = next;
-    for (const key of keys) {
-      for (const member of await stores.redis.zrange(key, 0, -1)) {
-        const [id, runAt] = member.split('_').map(Number);
-        if (id === timerId) found.set(runAt!, (found.get(runAt!) ?? 0) + 1);
-      }
-    }
-  } while (cursor !== '0');
+  for (const r of await sliceRuns(stores.redis, stores.config.prefix)) {
+    if (r.timerId === timerId) found.set(r.runAt, (found.get(r.runAt) ?? 0) + 1);
+  }
   return found;
 }
 

@@ -10,6 +10,7 @@ import { TimerRepository } from '../../../../src/storage/db/timer-repository.js'
 import { createKeys } from '../../../../src/storage/redis/keys.js';
 import { type ExecuteJob, runsOf } from '../../../../src/storage/redis/queues.js';
 import { SliceStore } from '../../../../src/storage/redis/runs/slice-store.js';
+import { sliceRuns } from '../../../helpers/slices.js';
 import { createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
 import { testDraft } from '../../../helpers/timers.js';
 
@@ -44,23 +45,13 @@ async function countRuns(where = '1=1'): Promise<number> {
   return Number((rows as Array<{ n: number }>)[0]!.n);
 }
 
+/** The runs in the slices (`timerId_runAt_version`), each with how many times it is there. */
 async function sliceMembers(): Promise<Map<string, number>> {
   const found = new Map<string, number>();
-  let cursor = '0';
-  do {
-    const [next, ks] = await stores.redis.scan(
-      cursor,
-      'MATCH',
-      `${stores.config.prefix}slice:*`,
-      'COUNT',
-      1000,
-    );
-    cursor = next;
-    for (const k of ks) {
-      const members = await stores.redis.zrange(k, 0, -1);
-      for (const m of members) found.set(m, (found.get(m) ?? 0) + 1);
-    }
-  } while (cursor !== '0');
+  for (const r of await sliceRuns(stores.redis, stores.config.prefix)) {
+    const name = `${r.timerId}_${r.runAt}_${r.version}`;
+    found.set(name, (found.get(name) ?? 0) + 1);
+  }
   return found;
 }
 

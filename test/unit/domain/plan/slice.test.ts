@@ -15,7 +15,7 @@ import {
   parseMinuteKey,
   sliceId,
 } from '../../../../src/domain/plan/slice.js';
-import { parseTaskKey, taskKey } from '../../../../src/domain/plan/task-key.js';
+import { parseSliceEntry, parseTaskKey, sliceEntry, taskKey } from '../../../../src/domain/plan/task-key.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -45,6 +45,22 @@ describe('slice and bucket math', () => {
     expect(parseTaskKey('42_1795304060000')).toEqual({ timerId: 42, runAt: 1795304060000 });
     expect(parseTaskKey('42-1795304060000')).toBeNull();
     expect(parseTaskKey('../etc_1')).toBeNull();
+  });
+
+  it('writes a run into its slice compactly, and reads both that and the long form', () => {
+    const minute = at('2026-11-22T10:05:00Z');
+    const run = { timerId: 1_000_000, runAt: minute, version: 1 };
+    // A cron's second-0 run: member "lfls.0.1", score 0 (Redis keeps both as small as they come).
+    expect(sliceEntry(run, minute)).toEqual({ member: 'lfls.0.1', score: 0 });
+    expect(sliceEntry(run, minute, true)).toEqual({ member: `1000000_${minute}_1`, score: minute });
+    for (const r of [run, { timerId: 987_654_321_012, runAt: minute + 59_999, version: 4_000_000_000 }]) {
+      expect(parseSliceEntry(sliceEntry(r, minute).member, minute)).toEqual(r);
+      expect(parseSliceEntry(sliceEntry(r, minute, true).member, minute)).toEqual(r);
+    }
+    // The long form without a version, as the first releases wrote it.
+    expect(parseSliceEntry(`42_${minute}`, minute)).toEqual({ timerId: 42, runAt: minute, version: 0 });
+    expect(parseSliceEntry('42-1', minute)).toBeNull();
+    expect(parseSliceEntry('LFLS.0.1', minute)).toBeNull();
   });
 
   it('scans the previous and current minute, and the next one within the prefetch', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { SliceRun } from '../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../src/observability/logger.js';
-import type { SliceRunRef, WindowRead } from '../../../../src/services/slices/slice-reader.js';
+import type { WindowRead } from '../../../../src/services/slices/slice-reader.js';
 import { SLICE_HOLD_EVERY_MS, SliceWalker } from '../../../../src/services/slices/slice-walker.js';
 import type { SliceJobData } from '../../../../src/storage/redis/queues.js';
 
@@ -20,7 +21,7 @@ const slice: SliceJobData = {
   claimedAt: 0,
 };
 
-function walkerAt(startMs: number, runs: SliceRunRef[], opts: { failReads?: number; ackOk?: boolean } = {}) {
+function walkerAt(startMs: number, runs: SliceRun[], opts: { failReads?: number; ackOk?: boolean } = {}) {
   let clock = startMs;
   let failures = opts.failReads ?? 0;
   const reads: Array<[number, number, number]> = [];
@@ -59,7 +60,7 @@ function walkerAt(startMs: number, runs: SliceRunRef[], opts: { failReads?: numb
   return { walker, reads, fanned, acked, held, now: () => clock };
 }
 
-const run = (second: number, timerId = 1): SliceRunRef => ({
+const run = (second: number, timerId = 1): SliceRun => ({
   timerId,
   runAt: MINUTE_START + second * 1000,
   version: 1,

@@ -34,12 +34,51 @@ describe('removing runs from their slices', () => {
     await slices.addRuns([{ timerId: 13, runAt: M + 1000, version: 1 }]);
     await slices.addRuns([{ timerId: 13, runAt: M + 2000, version: 1 }], new Map([[M, 10 * 16]]));
     expect(await slices.bucketCounts([M])).toEqual([20]);
-    expect(await members(M)).toEqual([`13_${M + 1000}_1`, `13_${M + 2000}_1`]);
+    expect(await members(M)).toEqual(['d.1jk.1', 'd.rs.1']);
     await slices.removeRuns([
       { timerId: 13, runAt: M + 1000, version: 1 },
       { timerId: 13, runAt: M + 2000, version: 1 },
     ]);
     expect(await members(M)).toEqual([]);
+  });
+});
+
+describe('the form of a run in its slice', () => {
+  const minute = Date.parse('2030-09-01T11:00:00Z');
+  const key = (bucket: number) => createKeys(stores.config.prefix).slice(minuteKey(minute), bucket);
+
+  it('reads and removes runs a previous release wrote in the long form, beside compact ones', async () => {
+    // Timer 13 in bucket 3 of 10: one run placed by this release, one by the previous.
+    await slices.addRuns([{ timerId: 13, runAt: minute + 2000, version: 1 }]);
+    await stores.redis.zadd(key(3), minute + 1000, `13_${minute + 1000}_1`);
+    expect(await slices.read(minuteKey(minute), 3, minute, minute + MINUTE)).toEqual([
+      { timerId: 13, runAt: minute + 1000, version: 1 },
+      { timerId: 13, runAt: minute + 2000, version: 1 },
+    ]);
+    // Half-open windows, in either form.
+    expect(await slices.read(minuteKey(minute), 3, minute + 1001, minute + 2000)).toEqual([]);
+    expect(await slices.read(minuteKey(minute), 3, minute + 2000, minute + 2001)).toEqual([
+      { timerId: 13, runAt: minute + 2000, version: 1 },
+    ]);
+    await slices.removeRuns([
+      { timerId: 13, runAt: minute + 1000, version: 1 },
+      { timerId: 13, runAt: minute + 2000, version: 1 },
+    ]);
+    expect(await stores.redis.zcard(key(3))).toBe(0);
+  });
+
+  it('writes the long form while rolling from a release that reads only that', async () => {
+    const long = new SliceStore(
+      stores.redis,
+      createKeys(stores.config.prefix),
+      { buckets: 10, maxBuckets: 200 },
+      { isLong: async () => true },
+    );
+    await long.addRuns([{ timerId: 24, runAt: minute + 5000, version: 2 }]);
+    expect(await stores.redis.zrange(key(4), 0, -1, 'WITHSCORES')).toEqual([
+      `24_${minute + 5000}_2`,
+      String(minute + 5000),
+    ]);
   });
 });
 
