@@ -7,7 +7,7 @@ import {
   EXECUTE_LATE_QUEUE,
   EXECUTE_QUEUE,
   type ExecuteJobData,
-  KEEP_COMPLETED,
+  KEEP_COMPLETED_BATCHES,
   KEEP_FAILED,
   runCountOf,
 } from '../../storage/redis/queues.js';
@@ -77,7 +77,7 @@ export function startLaneWorkers(o: LaneWorkersOptions): LaneWorkers {
             maxStalledCount: 10,
             // One stalled-job check per queue and process is enough: it scans every active job.
             skipStalledCheck: i > 0,
-            removeOnComplete: KEEP_COMPLETED,
+            removeOnComplete: KEEP_COMPLETED_BATCHES,
             removeOnFail: KEEP_FAILED,
           },
         ),

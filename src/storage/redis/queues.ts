@@ -208,6 +208,12 @@ export async function earliestQueuedDue(lanes: ReadonlyArray<Queue<ExecuteJobDat
 
 /** Kept long enough to answer "what happened to timer 42 at 10:05:03" on the board. */
 export const KEEP_COMPLETED = { age: 3600, count: 20_000 } as const;
+/**
+ * An execute job is a batch of up to RUN_BATCH_MAX runs, kilobytes in Redis: 20,000 of them
+ * took ~150 B a timer at a million timers, more than their slices. MySQL keeps every run's
+ * outcome; the board keeps the last few minutes' batches.
+ */
+export const KEEP_COMPLETED_BATCHES = { age: 3600, count: 2_000 } as const;
 export const KEEP_FAILED = { age: 7 * 24 * 3600, count: 20_000 } as const;
 
 const defaultJobOptions: DefaultJobOptions = {
@@ -283,6 +289,7 @@ export function createQueues(connection: RedisClient, keys: Keys): Queues {
       prefix: keys.bullPrefix(name),
       defaultJobOptions: {
         ...defaultJobOptions,
+        removeOnComplete: KEEP_COMPLETED_BATCHES,
         attempts: EXECUTE_ATTEMPTS,
         backoff: { type: 'exponential', delay: 1000 },
       },
