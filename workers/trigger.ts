@@ -57,8 +57,7 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
     {
       connection: bullConnection,
       prefix: keys.bullPrefix(TRIGGER_QUEUE),
-      // Writers put runs in the compact form only while every connected trigger says it reads it.
-      name: COMPACT_READER,
+      name: COMPACT_READER, // writers go compact only while every connected trigger reads it
       concurrency: config.triggerConcurrency,
       lockDuration: 10_000,
       stalledInterval: 5_000,
@@ -80,7 +79,6 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
       'TRIGGER_CONCURRENCY is below 3 × MAX_BUCKETS: unless other trigger processes share the slices, those of a busy minute wait and fire late',
     );
   }
-
   return {
     async close() {
       const closing = worker.close();
