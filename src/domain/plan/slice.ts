@@ -1,3 +1,5 @@
+import { utcDay } from '../../lib/utc-text.js';
+
 /**
  * Time-and-bucket slicing: a run lives in the slice of its UTC minute and of bucket
  * `timerId % count`, where a minute's bucket count grows with the timers that have runs
@@ -29,7 +31,7 @@ export function parseMinuteKey(key: string): number {
 
 /** `YYYY-MM-DD` (UTC), the bloom filter's day. */
 export function dayKey(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return utcDay(ms);
 }
 
 export function bucketOf(timerId: number, bucketCount: number): number {

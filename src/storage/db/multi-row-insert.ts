@@ -1,23 +1,14 @@
 import { getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import type { MySqlTable } from 'drizzle-orm/mysql-core';
 import { escape as escapeSql } from 'mysql2';
+import { utcDateTime } from '../../lib/utc-text.js';
 
 /** A value as a raw INSERT writes it. */
 export type SqlValue = string | number | Date | null;
 
-let lastMs = Number.NaN;
-let lastDateTime = '';
-
-/**
- * MySQL's DATETIME(3) literal of an epoch-ms instant (UTC). The last one is kept: the rows
- * of one INSERT mostly share their instants (created and updated at, the same run times).
- */
+/** MySQL's DATETIME(3) literal of an epoch-ms instant (UTC). */
 export function sqlDateTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastDateTime = new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
-    lastMs = ms;
-  }
-  return lastDateTime;
+  return utcDateTime(ms);
 }
 
 export function sqlLiteral(v: SqlValue): string {
