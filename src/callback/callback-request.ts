@@ -31,14 +31,14 @@ export function prepareCall(
   signing: CallSigning = null,
   trigger: RunTrigger = 'schedule',
 ): PreparedCall {
-  const url = new URL(timer.callback.url);
+  const target = targetOf(timer.callback);
   const call: PreparedCall = {
-    origin: url.origin,
-    path: `${url.pathname}${url.search}`,
+    origin: target.origin,
+    path: target.path,
     method: timer.callback.method,
     headers: {
       'user-agent': USER_AGENT,
-      ...lowerCaseKeys(timer.callback.headers),
+      ...target.headers,
       'x-xtimer-task-id': taskKey,
       'x-xtimer-timer-id': String(timer.id),
       'x-xtimer-scheduled-at': String(runAt),
@@ -65,8 +65,24 @@ function signed(call: PreparedCall, taskKey: string): PreparedCall {
   return { ...call, headers: { ...call.headers, ...call.signer!.sign(taskKey, call.body) } };
 }
 
-function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
-  return out;
+interface Target {
+  origin: string;
+  path: string;
+  /** The callback's own headers, names in lower case. */
+  headers: Record<string, string>;
+}
+
+const targets = new WeakMap<Timer['callback'], Target>();
+
+/** What every call of one callback shares, worked out once per timer object rather than per run. */
+function targetOf(callback: Timer['callback']): Target {
+  let target = targets.get(callback);
+  if (!target) {
+    const url = new URL(callback.url);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(callback.headers)) headers[k.toLowerCase()] = v;
+    target = { origin: url.origin, path: `${url.pathname}${url.search}`, headers };
+    targets.set(callback, target);
+  }
+  return target;
 }
