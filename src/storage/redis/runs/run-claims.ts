@@ -224,6 +224,11 @@ export class RunClaims {
     requests: R[],
     call: (day: string, batch: R[]) => Promise<O[]>,
   ): Promise<O[]> {
+    // Nearly always so: one tick's requests, all of today.
+    if (requests.length > 0 && requests.length <= SCRIPT_BATCH) {
+      const day = dayKey(requests[0]!.runAt);
+      if (requests.every((r) => dayKey(r.runAt) === day)) return call(day, requests);
+    }
     const results = new Array<O>(requests.length);
     const indexed = requests.map((r, i) => ({ r, i }));
     await Promise.all(
