@@ -33,6 +33,8 @@ local now = clockNow(ARGV[3])
 local slack = tonumber(ARGV[4])
 local createdAt = redis.call("BITFIELD", KEYS[1], "GET", "u48", 0)[1]
 local out = {}
+local bits = {}
+local asked = {}
 local a = 5
 for i = 2, #KEYS do
   local owner, leaseMs, runAt, minAttempt = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
@@ -51,18 +53,32 @@ for i = 2, #KEYS do
     if attempt == 1 then
       if createdAt == 0 or runAt < createdAt then
         bloom = "unknown"
+      elseif k > 0 then
+        -- Answered below, from one BITFIELD over every run's bits.
+        asked[#asked + 1] = #out + 5
+        for j = 0, k - 1 do
+          bits[#bits + 1] = "GET"; bits[#bits + 1] = "u1"; bits[#bits + 1] = ARGV[a + 4 + j]
+        end
       else
         bloom = "maybe"
-        for j = 0, k - 1 do
-          if redis.call("GETBIT", KEYS[1], ARGV[a + 4 + j]) == 0 then
-            bloom = "no"
-            break
-          end
-        end
       end
     end
     out[#out + 1] = "claimed"; out[#out + 1] = attempt; out[#out + 1] = leaseUntil; out[#out + 1] = ""; out[#out + 1] = bloom
   end
   a = a + 4 + k
+end
+-- A run certainly never ran when any of its bits is clear.
+local b = 1
+for start = 1, #bits, 999 do
+  local values = redis.call("BITFIELD", KEYS[1], unpack(bits, start, math.min(start + 998, #bits)))
+  for _, v in ipairs(values) do
+    local at = asked[math.floor((b - 1) / k) + 1]
+    if v == 0 then
+      out[at] = "no"
+    elseif out[at] == "" then
+      out[at] = "maybe"
+    end
+    b = b + 1
+  end
 end
 return out

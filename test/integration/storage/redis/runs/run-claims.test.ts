@@ -165,6 +165,27 @@ describe('fencing by owner + attempt', () => {
     expect(await claims.claim(old, 'b', LEASE)).toMatchObject({ outcome: 'done', status: 'succeeded' });
   });
 
+  it('tells each first attempt of a batch of hundreds what the bloom filter knows: never ran, may have run, or cannot tell', async () => {
+    const keys = createKeys(stores.config.prefix);
+    const runs = Array.from({ length: 800 }, (_, i) => ({
+      key: taskKey(1000 + i, run.runAt),
+      runAt: run.runAt,
+    }));
+    const finished = runs.filter((_, i) => i % 2 === 0);
+    await Promise.all(finished.map((r) => claims.claim(r, 'a', LEASE)));
+    expect(await Promise.all(finished.map((r) => claims.finish(r, 'a', 1, 'succeeded')))).not.toContain(
+      false,
+    );
+    // Their records gone (past their keep, or Redis lost them): only the filter remembers them.
+    await stores.redis.del(...finished.map((r) => keys.claim('2030-03-01', r.key)));
+    // Due before the day's filter was made (at T0): it cannot rule the run out.
+    const older = { key: taskKey(5, T0 - 1000), runAt: T0 - 1000 };
+    const answers = await Promise.all([...runs, older].map((r) => claims.claim(r, 'b', LEASE)));
+    const blooms = answers.map((a) => (a.outcome === 'claimed' ? a.bloom : a.outcome));
+    expect(blooms.slice(0, 800)).toEqual(runs.map((_, i) => (i % 2 === 0 ? 'maybe' : 'no')));
+    expect(blooms[800]).toBe('unknown');
+  });
+
   it('refuses a finish from the right owner for the wrong attempt', async () => {
     await claims.claim(run, 'a', LEASE);
     expect(await claims.finish(run, 'a', 2, 'succeeded')).toBe(false);
