@@ -38,6 +38,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 export class Child {
   readonly proc: ChildProcess;
   output = '';
+  private readonly profiled: boolean;
 
   constructor(
     readonly name: string,
@@ -46,12 +47,18 @@ export class Child {
     env: Record<string, string> = {},
   ) {
     // The young generation npm start gives the service (package.json), for every child.
-    // BENCH_CPU_PROF_DIR=<dir> writes each child's CPU profile there when it stops.
+    // BENCH_CPU_PROF_DIR=<dir> writes each child's CPU profile there when it stops, and
+    // BENCH_HEAP_PROF_DIR=<dir> its sampled allocations (what the collector is busy with).
     const profDir = process.env.BENCH_CPU_PROF_DIR;
-    const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    const heapDir = process.env.BENCH_HEAP_PROF_DIR;
+    const profile = [
+      ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+      ...(heapDir ? ['--heap-prof', `--heap-prof-dir=${heapDir}`] : []),
+    ];
+    this.profiled = profile.length > 0;
     this.proc = spawn(
       process.execPath,
-      [...profile, '--max-semi-space-size=64', '--import', 'tsx', script, ...args],
+      [...profile, '--max-semi-space-size=128', '--import', 'tsx', script, ...args],
       {
         cwd: ROOT,
         env: { ...process.env, ...env },
@@ -93,7 +100,7 @@ export class Child {
     await Promise.race([exited, sleep(15_000)]);
     // A profiled child writes its profile as it exits, which SIGKILL prevents: a second
     // signal makes it give up its shutdown and exit.
-    if (this.proc.exitCode === null && process.env.BENCH_CPU_PROF_DIR) {
+    if (this.proc.exitCode === null && this.profiled) {
       this.proc.kill('SIGTERM');
       await Promise.race([exited, sleep(30_000)]);
     }

@@ -6,8 +6,8 @@
  *                [-- --only=spread [--scale=0.02] [--spread-minutes=2]]
  *                [-- --only=million [--scale=0.02] [--minutes=2]]
  *                [-- --only=footprint [--linger=5]]
- * (--timers: just those precision lines, xtimer only, for tuning; --soak: one long xtimer
- * run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
+ * (--timers: just those precision lines, xtimer only, for tuning, 30 s or --seconds;
+ * --soak: one long xtimer run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
  * delivery lines slow, noisy, overload and spread while developing them; --scale also
  * shrinks the million, and --minutes is its measured firing minutes)
  *
@@ -239,7 +239,8 @@ async function main(): Promise<void> {
   const sinkPort = await freePort();
   const sink = new Child('sink', 'bench/sink.ts', [String(sinkPort)]);
   await sink.waitFor('sink listening');
-  const seconds = quick ? 5 : 30;
+  // A tuning line may measure longer (--seconds): 120 s holds a whole planning window.
+  const seconds = quick ? 5 : tuningSizes && secondsArg ? Number(secondsArg) : 30;
   try {
     if (soakTimers > 0) {
       process.stdout.write(`Soak: ${soakTimers} every-second timers for ${soakSeconds} s\n`);
