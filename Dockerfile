@@ -39,4 +39,4 @@ USER node
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "dist/workers/healthcheck.js"]
 # SIGTERM (docker stop) runs the ordered graceful shutdown; exec form so node gets it.
-CMD ["node", "--max-semi-space-size=64", "dist/workers/main.js"]
+CMD ["node", "--max-semi-space-size=128", "dist/workers/main.js"]
