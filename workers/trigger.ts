@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
+import { RunFanOut } from '../src/services/slices/run-fan-out.js';
 import { SliceJobRunner } from '../src/services/slices/slice-job-runner.js';
 import { SliceLockKeeper } from '../src/services/slices/slice-lock-keeper.js';
 import { SliceReader } from '../src/services/slices/slice-reader.js';
@@ -20,8 +21,7 @@ import type { RunningRole } from './running-role.js';
 
 /**
  * The trigger role: a BullMQ worker on `trigger`, wired to a SliceWalker that walks each
- * slice job's minute and fans its runs into `execute` (a lone run as its own job, several
- * as one batch job).
+ * slice job's minute and fans its runs into `execute`, together with its other walks' (RunFanOut).
  */
 export async function startTrigger(core: Core): Promise<RunningRole> {
   const { config, keys, queues } = core;
@@ -40,7 +40,7 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
       core.slices,
       new TaskRepository(core.database.db, core.database.pool),
     ),
-    fanOut: (runs, slice) => fanOutRuns(queues.execute, runs, slice),
+    fanOut: new RunFanOut((runs, slice) => fanOutRuns(queues.execute, runs, slice)).queue,
     hold: (data) => locks.hold(data),
     ack: (data) => locks.ack(data),
     metrics: core.metrics,
