@@ -89,8 +89,13 @@ export async function launchXtimer(
  * measures, and one-by-one creates (~1.3 ms of the process's CPU each) beside thousands
  * of runs a second starved the firing they were meant to set up.
  */
-export async function startXtimer(count: number, cron: string, sinkUrl: string): Promise<XtimerTarget> {
-  const target = await launchXtimer();
+export async function startXtimer(
+  count: number,
+  cron: string,
+  sinkUrl: string,
+  env: Record<string, string> = {},
+): Promise<XtimerTarget> {
+  const target = await launchXtimer({ env });
   try {
     await createTimerBatches(target.base, count, cron, sinkUrl, 'active', {
       batchSize: 100,
