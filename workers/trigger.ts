@@ -40,7 +40,7 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
       core.slices,
       new TaskRepository(core.database.db, core.database.pool),
     ),
-    fanOut: new RunFanOut((runs, slice) => fanOutRuns(queues.execute, runs, slice)).queue,
+    fanOut: new RunFanOut((runs, slice) => fanOutRuns(queues.execute, runs, slice), core.now).queue,
     hold: (data) => locks.hold(data),
     ack: (data) => locks.ack(data),
     metrics: core.metrics,

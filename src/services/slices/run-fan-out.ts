@@ -24,15 +24,24 @@ export class RunFanOut {
 
   constructor(
     private readonly fanOut: (runs: readonly QueuedRun[], slice: string) => Promise<void>,
+    private readonly now: () => number = Date.now,
     private readonly gatherMs = FAN_OUT_GATHER_MS,
   ) {}
 
-  /** Queues a walk's runs with the others gathered now (a bound function: a walker's `fanOut`). */
-  readonly queue = (runs: readonly QueuedRun[], slice: string): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
+  /**
+   * Queues a walk's runs with the others gathered now (a bound function: a walker's
+   * `fanOut`). A read holding runs already due (a walk started late, a takeover) goes out
+   * alone and at once, as before: mixed into a job of runs due later, its backlog would
+   * not be handed to the catch-up lane.
+   */
+  readonly queue = (runs: readonly QueuedRun[], slice: string): Promise<void> => {
+    const now = this.now();
+    if (runs.some((r) => r.runAt <= now)) return this.fanOut(runs, slice);
+    return new Promise<void>((resolve, reject) => {
       this.waiting.push({ runs, slice, resolve, reject });
       this.timer ??= setTimeout(() => this.flush(), this.gatherMs);
     });
+  };
 
   private flush(): void {
     this.timer = null;
