@@ -29,8 +29,6 @@ type ScriptedPipeline = ChainableCommander & {
 export const SLICE_TTL_MS = 10 * MINUTE;
 const ZADD_CHUNK = 1000;
 
-export type { SliceRun };
-
 export interface BucketSettings {
   buckets: number;
   maxBuckets: number;
