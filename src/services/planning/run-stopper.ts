@@ -107,7 +107,7 @@ export class RunStopper {
    * their call when the change commits: such a row stays, for its holder to record.
    */
   async cancelFrom(tx: Transaction, timerId: number, fromMs: number): Promise<PendingRun[]> {
-    const tasks = new TaskRepository(tx.db, tx.conn);
+    const tasks = new TaskRepository(tx.db, tx.conn, true);
     const soon = await tasks.pendingOfTimerBetween(timerId, fromMs, this.now() + CLAIMED_AHEAD_MS);
     const records = soon.length === 0 ? [] : await this.claims.peek(soon.map(refOf));
     const held = soon.filter((_, i) => records[i] !== null && records[i] !== undefined);
@@ -124,7 +124,7 @@ export class RunStopper {
   ): Promise<Map<number, PendingRun[]>> {
     const cancelled = new Map<number, PendingRun[]>();
     if (stops.length === 0) return cancelled;
-    const tasks = new TaskRepository(tx.db, tx.conn);
+    const tasks = new TaskRepository(tx.db, tx.conn, true);
     const disabledAt = new Map(stops.map((s) => [s.id, s.disabledAt]));
     const pending = await tasks.pendingOfTimers(stops.map((s) => s.id));
     const backlog: PendingRun[] = [];
