@@ -176,11 +176,7 @@ export class TaskRepository {
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(parallel, statements.length) }, async () => {
-        while (next < statements.length) {
-          const statement = statements[next++]!;
-          if (this.inTransaction) await this.pool.query(statement);
-          else await this.retryDeadlock(statement);
-        }
+        while (next < statements.length) await this.retryDeadlock(statements[next++]!);
       }),
     );
   }
@@ -591,7 +587,8 @@ export class TaskRepository {
         await this.pool.query(sql, values);
         return;
       } catch (err) {
-        if (!isDeadlock(err) || tries >= DEADLOCK_TRIES) throw err;
+        // A transaction's deadlock rolled all of it back: only its caller can run it again.
+        if (this.inTransaction || !isDeadlock(err) || tries >= DEADLOCK_TRIES) throw err;
       }
     }
   }
