@@ -1,12 +1,13 @@
 /**
  * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,sustained,oneshots,migrator,history,api,footprint]
- *                [-- --timers=5000,8000] [-- --soak=5000 --seconds=300]
+ *                [-- --timers=5000,8000 [--plan-minutes=60]] [-- --soak=5000 --seconds=300]
  *                [-- --only=overload --seconds=20 --scale=0.1]
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
  *                [-- --only=spread [--scale=0.02] [--spread-minutes=2]]
  *                [-- --only=million [--scale=0.02] [--minutes=2]]
  *                [-- --only=footprint [--linger=5]]
- * (--timers: just those precision lines, xtimer only, for tuning, 30 s or --seconds;
+ * (--timers: just those precision lines, xtimer only, for tuning, 30 s or --seconds; --plan-minutes: the
+ * migrator plans that many minutes ahead while they measure, as line 2h does;
  * --soak: one long xtimer run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
  * delivery lines slow, noisy, overload and spread while developing them; --scale also
  * shrinks the million, and --minutes is its measured firing minutes)
@@ -68,6 +69,8 @@ const tuningSizes = args
   ?.slice(9)
   .split(',')
   .map(Number);
+/** Tuning lines: the migrator's step (MIGRATE_STEP_MINUTES), so it plans that much ahead while they measure. */
+const planMinutes = args.find((a) => a.startsWith('--plan-minutes='))?.slice(15);
 const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
 const minutesArg = args.find((a) => a.startsWith('--minutes='))?.slice(10);
 /** Footprint: measure again after this many more minutes of firing (what walked minutes leave). */
@@ -253,7 +256,17 @@ async function main(): Promise<void> {
       );
     } else if (tuningSizes) {
       for (const n of tuningSizes)
-        results.precision.push(await measure(`tuning: ${n}`, 'xtimer', n, seconds, sinkPort, sink.pid));
+        results.precision.push(
+          await measure(
+            `tuning: ${n}${planMinutes ? ` + planning ${planMinutes} min` : ''}`,
+            'xtimer',
+            n,
+            seconds,
+            sinkPort,
+            sink.pid,
+            planMinutes ? { MIGRATE_STEP_MINUTES: planMinutes } : {},
+          ),
+        );
     } else if (wants('precision')) {
       process.stdout.write(
         'Precision (every-second timers: N runs due at the same millisecond each second)\n',
