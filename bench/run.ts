@@ -119,8 +119,11 @@ async function measure(
         ? await startBullmq(timers, '* * * * * *', sinkUrl)
         : await startFloor(timers, sinkUrl);
   try {
-    // Settle: the first runs after creation, the first migration.
-    const t0 = Math.ceil(Date.now() / 1000) * 1000 + (quick ? 3000 : 5000);
+    // Settle: the first runs after creation, the first migration. A line with a plan step
+    // of its own measures the planning of that step: from the top-up that plans the timers
+    // just created, 1 s after the next minute starts.
+    const settled = Math.ceil(Date.now() / 1000) * 1000 + (quick ? 3000 : 5000);
+    const t0 = xtimerEnv.MIGRATE_STEP_MINUTES ? Math.ceil(settled / 60_000) * 60_000 + 2000 : settled;
     const t1 = t0 + seconds * 1000;
     await sleep(t0 - Date.now());
     const cpu = await cpuMeterWithStores({ ...target.pids(), sink: sinkPid });
