@@ -9,7 +9,6 @@ import { AppService } from './services/apps/app-service.js';
 import { AuditService } from './services/apps/audit-service.js';
 import { ServicePause } from './services/apps/service-pause.js';
 import { Foreground } from './services/firing/admission/foreground.js';
-import { FiringLull } from './services/firing/release/firing-lull.js';
 import { FailureNotifier } from './services/notify/failure-notifier.js';
 import { PlanPublisher } from './services/planning/plan-publisher.js';
 import { RunPlanner } from './services/planning/run-planner.js';
@@ -62,8 +61,6 @@ export interface Core {
   metrics: Metrics;
   /** The requests the API of this process is answering; an executor here yields to them. */
   foreground: Foreground;
-  /** The lulls between the bursts of calls of an executor here; a migrator here plans in them. */
-  lull: FiringLull;
   /** Where every connection of the process says Redis or MySQL is away, or back. */
   connectionLogs: ConnectionLogs;
   now(): number;
@@ -185,7 +182,6 @@ export function createCore(
     notifier,
     metrics: new Metrics(),
     foreground,
-    lull: new FiringLull(now),
     connectionLogs: logs,
     now,
   };

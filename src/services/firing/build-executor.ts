@@ -167,12 +167,6 @@ export async function buildExecutor(
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
   });
 
-  core.lull.follow({
-    callsInFlight: () => executor.callsInFlight,
-    nextRelease: () => gate.nextRelease(),
-    lastRelease: () => gate.lastRelease,
-  });
-
   core.metrics.onScrape(async () => {
     const now = core.now();
     core.metrics.waitingRuns.set(gate.waiting);
@@ -205,7 +199,6 @@ export async function buildExecutor(
     async close(stopFetching) {
       lossWatch.stop();
       pause.stop();
-      core.lull.follow(null);
       const closing = stopFetching();
       const withdrawn = budget.close() + gate.close() + slots.close();
       if (withdrawn > 0) logger.info({ withdrawn }, 'withdrew runs not yet sent');

@@ -50,8 +50,6 @@ export interface WindowPlannerOptions {
    * window is planned a whole step ahead, so resting costs nothing but time.
    */
   restRatio: number;
-  /** Resolves when a batch that is not due soon may be written: a lull in the firing beside it. */
-  lull: () => Promise<void>;
   /** The clock a long run measures its own time by (tests drive it). */
   clock: () => number;
 }
@@ -63,7 +61,6 @@ const DEFAULTS: WindowPlannerOptions = {
   flushTimers: 5_000,
   maxCatchUpMs: 24 * 3600_000,
   restRatio: 0,
-  lull: async () => undefined,
 };
 /** Timers planned between two yields of the event loop. */
 const YIELD_EVERY_TIMERS = 50;
@@ -234,7 +231,6 @@ export class WindowPlanner {
         batch.push(p);
         if (rows.length >= this.options.flushRows || batch.length >= this.options.flushTimers) {
           const earliest = rows.reduce((min, r) => Math.min(min, r.runAt), Number.POSITIVE_INFINITY);
-          if (earliest > Date.now() + REST_SLACK_MS) await this.options.lull();
           const began = Date.now();
           await flush();
           if (this.options.restRatio > 0 && earliest > Date.now() + REST_SLACK_MS) {

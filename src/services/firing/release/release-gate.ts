@@ -22,7 +22,6 @@ const LEAD_MS = 2;
 export class ReleaseGate {
   private readonly wheel: WheelTimer<Waiter>;
   private isClosed = false;
-  private releasedAt: number | null = null;
 
   constructor(private readonly now: () => number = Date.now) {
     this.wheel = new WheelTimer<Waiter>({ now, onDue: (waiters) => this.release(waiters) });
@@ -50,17 +49,6 @@ export class ReleaseGate {
     return this.isClosed;
   }
 
-  /** When the next runs waiting are let go, or a little before it (null: none is waiting). */
-  nextRelease(): number | null {
-    const next = this.wheel.nextDue();
-    return next === null ? null : next + LEAD_MS;
-  }
-
-  /** When runs were last let go (null: never). */
-  get lastRelease(): number | null {
-    return this.releasedAt;
-  }
-
   get waiting(): number {
     return this.wheel.size;
   }
@@ -68,7 +56,6 @@ export class ReleaseGate {
   private release(waiters: Waiter[]): void {
     // Waiters come in due order; wait out the lead for each instant, then let it go.
     const giveUpAt = performance.now() + LEAD_MS + 1;
-    this.releasedAt = this.now();
     for (const w of waiters) {
       while (this.now() < w.dueMs && performance.now() < giveUpAt) {
         // busy wait: at most LEAD_MS (bounded by real time, whatever clock `now` reads)

@@ -51,12 +51,6 @@ export class WheelTimer<T> {
     });
   }
 
-  /** When the next values are delivered, or a little before it (null: none is scheduled). */
-  nextDue(): number | null {
-    if (this.#overduePending > 0) return this.#now();
-    return this.#wheel.nextExpiration();
-  }
-
   /** Values scheduled and neither delivered nor cancelled. */
   get size(): number {
     return this.#wheel.size + this.#overduePending;

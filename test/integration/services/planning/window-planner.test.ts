@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Timer } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import {
@@ -221,35 +221,6 @@ describe('migration', () => {
     expect(rest.stopped).toBe(false);
     expect(await countRuns()).toBe(20 * 60);
     expect((await sliceMembers()).size).toBe(20 * 60);
-  });
-
-  it('writes a batch not due within a minute only at a lull of the firing beside it', async () => {
-    for (let i = 0; i < 20; i++) await addTimer(`l${i}`, '* * * * *');
-    const lulls: Array<() => void> = [];
-    const planner = plannerWith({ flushRows: 100, lull: () => new Promise((r) => lulls.push(() => r())) });
-    let done = false;
-    const planning = planner.run(T0 + HOUR, T0).then(() => {
-      done = true;
-    });
-    await vi.waitFor(() => expect(lulls).toHaveLength(1));
-    expect(await countRuns()).toBe(0);
-    while (!done) {
-      lulls.shift()?.();
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    await planning;
-    expect(await countRuns()).toBe(20 * 60);
-  });
-
-  it('writes the runs due within a minute without waiting for a lull', async () => {
-    for (let i = 0; i < 5; i++) await addTimer(`n${i}`, '* * * * *');
-    const now = Date.now();
-    const result = await plannerWith({ flushRows: 100, lull: () => new Promise(() => undefined) }).run(
-      now + HOUR,
-      now,
-    );
-    expect(result.runs).toBeGreaterThanOrEqual(5 * 60);
-    expect(await countRuns()).toBe(result.runs);
   });
 
   it('fails with a batch’s Redis error, which never escapes as an unhandled rejection while the next batch is written', async () => {

@@ -28,19 +28,6 @@ describe('ReleaseGate', () => {
     expect(at).toBeGreaterThanOrEqual(due);
   });
 
-  it('tells when it next lets runs go and when it last did', async () => {
-    const gate = new ReleaseGate();
-    expect(gate.nextRelease()).toBeNull();
-    expect(gate.lastRelease).toBeNull();
-    const due = Date.now() + 30;
-    const released = gate.at(due);
-    expect(gate.nextRelease()).toBeGreaterThanOrEqual(due - 2);
-    expect(gate.nextRelease()).toBeLessThanOrEqual(due);
-    await released;
-    expect(gate.nextRelease()).toBeNull();
-    expect(gate.lastRelease).toBeGreaterThanOrEqual(due - 2);
-  });
-
   it('withdraws what waits at close', async () => {
     const gate = new ReleaseGate();
     const waiting = gate.at(Date.now() + 60_000);
