@@ -23,6 +23,8 @@ export interface BenchLine {
   firesPerSec: number;
   cpu: Record<string, number>;
   redisBytesPerPendingRun: number | null;
+  /** p99 of each 10 s of a line longer than 30 s: when in the line its lateness came. */
+  stretchesP99?: number[];
   /** A run missing or doubled. */
   failed: boolean;
   /** The timing targets of bench/goals.ts this line missed. */
@@ -44,6 +46,7 @@ export function printLine(l: BenchLine): void {
       `fires/s=${l.firesPerSec}${l.missedByPolicy ? ` missed(policy)=${l.missedByPolicy}` : ''} missing=${l.missing} dup=${l.duplicates}${verdict(l)} | cpu: ${cpu}` +
       `${l.redisBytesPerPendingRun === null ? '' : ` | redis ${l.redisBytesPerPendingRun} B/pending run`}\n`,
   );
+  if (l.stretchesP99) process.stdout.write(`    p99 by 10 s: ${l.stretchesP99.join(' ')}\n`);
 }
 
 export function table(lines: BenchLine[]): string {

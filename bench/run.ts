@@ -1,13 +1,14 @@
 /**
  * npm run bench [-- --quick] [-- --only=precision,max,slow,noisy,overload,sustained,oneshots,migrator,history,api,footprint]
- *                [-- --timers=5000,8000 [--plan-minutes=60]] [-- --soak=5000 --seconds=300]
+ *                [-- --timers=5000,8000 [--plan-minutes=60] [--floor]] [-- --soak=5000 --seconds=300]
  *                [-- --only=overload --seconds=20 --scale=0.1]
  *                [-- --only=oneshots --oneshots=100000 --minutes=10]
  *                [-- --only=spread [--scale=0.02] [--spread-minutes=2]]
  *                [-- --only=million [--scale=0.02] [--minutes=2]]
  *                [-- --only=footprint [--linger=5]]
  * (--timers: just those precision lines, xtimer only, for tuning, 30 s or --seconds; --plan-minutes: the
- * migrator plans that many minutes ahead while they measure, as line 2h does;
+ * migrator plans that many minutes ahead while they measure, as line 2h does; --floor: the floor
+ * line before each, on a box whose speed drifts; a line over 30 s shows its p99 by 10 s;
  * --soak: one long xtimer run at that rate, reported every 10 s; --seconds and --scale shorten and shrink the
  * delivery lines slow, noisy, overload and spread while developing them; --scale also
  * shrinks the million, and --minutes is its measured firing minutes)
@@ -36,6 +37,7 @@ import {
   ROOT,
   redisInfo,
   resetSink,
+  sinkStats,
   sleep,
 } from './harness.js';
 import { historyBench } from './history-bench.js';
@@ -71,6 +73,7 @@ const tuningSizes = args
   .map(Number);
 /** Tuning lines: the migrator's step (MIGRATE_STEP_MINUTES), so it plans that much ahead while they measure. */
 const planMinutes = args.find((a) => a.startsWith('--plan-minutes='))?.slice(15);
+const withFloor = args.includes('--floor');
 const oneShotCount = Number(args.find((a) => a.startsWith('--oneshots='))?.slice(11) ?? 0);
 const minutesArg = args.find((a) => a.startsWith('--minutes='))?.slice(10);
 /** Footprint: measure again after this many more minutes of firing (what walked minutes leave). */
@@ -150,6 +153,9 @@ async function measure(
       { ...SETTLE, recordedWithinMs: 240_000 },
     );
     const { missedByPolicy } = s;
+    const stretchesP99: number[] = [];
+    for (let from = t0; seconds > 30 && from < t1; from += 10_000)
+      stretchesP99.push((await sinkStats(sinkPort, from, Math.min(from + 10_000, t1))).p99);
     const missing = expected - s.delivered - missedByPolicy;
     const line: BenchLine = {
       scenario,
@@ -168,6 +174,7 @@ async function measure(
       firesPerSec: Math.round(s.delivered / seconds),
       cpu: cpuUse,
       redisBytesPerPendingRun: bytesPerRun,
+      ...(stretchesP99.length > 0 ? { stretchesP99 } : {}),
       failed: missing > 0 || s.duplicates > 0,
     };
     printLine(line);
@@ -259,17 +266,18 @@ async function main(): Promise<void> {
       );
     } else if (tuningSizes) {
       for (const n of tuningSizes)
-        results.precision.push(
-          await measure(
-            `tuning: ${n}${planMinutes ? ` + planning ${planMinutes} min` : ''}`,
-            'xtimer',
-            n,
-            seconds,
-            sinkPort,
-            sink.pid,
-            planMinutes ? { MIGRATE_STEP_MINUTES: planMinutes } : {},
-          ),
-        );
+        for (const system of withFloor ? (['floor', 'xtimer'] as const) : (['xtimer'] as const))
+          results.precision.push(
+            await measure(
+              `tuning: ${n}${planMinutes ? ` + planning ${planMinutes} min` : ''}`,
+              system,
+              n,
+              seconds,
+              sinkPort,
+              sink.pid,
+              planMinutes ? { MIGRATE_STEP_MINUTES: planMinutes } : {},
+            ),
+          );
     } else if (wants('precision')) {
       process.stdout.write(
         'Precision (every-second timers: N runs due at the same millisecond each second)\n',
