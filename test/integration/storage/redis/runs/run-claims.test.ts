@@ -97,6 +97,24 @@ describe('a holder that has not called yet', () => {
     expect(await claims.claim(run, 'b', LEASE)).toMatchObject({ outcome: 'claimed', attempt: 2 });
   });
 
+  it('is marked only by its exact holder and attempt, keeping the lease and its expiry', async () => {
+    await stores.redis.set(claimKey(), `claimed|11|${T0 + LEASE}|x:a`, 'PX', 60_000);
+    for (const [owner, attempt] of [
+      ['a', 11],
+      [':a', 11],
+      ['x:a', 1],
+      ['x:a', 111],
+      ['x', 11],
+    ] as const)
+      expect(await claims.markCalled(run, owner, attempt, clock + LEASE)).toBe(false);
+    expect(await claims.peek([run])).toEqual([expect.objectContaining({ state: 'claimed' })]);
+    expect(await claims.markCalled(run, 'x:a', 11, clock + LEASE)).toBe(true);
+    expect(await stores.redis.get(claimKey())).toBe(`running|11|${T0 + LEASE}|x:a`);
+    expect(await stores.redis.pttl(claimKey())).toBeGreaterThan(59_000);
+    // Marked again (a continuation's second look): still its own, left as it is.
+    expect(await claims.markCalled(run, 'x:a', 11, clock + LEASE)).toBe(true);
+  });
+
   it('lets the holder call when Redis lost the record, and writes it again as running', async () => {
     expect(await claims.markCalled(run, 'a', 1, clock + LEASE)).toBe(true);
     expect(await claims.peek([run])).toEqual([
