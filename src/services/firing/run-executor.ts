@@ -40,7 +40,7 @@ export interface RunContinuations {
 }
 
 export interface RunExecutorDeps {
-  claims: Pick<RunClaims, 'claim' | 'finish' | 'release' | 'backOff' | 'markCalled' | 'keepMs'>;
+  claims: Pick<RunClaims, 'claim' | 'finish' | 'release' | 'backOff' | 'markCalling' | 'keepMs'>;
   leases: LeaseKeeper;
   /** A run's row in MySQL: asked only when the bloom filter cannot rule out that it ran. */
   history(runs: readonly QueuedRun[]): Promise<Map<string, RunState>>;
@@ -248,7 +248,10 @@ export class RunExecutor {
     let call = await this.prepare(timer, x);
 
     if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.withdraw(x);
-    const overlap = await this.awaitOverlapSlot(x, timer, leaveJob);
+    // Decided without an await where nothing need be waited for: an instant's thousands of
+    // runs leave the gate together, and every await here delays the first call of them all.
+    const overlap =
+      overlapPolicyOf(timer, x.run) === 'allow' ? 'go' : await this.awaitOverlapSlot(x, timer, leaveJob);
     if (overlap === 'withdrawn') return this.withdraw(x);
     if (overlap === 'skip') {
       return this.settle(
@@ -258,9 +261,10 @@ export class RunExecutor {
         'skipped: overlap (the previous run of the timer is still in flight)',
       );
     }
-    if (!(await this.awaitAppSlot(x, timer.app, leaveJob))) return this.withdraw(x);
+    if (!d.slots.tryTake(timer.app) && !(await this.awaitAppSlot(x, timer.app, leaveJob)))
+      return this.withdraw(x);
     try {
-      if (!(await this.stillHeld(x))) {
+      if (!(this.surelyHeld(x) || (await this.stillHeld(x)))) {
         await this.releaseOverlap(x);
         return duplicate(this.d.metrics, 'fenced');
       }
@@ -278,9 +282,18 @@ export class RunExecutor {
       if (paused) return this.settle(x, paused.status, null, paused.reason);
       // Noted before the call goes out, so a takeover never repeats an attempt number; a
       // holder that dies between the two leaves a gap in them, not a second attempt 1.
-      // Its answer is a fence too. Unreachable Redis does not stop the call: the lease does.
-      const marked = d.claims.markCalled(x.ref, x.owner, x.lease.attempt, x.lease.validUntil);
-      if (!(await marked.catch(() => true))) {
+      // Its answer is a fence where the lease is not surely held; where it is, the lease
+      // is the fence and the call waits only for the mark to be on its way (an instant's
+      // thousands of marks keep Redis busy for tens of ms). Unreachable Redis does not
+      // stop the call: the lease does.
+      const mark = d.claims.markCalling(x.ref, x.owner, x.lease.attempt, x.lease.validUntil);
+      if (this.surelyHeld(x)) {
+        await mark.sent;
+        void mark.answer.then(
+          (held) => held || this.calledUnheld(x),
+          () => undefined,
+        );
+      } else if (!(await mark.answer.catch(() => true))) {
         await this.releaseOverlap(x);
         return duplicate(this.d.metrics, 'fenced');
       }
@@ -342,7 +355,6 @@ export class RunExecutor {
    * job (leaveJob 'deferred') and waits here; false if it was told to give up (shutdown).
    */
   private async awaitAppSlot(x: Execution, app: string, leaveJob: (r: RunReport) => void): Promise<boolean> {
-    if (this.d.slots.tryTake(app)) return true;
     this.detach(x, leaveJob);
     return this.d.slots.take(app);
   }
@@ -354,15 +366,24 @@ export class RunExecutor {
   }
 
   /**
-   * Fencing before the call goes out: the lease must still be this execution's. It is
-   * asked of Redis only when it may not be: near its end, lost at a renewal, or while
-   * Redis may have lost data (then the renewal writes the record again).
+   * Fencing before the call goes out: the lease must still be this execution's. Known
+   * here while it is neither lost, nor near its end, nor Redis suspect of losing data;
+   * otherwise Redis is asked (and a renewal after a loss writes the record again).
    */
+  private surelyHeld({ lease }: Execution): boolean {
+    return !lease.lost && this.d.now() < lease.validUntil && !this.d.redisMayHaveLostData();
+  }
+
+  /** The mark found another holder after the call went out: the lease and Redis disagreed. */
+  private calledUnheld(x: Execution): void {
+    this.d.logger.error(
+      { run: x.ref.key, attempt: x.lease.attempt },
+      'called a run whose claim another holder had taken: the lease held here, not in Redis (clocks apart?)',
+    );
+  }
+
   private async stillHeld(x: Execution): Promise<boolean> {
-    const { lease } = x;
-    if (!lease.lost && this.d.now() < lease.validUntil && !this.d.redisMayHaveLostData()) return true;
-    if (lease.lost) return false;
-    return this.d.leases.confirm(lease);
+    return this.surelyHeld(x) || (!x.lease.lost && (await this.d.leases.confirm(x.lease)));
   }
 
   private async prepare(timer: Timer, x: Execution): Promise<PreparedCall> {

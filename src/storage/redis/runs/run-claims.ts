@@ -167,7 +167,24 @@ export class RunClaims {
    * holder's lease stands). Requests made in the same tick go to Redis together.
    */
   markCalled(run: RunRef, owner: string, attempt: number, untilMs: number): Promise<boolean> {
-    return this.calls.load({ key: run.key, runAt: run.runAt, owner, attempt, untilMs: Math.round(untilMs) });
+    return this.markCalling(run, owner, attempt, untilMs).answer;
+  }
+
+  /** As markCalled; `sent` settles once the mark is handed to the Redis client (written while connected). */
+  markCalling(
+    run: RunRef,
+    owner: string,
+    attempt: number,
+    untilMs: number,
+  ): { sent: Promise<void>; answer: Promise<boolean> } {
+    const { sent, result } = this.calls.loadSent({
+      key: run.key,
+      runAt: run.runAt,
+      owner,
+      attempt,
+      untilMs: Math.round(untilMs),
+    });
+    return { sent, answer: result };
   }
 
   /**

@@ -49,6 +49,8 @@ interface Harness {
   failNextPrepare: boolean;
   /** The executor's log lines at warn and above. */
   logs: Array<Record<string, unknown>>;
+  /** Redis may have lost data lately: no lease is surely held without asking. */
+  redisSuspect: boolean;
 }
 
 function ok(status = 200): CallResult {
@@ -69,6 +71,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.historyFailures = 0;
   h.paused = null;
   h.failNextPrepare = false;
+  h.redisSuspect = false;
   h.logs = [];
   h.answer = async () => ok();
   h.claims = claims;
@@ -107,6 +110,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
           withdraw: async () => undefined,
         },
         paused: () => h.paused,
+        redisMayHaveLostData: () => h.redisSuspect,
         logger: createLogger('warn', {}, { write: (line: string) => h.logs.push(JSON.parse(line)) }),
         signing: {
           forApp: async () => {
@@ -722,23 +726,41 @@ describe('the claim of a run being called', () => {
     expect(seenAtSend).toBe('running');
   });
 
-  it('is not sent when marking it finds another holder: the mark is a fence', async () => {
-    const timer = testTimer();
-    const h = harness(timer);
-    const run = dueRun(timer);
-    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
-    // Between the executor's last look at its lease and its call, the run was taken over.
+  /** Between the executor's last look at its lease and its mark, the run is taken over. */
+  function takenOverAtTheMark(h: Harness, key: { key: string; runAt: number }): void {
     const claims = h.claims;
-    const mark = claims.markCalled.bind(claims);
-    claims.markCalled = async (ref, owner, attempt, untilMs) => {
-      await stores.redis.set(
+    const mark = claims.markCalling.bind(claims);
+    claims.markCalling = (ref, owner, attempt, untilMs) => {
+      const taken = stores.redis.set(
         createKeys(stores.config.prefix).claim(dayKey(key.runAt), key.key),
         `claimed|2|${clock + 10_000}|other`,
       );
-      return mark(ref, owner, attempt, untilMs);
+      const marking = taken.then(() => mark(ref, owner, attempt, untilMs));
+      return { sent: marking.then((m) => m.sent), answer: marking.then((m) => m.answer) };
     };
+  }
+
+  it('is not sent when marking it finds another holder where the lease is not surely held: the mark is a fence', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    h.redisSuspect = true;
+    takenOverAtTheMark(h, { key: taskKey(timer.id, run.runAt), runAt: run.runAt });
     expect(await h.executor.execute(run)).toMatchObject({ verdict: 'duplicate' });
     expect(h.sent).toHaveLength(0);
+  });
+
+  it('goes out without waiting for the mark where the lease surely holds, and says so if the mark then finds another holder', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer);
+    takenOverAtTheMark(h, { key: taskKey(timer.id, run.runAt), runAt: run.runAt });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
+    await eventually(
+      () => h.logs.some((l) => /another holder/.test(String(l.msg))),
+      'the disagreement logged',
+    );
   });
 });
 
