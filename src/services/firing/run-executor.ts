@@ -399,7 +399,7 @@ export class RunExecutor {
     const sending = d.caller.send(call);
     // Written only if the call is still in flight a second later (the result usually
     // replaces it first); its lease bounds the call, whose timeout is a hard deadline.
-    d.recorder.recordInFlight(
+    d.recorder.recordInFlight(x.ref.key, () =>
       outcomeOf(x.run, 'running', attempt, {
         leaseUntil: sentAt + call.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS,
         sentAt,

@@ -29,7 +29,7 @@ const DEFAULTS: RunRecorderOptions = {
 export class RunRecorder {
   private buffer = new Map<string, RunOutcome>();
   /** In-flight states by task key, oldest first, with when each was recorded. */
-  private inFlight = new Map<string, { outcome: RunOutcome; at: number }>();
+  private inFlight = new Map<string, { outcome: () => RunOutcome; at: number }>();
   private inFlightTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
@@ -57,10 +57,10 @@ export class RunRecorder {
   /**
    * A state the run is passing through (a callback in flight): written only if no newer
    * state replaces it within `inFlightHoldMs`. Most calls answer sooner, so a run costs
-   * MySQL one write, not two; a slow call still shows `running` with its lease.
+   * MySQL one write, not two; a slow call still shows `running` with its lease. The state
+   * is built only then: an instant's thousands of calls go out with none of that work.
    */
-  recordInFlight(outcome: RunOutcome): void {
-    const key = taskKey(outcome.timerId, outcome.runAt);
+  recordInFlight(key: string, outcome: () => RunOutcome): void {
     this.inFlight.delete(key);
     this.inFlight.set(key, { outcome, at: Date.now() });
     if (!this.inFlightTimer) this.scheduleInFlight();
@@ -199,7 +199,7 @@ export class RunRecorder {
     for (const [key, { outcome, at }] of this.inFlight) {
       if (at > cutoff) break;
       this.inFlight.delete(key);
-      this.record(outcome);
+      this.record(outcome());
     }
   }
 

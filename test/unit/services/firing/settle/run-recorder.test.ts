@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { taskKey } from '../../../../../src/domain/plan/task-key.js';
 import { createLogger } from '../../../../../src/observability/logger.js';
 import { RunRecorder } from '../../../../../src/services/firing/settle/run-recorder.js';
 import type { RunOutcome } from '../../../../../src/storage/db/tasks/task-repository.js';
@@ -21,6 +22,8 @@ function outcome(timerId: number, status: RunOutcome['status']): RunOutcome {
 describe('RunRecorder', () => {
   let writes: RunOutcome[][];
   let recorder: RunRecorder;
+  const inFlight = (timerId: number) =>
+    recorder.recordInFlight(taskKey(timerId, 1_700_000_000_000), () => outcome(timerId, 'running'));
 
   beforeEach(() => {
     vi.useFakeTimers();
@@ -37,16 +40,21 @@ describe('RunRecorder', () => {
     vi.useRealTimers();
   });
 
-  it('writes one outcome per run when the result replaces its in-flight state in time', async () => {
-    recorder.recordInFlight(outcome(1, 'running'));
+  it('writes one outcome per run when the result replaces its in-flight state in time, never building that state', async () => {
+    let built = 0;
+    recorder.recordInFlight(taskKey(1, 1_700_000_000_000), () => {
+      built++;
+      return outcome(1, 'running');
+    });
     await vi.advanceTimersByTimeAsync(500);
     recorder.record(outcome(1, 'succeeded'));
     await vi.advanceTimersByTimeAsync(2000);
     expect(writes.flat().map((o) => o.status)).toEqual(['succeeded']);
+    expect(built).toBe(0);
   });
 
   it('writes the in-flight state of a call still running after the hold', async () => {
-    recorder.recordInFlight(outcome(1, 'running'));
+    inFlight(1);
     await vi.advanceTimersByTimeAsync(999);
     expect(writes).toEqual([]);
     await vi.advanceTimersByTimeAsync(50);
@@ -57,9 +65,9 @@ describe('RunRecorder', () => {
   });
 
   it('holds each in-flight state from its own start', async () => {
-    recorder.recordInFlight(outcome(1, 'running'));
+    inFlight(1);
     await vi.advanceTimersByTimeAsync(600);
-    recorder.recordInFlight(outcome(2, 'running'));
+    inFlight(2);
     await vi.advanceTimersByTimeAsync(450);
     expect(writes.flat().map((o) => o.timerId)).toEqual([1]);
     await vi.advanceTimersByTimeAsync(600);
@@ -67,7 +75,7 @@ describe('RunRecorder', () => {
   });
 
   it('writes what is still in flight when it stops', async () => {
-    recorder.recordInFlight(outcome(3, 'running'));
+    inFlight(3);
     expect(recorder.buffered).toBe(1);
     await recorder.stop();
     expect(writes.flat().map((o) => [o.timerId, o.status])).toEqual([[3, 'running']]);
