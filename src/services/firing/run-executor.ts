@@ -382,8 +382,9 @@ export class RunExecutor {
     );
   }
 
+  /** Asked of Redis where the lease is not surely held: a renewal says whether it still is. */
   private async stillHeld(x: Execution): Promise<boolean> {
-    return this.surelyHeld(x) || (!x.lease.lost && (await this.d.leases.confirm(x.lease)));
+    return !x.lease.lost && (await this.d.leases.confirm(x.lease));
   }
 
   private async prepare(timer: Timer, x: Execution): Promise<PreparedCall> {

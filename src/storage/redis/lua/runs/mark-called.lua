@@ -29,7 +29,7 @@ for i = 1, #KEYS do
     -- Held by this holder at this attempt: "claimed|" or "running|", the attempt, the
     -- lease's end, the holder. Read in place rather than taken apart, and the state
     -- rewritten in place ("claimed" and "running" are as long; the lease and expiry
-    -- stay): an instant's thousands of calls wait for these marks.
+    -- stay): thousands are marked at each instant.
     local state = string.sub(raw, 1, 8)
     local head = "|" .. ARGV[a + 1] .. "|"
     local owner = ARGV[a]
