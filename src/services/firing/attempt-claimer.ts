@@ -91,7 +91,8 @@ export class AttemptClaimer {
    * MySQL. A finished run is a duplicate; one a live holder is calling (Redis lost its
    * claim) is left to it; one whose holder died mid-call is claimed as the next attempt.
    * Returns a report when this copy must not go on, the lease of a new attempt, or null
-   * to go on with `lease`. MySQL knows nothing of a run not yet due; and had a run due
+   * to go on with `lease`. MySQL knows nothing of a run not yet due (the claim does not
+   * even ask the filter about one, so it comes with no answer); and had a run due
    * within the claim records' memory finished, its record would have said so (unless
    * Redis lost it): neither needs MySQL, so firing them goes on while MySQL is away.
    */

@@ -198,10 +198,32 @@ describe('fencing by owner + attempt', () => {
     await stores.redis.del(...finished.map((r) => keys.claim('2030-03-01', r.key)));
     // Due before the day's filter was made (at T0): it cannot rule the run out.
     const older = { key: taskKey(5, T0 - 1000), runAt: T0 - 1000 };
+    clock = run.runAt;
     const answers = await Promise.all([...runs, older].map((r) => claims.claim(r, 'b', LEASE)));
     const blooms = answers.map((a) => (a.outcome === 'claimed' ? a.bloom : a.outcome));
     expect(blooms.slice(0, 800)).toEqual(runs.map((_, i) => (i % 2 === 0 ? 'maybe' : 'no')));
     expect(blooms[800]).toBe('unknown');
+  });
+
+  it('asks the bloom filter nothing about a run claimed before its time: its claimer never needs the answer', async () => {
+    const keys = createKeys(stores.config.prefix);
+    const ahead = { key: taskKey(8, run.runAt), runAt: run.runAt };
+    await claims.claim(ahead, 'a', LEASE);
+    expect(await claims.finish(ahead, 'a', 1, 'succeeded')).toBe(true);
+    await stores.redis.del(keys.claim('2030-03-01', ahead.key));
+    // Not yet due (the clock is at T0): no answer, though the filter has its bits.
+    expect(await claims.claim(ahead, 'b', LEASE)).toMatchObject({
+      outcome: 'claimed',
+      attempt: 1,
+      bloom: null,
+    });
+    await stores.redis.del(keys.claim('2030-03-01', ahead.key));
+    clock = ahead.runAt;
+    expect(await claims.claim(ahead, 'c', LEASE)).toMatchObject({
+      outcome: 'claimed',
+      attempt: 1,
+      bloom: 'maybe',
+    });
   });
 
   it('refuses a finish from the right owner for the wrong attempt', async () => {
