@@ -11,16 +11,20 @@
   The owner token and the attempt together are the fencing token: only the holder of
   the current attempt may renew, finish or release it.
 ]]
-local function readClaim(key)
-  local raw = redis.call("GET", key)
-  if not raw then
-    return nil
-  end
+local function parseClaim(raw)
   local state, attempt, untilMs, holder = string.match(raw, "^(%a+)|(%d+)|(%d+)|(.*)$")
   if not state then
     return nil
   end
   return { state = state, attempt = tonumber(attempt), untilMs = tonumber(untilMs), holder = holder }
+end
+
+local function readClaim(key)
+  local raw = redis.call("GET", key)
+  if not raw then
+    return nil
+  end
+  return parseClaim(raw)
 end
 
 local function writeClaim(key, state, attempt, untilMs, holder, ttlMs)
@@ -37,6 +41,22 @@ end
 
 local function holds(record, owner, attempt)
   return isHeld(record) and record.holder == owner and record.attempt == attempt
+end
+
+-- Whether a raw record is held by `owner` at `attempt` (given as its decimal text): read
+-- in place rather than taken apart, as the scripts that run at every call do ("claimed"
+-- and "running" are as long).
+local function rawHeldBy(raw, owner, attempt)
+  local state = string.sub(raw, 1, 8)
+  if state ~= "claimed|" and state ~= "running|" then
+    return false
+  end
+  local head = "|" .. attempt .. "|"
+  if string.sub(raw, 8, 7 + #head) ~= head then
+    return false
+  end
+  local _, untilEnd = string.find(raw, "^%d+|", 8 + #head)
+  return untilEnd ~= nil and string.sub(raw, untilEnd + 1) == owner
 end
 
 -- Calls made for the run: a holder that has not called has not made the attempt it holds.

@@ -32,27 +32,30 @@ local out = {}
 -- The filter's bits are set a few hundred at a time, one BITFIELD each rather than one
 -- SETBIT per bit: the calls, not the bits, are what cost Redis.
 local bits = {}
+local nb = 0
 local function setBits()
-  if #bits > 0 then
-    redis.call("BITFIELD", KEYS[1], unpack(bits))
-    bits = {}
+  if nb > 0 then
+    redis.call("BITFIELD", KEYS[1], unpack(bits, 1, nb))
+    nb = 0
   end
 end
 local a = 5
 for i = 2, #KEYS do
-  local owner, attempt, outcome = ARGV[a], tonumber(ARGV[a + 1]), ARGV[a + 2]
-  local record = readClaim(KEYS[i])
-  if record == nil or holds(record, owner, attempt) then
+  local owner, attempt, outcome = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  local raw = redis.call("GET", KEYS[i])
+  -- Its holder's (read in place: every call ends here), or a record Redis lost or cannot read.
+  if not raw or rawHeldBy(raw, owner, attempt) or not parseClaim(raw) then
     writeClaim(KEYS[i], outcome, attempt, 0, owner, keep)
     for j = 0, k - 1 do
-      bits[#bits + 1] = "SET"; bits[#bits + 1] = "u1"; bits[#bits + 1] = ARGV[a + 3 + j]; bits[#bits + 1] = 1
+      bits[nb + 1] = "SET"; bits[nb + 2] = "u1"; bits[nb + 3] = ARGV[a + 3 + j]; bits[nb + 4] = 1
+      nb = nb + 4
     end
-    if #bits >= 1000 then
+    if nb >= 1000 then
       setBits()
     end
-    out[#out + 1] = 1
+    out[i - 1] = 1
   else
-    out[#out + 1] = 0
+    out[i - 1] = 0
   end
   a = a + 3 + k
 end

@@ -26,19 +26,10 @@ for i = 1, #KEYS do
     writeClaim(KEYS[i], "running", tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a], tonumber(ARGV[1]))
     out[i] = 2
   else
-    -- Held by this holder at this attempt: "claimed|" or "running|", the attempt, the
-    -- lease's end, the holder. Read in place rather than taken apart, and the state
-    -- rewritten in place ("claimed" and "running" are as long; the lease and expiry
-    -- stay): thousands are marked at each instant.
-    local state = string.sub(raw, 1, 8)
-    local head = "|" .. ARGV[a + 1] .. "|"
-    local owner = ARGV[a]
-    local _, untilEnd = string.find(raw, "^%d+|", 8 + #head)
-    if (state == "claimed|" or state == "running|")
-      and string.sub(raw, 8, 7 + #head) == head
-      and untilEnd
-      and string.sub(raw, untilEnd + 1) == owner then
-      if state == "claimed|" then
+    -- Held by this holder at this attempt, and the state rewritten in place (the lease
+    -- and expiry stay): thousands are marked at each instant.
+    if rawHeldBy(raw, ARGV[a], ARGV[a + 1]) then
+      if string.sub(raw, 1, 7) == "claimed" then
         redis.call("SETRANGE", KEYS[i], 0, "running")
       end
       out[i] = 1
