@@ -70,6 +70,9 @@ export interface RunExecutorDeps {
   sleep(ms: number): Promise<void>;
 }
 
+/** Whether a run would be called as things stand (RunExecutor.willCall). */
+type Will = 'call' | 'settle' | 'drop';
+
 /** How often a buffered run (overlapPolicy buffer_one) looks whether its predecessor is done. */
 const OVERLAP_POLL_MS = 100;
 /** A buffered run keeps its place this long between looks; a waiter that died frees it. */
@@ -91,7 +94,8 @@ export class RunExecutor {
   private readonly claimer: AttemptClaimer;
   private executions = 0;
   /** Executions under way (some detached from their jobs), for the drain at shutdown. */
-  private readonly active = new Set<Promise<unknown>>();
+  private underway = 0;
+  private readonly idle: Array<() => void> = [];
   /** Due time of each run claimed here and not yet sent. */
   private readonly unsent = new Map<Lease, number>();
   private calling = 0;
@@ -105,52 +109,47 @@ export class RunExecutor {
    * job, or waiting for a slot of its app (it then goes on here, detached).
    */
   execute(run: RunToExecute): Promise<RunReport> {
-    return new Promise<RunReport>((resolve, reject) => {
-      const budget = this.d.budget;
-      let leftJob = false;
-      let permit = false;
-      const returnPermit = () => {
-        if (!permit) return;
-        permit = false;
-        budget?.give();
-      };
-      const leaveJob = (report: RunReport) => {
-        if (leftJob) return;
-        leftJob = true;
-        // A run that no longer needs its job (detached, or done) no longer needs its permit.
-        returnPermit();
-        resolve(report);
-      };
+    const job = new RunJob(this.d.budget);
+    this.underway++;
+    void this.attend(run, job);
+    return job.report;
+  }
+
+  /**
+   * One run from its admission to its end, reported to its job as soon as it no longer
+   * needs it. One async frame and a small object per run: an instant's thousands wait
+   * here for their due time, and what each holds is copied by every young collection.
+   */
+  private async attend(run: RunToExecute, job: RunJob): Promise<void> {
+    try {
       // A run that will not be called (its timer disabled, the service paused, past its
       // misfire threshold) needs no permit: a backlog of such runs is settled at once,
       // not in turn behind the runs that are called.
-      const admitted: Promise<'permit' | 'free' | 'closed' | 'drop'> = this.willCall(run).then((will) => {
-        if (will === 'drop') return 'drop';
-        if (!budget || will === 'settle') return 'free';
-        return budget.take().then((granted) => (granted ? 'permit' : 'closed'));
-      });
-      const work = admitted
-        .then((admission): Promise<RunReport> | RunReport => {
-          permit = admission === 'permit';
-          if (admission === 'drop') {
-            this.d.metrics.runs.inc({ outcome: 'skipped' });
-            return { verdict: 'skipped' };
-          }
-          // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
-          return admission === 'closed' ? { verdict: 'withdrawn' } : this.carryOut(run, leaveJob);
-        })
-        .then(leaveJob, (err: unknown) => {
-          returnPermit();
-          if (!leftJob) reject(err);
-          else
-            this.d.logger.error(
-              { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
-              'detached run failed; its lease lapses and the compensator queues it again',
-            );
-        });
-      this.active.add(work);
-      void work.finally(() => this.active.delete(work));
-    });
+      const judged = this.willCall(run);
+      const will = typeof judged === 'string' ? judged : await judged;
+      if (will === 'drop') {
+        this.d.metrics.runs.inc({ outcome: 'skipped' });
+        job.leave({ verdict: 'skipped' });
+        return;
+      }
+      if (this.d.budget && will === 'call') {
+        // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
+        if (!(await this.d.budget.take())) {
+          job.leave({ verdict: 'withdrawn' });
+          return;
+        }
+        job.permit = true;
+      }
+      job.leave(await this.carryOut(run, job));
+    } catch (err) {
+      if (!job.fail(err))
+        this.d.logger.error(
+          { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
+          'detached run failed; its lease lapses and the compensator queues it again',
+        );
+    } finally {
+      if (--this.underway === 0) for (const idle of this.idle.splice(0)) idle();
+    }
   }
 
   /**
@@ -159,9 +158,17 @@ export class RunExecutor {
    * needs nothing at all (`drop`): a scheduled run, never attempted, of a timer disabled
    * or deleted, whose row the disable (RunStopper) or the delete has dealt with already.
    */
-  private async willCall(run: RunToExecute): Promise<'call' | 'settle' | 'drop'> {
+  private willCall(run: RunToExecute): Will | Promise<Will> {
+    const held = this.heldTimerOf(run);
+    if (held) return this.judge(run, held);
+    return this.timerOf(run).then(
+      (cached) => this.judge(run, cached),
+      () => 'call' as const,
+    );
+  }
+
+  private judge(run: RunToExecute, cached: CachedTimer): Will {
     try {
-      const cached = await this.timerOf(run);
       const timer = cached.timer;
       // A copy the compensator queued again is settled through its claim: its holder died.
       const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0 && run.slice !== COMPENSATOR;
@@ -179,7 +186,7 @@ export class RunExecutor {
 
   /** Waits for every execution under way, detached ones included (shutdown, after the gate and slots closed). */
   async drain(): Promise<void> {
-    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+    while (this.underway > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 
   /** Calls sent and not answered yet. */
@@ -196,12 +203,12 @@ export class RunExecutor {
     return oldest;
   }
 
-  private async carryOut(run: RunToExecute, leaveJob: (r: RunReport) => void): Promise<RunReport> {
+  private async carryOut(run: RunToExecute, job: RunJob): Promise<RunReport> {
     const ref = { key: taskKey(run.timerId, run.runAt), runAt: run.runAt };
     // Each execution is its own claimant: two copies of a run in one process (a job
     // queued again after Redis lost the first) must not pass for one another.
     const owner = `${this.d.owner}:${++this.executions}`;
-    const cached = await this.timerOf(run);
+    const cached = this.heldTimerOf(run) ?? (await this.timerOf(run));
     const lease = await this.claimer.claim(run, ref, owner);
     if ('verdict' in lease) return lease;
     const x: Execution = {
@@ -222,7 +229,7 @@ export class RunExecutor {
     // A backfill's runs are past by design: they are not overdue.
     if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
     try {
-      return await this.afterClaim(x, leaveJob);
+      return await this.afterClaim(x, job);
     } catch (err) {
       // Failed before its call went out (Redis or MySQL unreachable for a moment): the
       // attempt is withdrawn, so the job's next try claims the run again at once. Held
@@ -240,7 +247,12 @@ export class RunExecutor {
     return this.d.cache.get(run.timerId, run.version ?? 0);
   }
 
-  private async afterClaim(x: Execution, leaveJob: (r: RunReport) => void): Promise<RunReport> {
+  /** The timer as cached when no read is needed (most runs): taken without an await. */
+  private heldTimerOf(run: RunToExecute): CachedTimer | undefined {
+    return this.d.cache.peek(run.timerId, run.version ?? 0);
+  }
+
+  private async afterClaim(x: Execution, job: RunJob): Promise<RunReport> {
     const d = this.d;
     const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
     if (early) return this.settle(x, early.status, null, early.reason);
@@ -251,7 +263,7 @@ export class RunExecutor {
     // Decided without an await where nothing need be waited for: an instant's thousands of
     // runs leave the gate together, and every await here delays the first call of them all.
     const overlap =
-      overlapPolicyOf(timer, x.run) === 'allow' ? 'go' : await this.awaitOverlapSlot(x, timer, leaveJob);
+      overlapPolicyOf(timer, x.run) === 'allow' ? 'go' : await this.awaitOverlapSlot(x, timer, job);
     if (overlap === 'withdrawn') return this.withdraw(x);
     if (overlap === 'skip') {
       return this.settle(
@@ -261,8 +273,7 @@ export class RunExecutor {
         'skipped: overlap (the previous run of the timer is still in flight)',
       );
     }
-    if (!d.slots.tryTake(timer.app) && !(await this.awaitAppSlot(x, timer.app, leaveJob)))
-      return this.withdraw(x);
+    if (!d.slots.tryTake(timer.app) && !(await this.awaitAppSlot(x, timer.app, job))) return this.withdraw(x);
     try {
       if (!(this.surelyHeld(x) || (await this.stillHeld(x)))) {
         await this.releaseOverlap(x);
@@ -313,7 +324,7 @@ export class RunExecutor {
   private async awaitOverlapSlot(
     x: Execution,
     timer: Timer,
-    leaveJob: (r: RunReport) => void,
+    job: RunJob,
   ): Promise<'go' | 'skip' | 'withdrawn'> {
     const d = this.d;
     const policy = overlapPolicyOf(timer, x.run);
@@ -328,7 +339,7 @@ export class RunExecutor {
     if ((x.run.afterAttempt ?? 0) > 0) return 'go';
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
-    this.detach(x, leaveJob);
+    this.detach(x, job);
     for (;;) {
       await d.sleep(OVERLAP_POLL_MS);
       if (d.gate.closed) {
@@ -352,17 +363,17 @@ export class RunExecutor {
 
   /**
    * Takes a slot of the app's in-flight limit. When none is free the run leaves its
-   * job (leaveJob 'deferred') and waits here; false if it was told to give up (shutdown).
+   * job ('deferred') and waits here; false if it was told to give up (shutdown).
    */
-  private async awaitAppSlot(x: Execution, app: string, leaveJob: (r: RunReport) => void): Promise<boolean> {
-    this.detach(x, leaveJob);
+  private async awaitAppSlot(x: Execution, app: string, job: RunJob): Promise<boolean> {
+    this.detach(x, job);
     return this.d.slots.take(app);
   }
 
   /** Lets go of the run's job while it waits here (its claim still says it has not called). */
-  private detach(x: Execution, leaveJob: (r: RunReport) => void): void {
+  private detach(x: Execution, job: RunJob): void {
     x.detached = true;
-    leaveJob({ verdict: 'deferred' });
+    job.leave({ verdict: 'deferred' });
   }
 
   /**
@@ -511,6 +522,49 @@ export class RunExecutor {
       });
     }
     return { verdict: 'withdrawn' };
+  }
+}
+
+/**
+ * A run's hold on its job: the report the job waits for, given once (when the run is done,
+ * or earlier when it goes on detached), and the permit of the process's run budget, given
+ * back as the job is left.
+ */
+class RunJob {
+  readonly report: Promise<RunReport>;
+  permit = false;
+  private left = false;
+  private resolve!: (report: RunReport) => void;
+  private reject!: (err: unknown) => void;
+
+  constructor(private readonly budget: RunBudget | undefined) {
+    this.report = new Promise<RunReport>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  leave(report: RunReport): void {
+    if (this.left) return;
+    this.left = true;
+    // A run that no longer needs its job (detached, or done) no longer needs its permit.
+    this.givePermit();
+    this.resolve(report);
+  }
+
+  /** Fails the job; false if the run had left it already (it failed detached). */
+  fail(err: unknown): boolean {
+    this.givePermit();
+    if (this.left) return false;
+    this.left = true;
+    this.reject(err);
+    return true;
+  }
+
+  private givePermit(): void {
+    if (!this.permit) return;
+    this.permit = false;
+    this.budget?.give();
   }
 }
 

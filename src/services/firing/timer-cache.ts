@@ -46,8 +46,8 @@ export class TimerCache {
     this.copyLoader = copies ? new MicroBatcher(copies, 500) : null;
   }
 
-  /** The timer, at `minVersion` or newer unless only an older copy can be read (the run's plan's version). */
-  async get(id: number, minVersion = 0): Promise<CachedTimer> {
+  /** The timer as held, if it is fresh and at `minVersion` or newer: what `get` answers without a load. */
+  peek(id: number, minVersion = 0): CachedTimer | undefined {
     const cached = this.entries.get(id);
     if (
       cached &&
@@ -56,6 +56,14 @@ export class TimerCache {
       (cached.timer === null || cached.timer.version >= minVersion)
     )
       return cached;
+    return undefined;
+  }
+
+  /** The timer, at `minVersion` or newer unless only an older copy can be read (the run's plan's version). */
+  async get(id: number, minVersion = 0): Promise<CachedTimer> {
+    const held = this.peek(id, minVersion);
+    if (held) return held;
+    const cached = this.entries.get(id);
     const epoch = this.epoch;
     const generation = this.generations.get(id) ?? 0;
     try {
