@@ -41,80 +41,106 @@ export function exchange(
   options: ExchangeOptions,
 ): Promise<CallAnswer> {
   return new Promise<CallAnswer>((resolve, reject) => {
-    let abort: ((err: Error) => void) | null = null;
-    let settled = false;
-    let timedOut = false;
-    let status = 0;
-    let retryAfter: string | null = null;
-    let output = '';
-    let decoder: StringDecoder | null = null;
-    const collected = new HeaderCollector();
-    let declaredBytes: number | null = null;
-    let readBytes = 0;
-    let whole = false;
-    const settle = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (err && !(err instanceof BodyCutOff)) reject(err);
-      else
-        resolve({
-          status,
-          output: output.slice(0, options.maxOutput),
-          retryAfter,
-          headers: collected.headers,
-          bodyBytes: whole ? readBytes : declaredBytes,
-        });
-    };
-    const timer = setTimeout(() => {
-      setImmediate(() => {
-        if (settled) return;
-        timedOut = true;
-        const err = new CallTimeoutError(`timeout after ${options.timeoutMs} ms`);
-        // Not connected yet: the request is dropped once it gets its connection.
-        abort?.(err);
-        settle(err);
-      });
-    }, options.timeoutMs);
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(abortRequest: (err?: Error) => void) {
-        abort = abortRequest;
-        if (timedOut) abortRequest(new CallTimeoutError('timeout'));
-      },
-      onHeaders(statusCode: number, rawHeaders: Buffer[]) {
-        status = statusCode;
-        for (let i = 0; i < rawHeaders.length; i += 2) {
-          const name = (rawHeaders[i] as Buffer).toString('latin1');
-          const value = (rawHeaders[i + 1] as Buffer).toString('latin1');
-          collected.add(name, value);
-          const lower = name.toLowerCase();
-          if (lower === 'retry-after') retryAfter = value;
-          else if (lower === 'content-length' && /^[0-9]{1,15}$/.test(value)) declaredBytes = Number(value);
-        }
-        return true;
-      },
-      onData(chunk: Buffer) {
-        readBytes += chunk.length;
-        decoder ??= new StringDecoder('utf8');
-        output += decoder.write(chunk);
-        if (output.length < options.maxOutput) return true;
-        abort?.(new BodyCutOff());
-        settle(null);
-        return false;
-      },
-      onComplete() {
-        whole = true;
-        if (decoder) output += decoder.end();
-        settle(null);
-      },
-      onError(err: Error) {
-        settle(err);
-      },
-    } as Dispatcher.DispatchHandler;
+    const handler = new Exchange(options, resolve, reject);
     try {
-      dispatcher.dispatch(request, handler);
+      dispatcher.dispatch(request, handler as Dispatcher.DispatchHandler);
     } catch (err) {
-      settle(err as Error);
+      handler.settle(err as Error);
     }
   });
+}
+
+/** The handler of one exchange: an object with its methods on the prototype, not a closure each, at every call. */
+class Exchange {
+  private abort: ((err: Error) => void) | null = null;
+  private settled = false;
+  private timedOut = false;
+  private status = 0;
+  private retryAfter: string | null = null;
+  private output = '';
+  private decoder: StringDecoder | null = null;
+  private readonly collected = new HeaderCollector();
+  private declaredBytes: number | null = null;
+  private readBytes = 0;
+  private whole = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly options: ExchangeOptions,
+    private readonly resolve: (answer: CallAnswer) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    this.timer = setTimeout(onDeadline, options.timeoutMs, this);
+  }
+
+  /** The deadline passed (looked at after the next I/O poll). */
+  expire(): void {
+    if (this.settled) return;
+    this.timedOut = true;
+    const err = new CallTimeoutError(`timeout after ${this.options.timeoutMs} ms`);
+    // Not connected yet: the request is dropped once it gets its connection.
+    this.abort?.(err);
+    this.settle(err);
+  }
+
+  settle(err: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    if (err && !(err instanceof BodyCutOff)) this.reject(err);
+    else
+      this.resolve({
+        status: this.status,
+        output: this.output.slice(0, this.options.maxOutput),
+        retryAfter: this.retryAfter,
+        headers: this.collected.headers,
+        bodyBytes: this.whole ? this.readBytes : this.declaredBytes,
+      });
+  }
+
+  onConnect(abortRequest: (err?: Error) => void): void {
+    this.abort = abortRequest;
+    if (this.timedOut) abortRequest(new CallTimeoutError('timeout'));
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    this.status = statusCode;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = (rawHeaders[i] as Buffer).toString('latin1');
+      const value = (rawHeaders[i + 1] as Buffer).toString('latin1');
+      this.collected.add(name, value);
+      const lower = name.toLowerCase();
+      if (lower === 'retry-after') this.retryAfter = value;
+      else if (lower === 'content-length' && /^[0-9]{1,15}$/.test(value)) this.declaredBytes = Number(value);
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.readBytes += chunk.length;
+    this.decoder ??= new StringDecoder('utf8');
+    this.output += this.decoder.write(chunk);
+    if (this.output.length < this.options.maxOutput) return true;
+    this.abort?.(new BodyCutOff());
+    this.settle(null);
+    return false;
+  }
+
+  onComplete(): void {
+    this.whole = true;
+    if (this.decoder) this.output += this.decoder.end();
+    this.settle(null);
+  }
+
+  onError(err: Error): void {
+    this.settle(err);
+  }
+}
+
+function onDeadline(exchange: Exchange): void {
+  setImmediate(expire, exchange);
+}
+
+function expire(exchange: Exchange): void {
+  exchange.expire();
 }
