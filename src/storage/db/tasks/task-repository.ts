@@ -392,7 +392,7 @@ export class TaskRepository {
           literal(this.pool, o.answers ? JSON.stringify(o.answers) : null),
         ]);
       // The first row names the columns. MariaDB takes the rest as one table value
-      // constructor, ~10 µs of its CPU a row cheaper than a SELECT each; MySQL spells that otherwise.
+      // constructor, ~7 µs of its CPU a row cheaper than a SELECT each; MySQL spells that otherwise.
       const [first, ...rest] = rows;
       const named = `SELECT ${first!.map((c, k) => `${c} AS ${OUTCOME_COLUMNS[k]}`).join(',')}`;
       const derived =
