@@ -50,18 +50,18 @@ const PREVIEW = `(function () {
   function shown(iso) { return iso.replace('T', ' ').replace(/\\.000(?=[-+Z])/, '').replace(/([+-]\\d\\d:\\d\\d|Z)$/, ' $1'); }
   function line(text, cls) { var li = document.createElement('li'); li.textContent = text; if (cls) li.className = cls; return li; }
   function show() {
-    var kind = value('kind') || 'cron', n = ++seq, q = new URLSearchParams({ count: '5' }), typed = [];
+    var kind = value('kind') || 'cron', n = ++seq, q = new URLSearchParams({ count: '5' });
     if (!value(kind)) return;
-    KIND[kind].forEach(function (name) { if (value(name)) { q.set(name, value(name)); typed.push(value(name)); } });
-    if (kind !== 'at') ['startAt', 'endAt'].forEach(function (name) { if (value(name)) q.set(name, value(name)); });
-    if (value('timezone')) q.set('timezone', value('timezone'));
+    var names = KIND[kind].concat(kind === 'at' ? [] : ['startAt', 'endAt'], ['timezone']), sent = {};
+    names.forEach(function (name) { sent[name] = value(name); if (sent[name]) q.set(name, sent[name]); });
     fetch(out.dataset.src + '?' + q, { credentials: 'same-origin' })
       .then(function (r) { return r.json(); })
       .then(function (body) {
         if (n !== seq) return;
         out.replaceChildren();
+        // Each field the shown times were asked with, so a reader (or a test) can tell them from a stale answer.
         out.dataset.kind = kind;
-        out.dataset[kind] = typed[0];
+        names.forEach(function (name) { out.dataset[name] = sent[name]; });
         if (body.error) return out.append(line(body.error.message, 'field-error'));
         if (body.items.length === 0) return out.append(line('no fire time left', 'muted'));
         body.items.forEach(function (iso) { out.append(line(shown(iso))); });

@@ -53,7 +53,11 @@ describe('the timer form in a browser', () => {
     // The app's calendars appear once the app is typed.
     const holidays = page.getByRole('group', { name: 'Calendars' }).getByLabel('holidays');
     await holidays.check();
-    await page.locator('#preview[data-kind="every"][data-every="90s"]').waitFor();
+    await page
+      .locator(
+        '#preview[data-kind="every"][data-every="90s"][data-offset="15s"][data-timezone="Europe/Berlin"]',
+      )
+      .waitFor();
     await expect.poll(() => page.locator('#preview li').count()).toBe(5);
     const times = (await previewLines(page)).map((t) => Date.parse(t.replace(' ', 'T').replace(' ', '')));
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(90_000);
