@@ -47,18 +47,23 @@ export class Child {
     env: Record<string, string> = {},
   ) {
     // The young generation npm start gives the service (package.json), for every child.
-    // BENCH_CPU_PROF_DIR=<dir> writes each child's CPU profile there when it stops, and
-    // BENCH_HEAP_PROF_DIR=<dir> its sampled allocations (what the collector is busy with).
+    // BENCH_CPU_PROF_DIR=<dir> writes each child's CPU profile there when it stops,
+    // BENCH_HEAP_PROF_DIR=<dir> its sampled allocations still alive then, and
+    // BENCH_ALLOC_PROF_DIR=<dir> every allocation sampled over a window, freed ones too
+    // (what the collector is busy with: bench/allocation-sampler.mjs).
     const profDir = process.env.BENCH_CPU_PROF_DIR;
     const heapDir = process.env.BENCH_HEAP_PROF_DIR;
+    const allocDir = process.env.BENCH_ALLOC_PROF_DIR;
     const profile = [
       ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
       ...(heapDir ? ['--heap-prof', `--heap-prof-dir=${heapDir}`] : []),
     ];
     this.profiled = profile.length > 0;
+    if (allocDir) mkdirSync(allocDir, { recursive: true });
+    const sampler = allocDir ? ['--import', join(ROOT, 'bench', 'allocation-sampler.mjs')] : [];
     this.proc = spawn(
       process.execPath,
-      [...profile, '--max-semi-space-size=128', '--import', 'tsx', script, ...args],
+      [...profile, '--max-semi-space-size=128', '--import', 'tsx', ...sampler, script, ...args],
       {
         cwd: ROOT,
         env: { ...process.env, ...env },
