@@ -9,6 +9,10 @@
  * BENCH_ALLOC_PROF_AFTER (seconds from the thread's start, default 25) and
  * BENCH_ALLOC_PROF_FOR (default 15) place the window; at 5,000 per instant the measured
  * seconds of `npm run bench -- --timers=5000` hold it.
+ *
+ * BENCH_ALLOC_PROF_LIVE=1 keeps instead only what the window allocated and a full
+ * collection at its end leaves alive (`Live.*.heapprofile`): with a window of a few
+ * seconds, what the runs in flight hold, which every young collection copies.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -18,6 +22,7 @@ import { threadId } from 'node:worker_threads';
 const dir = process.env.BENCH_ALLOC_PROF_DIR;
 const afterMs = Number(process.env.BENCH_ALLOC_PROF_AFTER ?? 25) * 1000;
 const forMs = Number(process.env.BENCH_ALLOC_PROF_FOR ?? 15) * 1000;
+const live = process.env.BENCH_ALLOC_PROF_LIVE === '1';
 
 if (dir) {
   const session = new Session();
@@ -26,12 +31,14 @@ if (dir) {
     await session.post('HeapProfiler.enable');
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 16_384,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMajorGC: !live,
+      includeObjectsCollectedByMinorGC: !live,
     });
     await new Promise((resolve) => setTimeout(resolve, forMs).unref());
+    if (live) await session.post('HeapProfiler.collectGarbage');
     const { profile } = await session.post('HeapProfiler.stopSampling');
-    writeFileSync(join(dir, `Alloc.${process.pid}.${threadId}.heapprofile`), JSON.stringify(profile));
+    const name = `${live ? 'Live' : 'Alloc'}.${process.pid}.${threadId}.heapprofile`;
+    writeFileSync(join(dir, name), JSON.stringify(profile));
   };
   // Unreferenced: a thread that is done need not wait for its window.
   setTimeout(() => void sample().catch(() => undefined), afterMs).unref();

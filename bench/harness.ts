@@ -50,7 +50,8 @@ export class Child {
     // BENCH_CPU_PROF_DIR=<dir> writes each child's CPU profile there when it stops,
     // BENCH_HEAP_PROF_DIR=<dir> its sampled allocations still alive then, and
     // BENCH_ALLOC_PROF_DIR=<dir> every allocation sampled over a window, freed ones too
-    // (what the collector is busy with: bench/allocation-sampler.mjs).
+    // (what the collector is busy with), or with BENCH_ALLOC_PROF_LIVE=1 only what is still
+    // alive at its end (what it copies): bench/allocation-sampler.mjs.
     const profDir = process.env.BENCH_CPU_PROF_DIR;
     const heapDir = process.env.BENCH_HEAP_PROF_DIR;
     const allocDir = process.env.BENCH_ALLOC_PROF_DIR;
