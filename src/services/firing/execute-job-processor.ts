@@ -21,25 +21,18 @@ export type ExecuteJobResult = { kind: 'done'; report: RunReport | BatchReport }
  */
 export class ExecuteJobProcessor {
   constructor(
-    private readonly executor: Pick<RunExecutor, 'execute'>,
+    private readonly executor: Pick<RunExecutor, 'executeAll'>,
     private readonly missed?: Pick<MissedInBulk, 'take'>,
   ) {}
 
   async process(data: ExecuteJobData): Promise<ExecuteJobResult> {
     const runs = runsOf(data);
     const taken = (await this.missed?.take(runs)) ?? new Map<number, RunReport>();
-    const settled = await Promise.allSettled(
-      runs.map((run, i) => {
-        const report = taken.get(i);
-        return report ? Promise.resolve(report) : this.executor.execute(run);
-      }),
-    );
-    const reports: RunReport[] = [];
-    for (const s of settled) {
-      // Left pending in MySQL, such a run is queued again by the compensator once its lease lapses.
-      if (s.status === 'rejected') throw s.reason;
-      reports.push(s.value);
-    }
+    // A failed run fails the job once every run has left it. Left pending in MySQL, it is
+    // queued again by the compensator once its lease lapses.
+    const executed = await this.executor.executeAll(runs.filter((_, i) => !taken.has(i)));
+    let next = 0;
+    const reports = runs.map((_, i) => taken.get(i) ?? (executed[next++] as RunReport));
     // Shutting down before its due time: the job goes straight back to wait for another
     // executor (the runs of a batch that went out already are then found done by their claims).
     if (reports.some((r) => r.verdict === 'withdrawn')) return { kind: 'withdrawn' };

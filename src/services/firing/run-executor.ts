@@ -17,7 +17,7 @@ import { pauseOf, whyNotCall } from './admission/call-judgement.js';
 import type { RunBudget } from './admission/run-budget.js';
 import { AttemptClaimer } from './attempt-claimer.js';
 import type { Lease, LeaseKeeper } from './lease-keeper.js';
-import type { ReleaseGate } from './release/release-gate.js';
+import type { Release, ReleaseGate } from './release/release-gate.js';
 import {
   COMPENSATOR,
   duplicate,
@@ -26,6 +26,7 @@ import {
   type RunToExecute,
   type SettledRun,
 } from './run-execution.js';
+import { JobRuns, RunJob } from './run-job.js';
 import { endedRunFields, endedRunLogOf } from './settle/ended-run-log.js';
 import { attemptAnswerOf, callFacts, outcomeOf } from './settle/run-outcome.js';
 import type { RunRecorder } from './settle/run-recorder.js';
@@ -105,51 +106,133 @@ export class RunExecutor {
   }
 
   /**
-   * Resolves when the run no longer needs its job: when it is settled, handed to a retry
-   * job, or waiting for a slot of its app (it then goes on here, detached).
+   * Resolves with each run's report when every run no longer needs its job: when it is
+   * settled, handed to a retry job, or waiting for a slot of its app (it then goes on
+   * here, detached). Rejects with the first run's failure, once every run has left.
    */
-  execute(run: RunToExecute): Promise<RunReport> {
-    const job = new RunJob(this.d.budget);
-    this.underway++;
-    void this.attend(run, job);
-    return job.report;
+  executeAll(runs: readonly RunToExecute[]): Promise<RunReport[]> {
+    const job = new JobRuns(runs.length);
+    runs.forEach((run, i) => {
+      this.underway++;
+      void this.attend(run, new RunJob(job, i, this.d.budget));
+    });
+    return job.reports;
+  }
+
+  /** One run as its own job (executeAll). */
+  async execute(run: RunToExecute): Promise<RunReport> {
+    const [report] = await this.executeAll([run]);
+    return report as RunReport;
   }
 
   /**
-   * One run from its admission to its end, reported to its job as soon as it no longer
-   * needs it. One async frame and a small object per run: an instant's thousands wait
-   * here for their due time, and what each holds is copied by every young collection.
+   * A run from its admission until it waits for its due millisecond, claimed and its
+   * call prepared. It then waits on the gate as its Execution and a callback, with no
+   * async frame suspended: an instant's thousands wait at once, and what each holds is
+   * copied by every young collection.
    */
   private async attend(run: RunToExecute, job: RunJob): Promise<void> {
+    let x: Execution | null = null;
+    let waiting = false;
     try {
-      // A run that will not be called (its timer disabled, the service paused, past its
-      // misfire threshold) needs no permit: a backlog of such runs is settled at once,
-      // not in turn behind the runs that are called.
-      const judged = this.willCall(run);
-      const will = typeof judged === 'string' ? judged : await judged;
-      if (will === 'drop') {
-        this.d.metrics.runs.inc({ outcome: 'skipped' });
-        job.leave({ verdict: 'skipped' });
+      const admitted = await this.admit(run, job);
+      if ('verdict' in admitted) {
+        job.leave(admitted);
         return;
       }
-      if (this.d.budget && will === 'call') {
-        // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
-        if (!(await this.d.budget.take())) {
-          job.leave({ verdict: 'withdrawn' });
-          return;
-        }
-        job.permit = true;
+      x = admitted;
+      const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
+      if (early) {
+        job.leave(await this.settle(x, early.status, null, early.reason));
+        return;
       }
-      job.leave(await this.carryOut(run, job));
+      const call = await this.prepare(x.cached.timer as Timer, x);
+      const claimed = x;
+      this.d.gate.hold(x.run.runAt, (release) => void this.resume(claimed, job, call, release));
+      waiting = true;
     } catch (err) {
-      if (!job.fail(err))
-        this.d.logger.error(
-          { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
-          'detached run failed; its lease lapses and the compensator queues it again',
-        );
+      await this.failed(run, x, job, err);
     } finally {
-      if (--this.underway === 0) for (const idle of this.idle.splice(0)) idle();
+      if (!waiting) this.ended(x);
     }
+  }
+
+  /** The run released by the gate (or withdrawn from it), carried on to its report. */
+  private async resume(x: Execution, job: RunJob, call: PreparedCall, release: Release): Promise<void> {
+    try {
+      job.leave(release === 'withdrawn' ? await this.withdraw(x) : await this.onTime(x, job, call));
+    } catch (err) {
+      await this.failed(x.run, x, job, err);
+    } finally {
+      this.ended(x);
+    }
+  }
+
+  /**
+   * Admission and claim: the report of a run that ends here, or its Execution. A run
+   * that will not be called (its timer disabled, the service paused, past its misfire
+   * threshold) needs no permit: a backlog of such runs is settled at once, not in turn
+   * behind the runs that are called.
+   */
+  private async admit(run: RunToExecute, job: RunJob): Promise<Execution | RunReport> {
+    const judged = this.willCall(run);
+    const will = typeof judged === 'string' ? judged : await judged;
+    if (will === 'drop') {
+      this.d.metrics.runs.inc({ outcome: 'skipped' });
+      return { verdict: 'skipped' };
+    }
+    if (this.d.budget && will === 'call') {
+      // Shutdown before it got a permit: unclaimed, its job goes back to the queue.
+      if (!(await this.d.budget.take())) return { verdict: 'withdrawn' };
+      job.permit = true;
+    }
+    const ref = { key: taskKey(run.timerId, run.runAt), runAt: run.runAt };
+    // Each execution is its own claimant: two copies of a run in one process (a job
+    // queued again after Redis lost the first) must not pass for one another.
+    const owner = `${this.d.owner}:${++this.executions}`;
+    const cached = this.heldTimerOf(run) ?? (await this.timerOf(run));
+    const lease = await this.claimer.claim(run, ref, owner);
+    if ('verdict' in lease) return lease;
+    // A backfill's runs are past by design: they are not overdue.
+    if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
+    return {
+      // Claimed past attempt 1, calls were made before (its job came back after its holder
+      // died): it is a continuation, whatever its job says.
+      run:
+        lease.attempt > 1
+          ? { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, lease.attempt - 1) }
+          : run,
+      ref,
+      owner,
+      lease,
+      cached,
+      detached: false,
+      holdsOverlap: false,
+      sent: false,
+    };
+  }
+
+  /**
+   * A run that failed: an attempt that made no call is withdrawn, so the job's next try
+   * claims the run again at once (held until its lease lapsed, it would wait for the
+   * compensator, minutes later); then its job fails, or, detached, it is logged.
+   */
+  private async failed(run: RunToExecute, x: Execution | null, job: RunJob, err: unknown): Promise<void> {
+    if (x && !x.sent && !x.detached) await this.claimer.withdraw(x.lease);
+    if (!job.fail(err))
+      this.d.logger.error(
+        { taskKey: taskKey(run.timerId, run.runAt), err: (err as Error).message },
+        'detached run failed; its lease lapses and the compensator queues it again',
+      );
+  }
+
+  /** A run's execution is over here: its claim is no longer renewed or counted as unsent. */
+  private ended(x: Execution | null): void {
+    if (x) {
+      this.unsent.delete(x.lease);
+      this.d.leases.drop(x.lease);
+    }
+    if (--this.underway === 0) for (const idle of this.idle.splice(0)) idle();
   }
 
   /**
@@ -203,45 +286,6 @@ export class RunExecutor {
     return oldest;
   }
 
-  private async carryOut(run: RunToExecute, job: RunJob): Promise<RunReport> {
-    const ref = { key: taskKey(run.timerId, run.runAt), runAt: run.runAt };
-    // Each execution is its own claimant: two copies of a run in one process (a job
-    // queued again after Redis lost the first) must not pass for one another.
-    const owner = `${this.d.owner}:${++this.executions}`;
-    const cached = this.heldTimerOf(run) ?? (await this.timerOf(run));
-    const lease = await this.claimer.claim(run, ref, owner);
-    if ('verdict' in lease) return lease;
-    const x: Execution = {
-      // Claimed past attempt 1, calls were made before (its job came back after its holder
-      // died): it is a continuation, whatever its job says.
-      run:
-        lease.attempt > 1
-          ? { ...run, afterAttempt: Math.max(run.afterAttempt ?? 0, lease.attempt - 1) }
-          : run,
-      ref,
-      owner,
-      lease,
-      cached,
-      detached: false,
-      holdsOverlap: false,
-      sent: false,
-    };
-    // A backfill's runs are past by design: they are not overdue.
-    if (run.trigger !== 'backfill') this.unsent.set(lease, run.runAt);
-    try {
-      return await this.afterClaim(x, job);
-    } catch (err) {
-      // Failed before its call went out (Redis or MySQL unreachable for a moment): the
-      // attempt is withdrawn, so the job's next try claims the run again at once. Held
-      // until its lease lapsed, it would wait for the compensator, minutes later.
-      if (!x.sent && !x.detached) await this.claimer.withdraw(x.lease);
-      throw err;
-    } finally {
-      this.unsent.delete(x.lease);
-      this.d.leases.drop(x.lease);
-    }
-  }
-
   /** The timer as cached, re-read when the run was planned for a newer version than the cached one. */
   private timerOf(run: RunToExecute): Promise<CachedTimer> {
     return this.d.cache.get(run.timerId, run.version ?? 0);
@@ -252,14 +296,11 @@ export class RunExecutor {
     return this.d.cache.peek(run.timerId, run.version ?? 0);
   }
 
-  private async afterClaim(x: Execution, job: RunJob): Promise<RunReport> {
+  /** From the due millisecond: the run's overlap slot and app slot, the fence, the call. */
+  private async onTime(x: Execution, job: RunJob, prepared: PreparedCall): Promise<RunReport> {
     const d = this.d;
-    const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
-    if (early) return this.settle(x, early.status, null, early.reason);
     const timer = x.cached.timer as Timer;
-    let call = await this.prepare(timer, x);
-
-    if ((await d.gate.at(x.run.runAt)) === 'withdrawn') return this.withdraw(x);
+    let call = prepared;
     // Decided without an await where nothing need be waited for: an instant's thousands of
     // runs leave the gate together, and every await here delays the first call of them all.
     const overlap =
@@ -522,49 +563,6 @@ export class RunExecutor {
       });
     }
     return { verdict: 'withdrawn' };
-  }
-}
-
-/**
- * A run's hold on its job: the report the job waits for, given once (when the run is done,
- * or earlier when it goes on detached), and the permit of the process's run budget, given
- * back as the job is left.
- */
-class RunJob {
-  readonly report: Promise<RunReport>;
-  permit = false;
-  private left = false;
-  private resolve!: (report: RunReport) => void;
-  private reject!: (err: unknown) => void;
-
-  constructor(private readonly budget: RunBudget | undefined) {
-    this.report = new Promise<RunReport>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
-
-  leave(report: RunReport): void {
-    if (this.left) return;
-    this.left = true;
-    // A run that no longer needs its job (detached, or done) no longer needs its permit.
-    this.givePermit();
-    this.resolve(report);
-  }
-
-  /** Fails the job; false if the run had left it already (it failed detached). */
-  fail(err: unknown): boolean {
-    this.givePermit();
-    if (this.left) return false;
-    this.left = true;
-    this.reject(err);
-    return true;
-  }
-
-  private givePermit(): void {
-    if (!this.permit) return;
-    this.permit = false;
-    this.budget?.give();
   }
 }
 

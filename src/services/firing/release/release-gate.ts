@@ -4,7 +4,7 @@ export type Release = 'due' | 'withdrawn';
 
 interface Waiter {
   dueMs: number;
-  resolve(r: Release): void;
+  release(r: Release): void;
 }
 
 /**
@@ -18,6 +18,8 @@ const LEAD_MS = 2;
  * Holds prepared runs until their due millisecond on a timing wheel and
  * lets them go, all runs of one instant in one synchronous burst. On shutdown the
  * runs still waiting are withdrawn (not sent) so another process can take them.
+ * A run waits as its callback, not as a promise some async frames await: an instant's
+ * thousands wait at once, and what each holds is copied by every young collection.
  */
 export class ReleaseGate {
   private readonly wheel: WheelTimer<Waiter>;
@@ -27,12 +29,14 @@ export class ReleaseGate {
     this.wheel = new WheelTimer<Waiter>({ now, onDue: (waiters) => this.release(waiters) });
   }
 
-  /** Resolves 'due' at `dueMs` (at once if it has passed), or 'withdrawn' on shutdown. */
-  at(dueMs: number): Promise<Release> {
-    if (this.isClosed) return Promise.resolve('withdrawn');
-    return new Promise<Release>((resolve) => {
-      this.wheel.schedule(dueMs - LEAD_MS, { dueMs, resolve });
-    });
+  /**
+   * Calls `release` with 'due' at `dueMs` (soon if it has passed), or 'withdrawn' on
+   * shutdown (at once if the gate is closed). It is called synchronously within the
+   * instant's burst and must not throw: the rest of the burst would be lost.
+   */
+  hold(dueMs: number, release: (r: Release) => void): void {
+    if (this.isClosed) release('withdrawn');
+    else this.wheel.schedule(dueMs - LEAD_MS, { dueMs, release });
   }
 
   /** Stops releasing; every run still waiting is withdrawn. */
@@ -40,7 +44,7 @@ export class ReleaseGate {
     if (this.isClosed) return 0;
     this.isClosed = true;
     const waiting = this.wheel.stop();
-    for (const w of waiting) w.resolve('withdrawn');
+    for (const w of waiting) w.release('withdrawn');
     return waiting.length;
   }
 
@@ -62,7 +66,7 @@ export class ReleaseGate {
       }
       // The clock stepped back under us (a new offset from Redis): wait again, never go early.
       if (this.now() < w.dueMs) this.wheel.schedule(w.dueMs, w);
-      else w.resolve('due');
+      else w.release('due');
     }
   }
 }

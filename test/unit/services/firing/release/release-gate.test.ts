@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ReleaseGate } from '../../../../../src/services/firing/release/release-gate.js';
+import { type Release, ReleaseGate } from '../../../../../src/services/firing/release/release-gate.js';
+
+const releaseOf = (gate: ReleaseGate, dueMs: number) =>
+  new Promise<Release>((resolve) => gate.hold(dueMs, resolve));
 
 /** The gate against a clock that can be stepped, as a new offset from Redis steps it. */
 describe('ReleaseGate', () => {
@@ -8,7 +11,7 @@ describe('ReleaseGate', () => {
     const now = () => Date.now() + offset;
     const gate = new ReleaseGate(now);
     const due = now() + 30;
-    expect(await gate.at(due)).toBe('due');
+    expect(await releaseOf(gate, due)).toBe('due');
     expect(now()).toBeGreaterThanOrEqual(due);
   });
 
@@ -22,7 +25,7 @@ describe('ReleaseGate', () => {
       return Date.now() + offset;
     };
     const gate = new ReleaseGate(now);
-    const { r, at } = await gate.at(due).then((r) => ({ r, at: now() }));
+    const { r, at } = await releaseOf(gate, due).then((r) => ({ r, at: now() }));
     expect(offset).toBe(-40);
     expect(r).toBe('due');
     expect(at).toBeGreaterThanOrEqual(due);
@@ -30,7 +33,7 @@ describe('ReleaseGate', () => {
 
   it('withdraws what waits at close', async () => {
     const gate = new ReleaseGate();
-    const waiting = gate.at(Date.now() + 60_000);
+    const waiting = releaseOf(gate, Date.now() + 60_000);
     expect(gate.close()).toBe(1);
     expect(await waiting).toBe('withdrawn');
   });
