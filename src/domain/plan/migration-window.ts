@@ -52,6 +52,18 @@ export function nearTermHorizon(nowMs: number, stepMinutes: number): number {
 export const TOP_UP_LEAD_MS = NEAR_TERM_MINUTES * MINUTE;
 
 /**
+ * Where the top-up's first pass stops: the end of this minute and the next four. It
+ * plans every timer it selects that far before it plans any to the horizon, since a
+ * window planned timer by timer takes minutes for thousands of dense timers (an hour of
+ * a thousand every-second timers is millions of runs), and the last timers' near-term runs
+ * would run out before their turn. A top-up still at work when they near that end leaves
+ * them to the next minute's, whose first pass is short.
+ */
+export function topUpFirstHorizon(nowMs: number, stepMinutes: number): number {
+  return Math.min(planHorizon(nowMs, stepMinutes), minuteStart(nowMs) + 5 * MINUTE);
+}
+
+/**
  * How long a timer's copy in Redis lives once written: past every run planned from it
  * (at most two windows ahead) and an hour of retries after the last.
  */

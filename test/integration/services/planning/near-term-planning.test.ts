@@ -116,6 +116,38 @@ describe('near-term planning and the top-up', () => {
     expect(await plannedUntil(hourly.id)).toBe(HORIZON_AT_10);
   });
 
+  it("writes every topped-up timer's next minutes before any timer's runs further out", async () => {
+    clock = T0 + 20_000;
+    const timers = [await create('first', '* * * * * *'), await create('second', '* * * * * *')];
+    clock = T0 + MINUTE + 1000;
+    await runner.topUp();
+
+    // Row ids follow the writes. Planned timer by timer, the second timer's next minutes
+    // came after the first one's whole window: with thousands of dense timers, after they
+    // were due.
+    const firstEnd = T0 + 6 * MINUTE;
+    const idOf = async (sql: string, ...at: number[]) => {
+      const [rows] = await stores.database.pool.query(
+        sql,
+        at.map((ms) => new Date(ms)),
+      );
+      return (rows as Array<{ id: number }>)[0]!.id;
+    };
+    const near = await idOf(
+      'SELECT MAX(id) AS id FROM tasks WHERE run_at >= ? AND run_at < ?',
+      T0 + 3 * MINUTE,
+      firstEnd,
+    );
+    const far = await idOf('SELECT MIN(id) AS id FROM tasks WHERE run_at >= ?', firstEnd);
+    expect(near).toBeLessThan(far);
+    for (const timer of timers) {
+      expect((await runsInMysql(timer.id)).map((r) => r.runAt)).toEqual(
+        instants(T0 + 20_000, HORIZON_AT_10, 1000),
+      );
+      expect(await plannedUntil(timer.id)).toBe(HORIZON_AT_10);
+    }
+  });
+
   it('tops up once a minute whichever migrator asks, and leaves fully planned timers alone', async () => {
     clock = T0 + 20_000;
     const timer = await create('once', '* * * * * *');
