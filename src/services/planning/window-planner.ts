@@ -209,7 +209,7 @@ export class WindowPlanner {
             }
           }
           for (const p of timers.filter((p) => !isPlain(p, horizonMs))) {
-            await this.timers.recordPlan(p.timer.id, p.before, p.next);
+            await this.timers.recordPlan(p.timer.id, p.timer.version, p.before, p.next);
           }
           // Runs due by now, or whose slice window the trigger has read already, are queued
           // as well: their slices will not be walked again. "Now" moves on while a big

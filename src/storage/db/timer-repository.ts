@@ -482,16 +482,23 @@ export class TimerRepository {
 
   /**
    * Records how far a timer's runs now reach, how many were planned and its final run,
-   * only if its runs still reached `expectedUntil` (the plan was made from there): a
-   * migration run twice, or racing a change, records its plan once or not at all.
+   * only if it is still `version` and its runs still reached `expectedUntil` (the plan was
+   * made from there): a migration run twice, or racing a change, records its plan once or
+   * not at all. The version too, since a change can leave `planned_until` where it was.
    */
-  async recordPlan(id: number, expectedUntil: number | null, plan: PlanRecord): Promise<boolean> {
+  async recordPlan(
+    id: number,
+    version: number,
+    expectedUntil: number | null,
+    plan: PlanRecord,
+  ): Promise<boolean> {
     const [result] = await this.db
       .update(timers)
       .set({ ...planColumns(plan), updatedAt: sql`${timers.updatedAt}` })
       .where(
         and(
           eq(timers.id, id),
+          eq(timers.version, version),
           expectedUntil === null
             ? isNull(timers.plannedUntil)
             : eq(timers.plannedUntil, new Date(expectedUntil)),

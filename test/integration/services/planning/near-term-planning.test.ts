@@ -204,6 +204,45 @@ describe('near-term planning and the top-up', () => {
     expect(missing).toEqual([]);
   });
 
+  it("does not record a capped timer's plan over a change that left its runs ending where they did", async () => {
+    clock = T0 + 20_000;
+    const timer = await core.timers.definitions.create(
+      INTERNAL,
+      testDraft({
+        app: 'near',
+        name: 'capped',
+        cron: '*/2 * * * * *',
+        maxRuns: 100_000,
+        callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+      }),
+    );
+    // The change lands after the planner checked the version and before it records the
+    // plan; made in the same minute as the create, it plans to the same end (10:03).
+    let change: (() => Promise<unknown>) | undefined = () =>
+      core.timers.definitions.update(INTERNAL, timer.id, { cron: '1/2 * * * * *' });
+    class RacingTimers extends TimerRepository {
+      override async activeVersions(ids: readonly number[]) {
+        const versions = await super.activeVersions(ids);
+        const run = change;
+        change = undefined;
+        await run?.();
+        return versions;
+      }
+    }
+    const migration = new WindowPlanner(
+      new RacingTimers(stores.database.db),
+      new TaskRepository(stores.database.db, stores.database.pool),
+      core.slices,
+      async () => undefined,
+      stores.config.prereadMs,
+      silent,
+    );
+    await migration.run(HORIZON_AT_10, T0 + MINUTE + 1000, { selectBeforeMs: T0 + 4 * MINUTE });
+    expect(change).toBeUndefined();
+    // The old schedule's plan is not recorded: the next top-up plans the new one from 10:03.
+    expect(await plannedUntil(timer.id)).toBe(T0 + 3 * MINUTE);
+  });
+
   it('leaves a window stopped for shutdown to the next migrator at once, not when its lock lapses', async () => {
     clock = T0 + 20_000;
     const timer = await create('stopped', '0 * * * * *');
