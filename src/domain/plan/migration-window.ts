@@ -52,15 +52,19 @@ export function nearTermHorizon(nowMs: number, stepMinutes: number): number {
 export const TOP_UP_LEAD_MS = NEAR_TERM_MINUTES * MINUTE;
 
 /**
- * Where the top-up's first pass stops: the end of this minute and the next four. It
- * plans every timer it selects that far before it plans any to the horizon, since a
- * window planned timer by timer takes minutes for thousands of dense timers (an hour of
- * a thousand every-second timers is millions of runs), and the last timers' near-term runs
- * would run out before their turn. A top-up still at work when they near that end leaves
- * them to the next minute's, whose first pass is short.
+ * Where the top-up's passes end, each planning every timer it selects that far before the
+ * next begins: the end of this minute and the next four, spans three times as long from
+ * there, then the horizon. Planned timer by timer to the horizon, an hour of a thousand
+ * every-second timers (millions of runs) took minutes, and the last timers' near-term runs
+ * ran out before their turn; pass by pass, each has until the previous one's end to write
+ * twice as many minutes of runs.
  */
-export function topUpFirstHorizon(nowMs: number, stepMinutes: number): number {
-  return Math.min(planHorizon(nowMs, stepMinutes), minuteStart(nowMs) + 5 * MINUTE);
+export function topUpHorizons(nowMs: number, stepMinutes: number): number[] {
+  const horizon = planHorizon(nowMs, stepMinutes);
+  const start = minuteStart(nowMs);
+  const ends: number[] = [];
+  for (let end = start + 5 * MINUTE; end < horizon; end = start + 3 * (end - start)) ends.push(end);
+  return [...ends, horizon];
 }
 
 /**

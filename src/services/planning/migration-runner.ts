@@ -2,7 +2,7 @@ import {
   planHorizon,
   stepMs,
   TOP_UP_LEAD_MS,
-  topUpFirstHorizon,
+  topUpHorizons,
   windowAt,
   windowKey,
 } from '../../domain/plan/migration-window.js';
@@ -136,7 +136,7 @@ export class MigrationRunner {
   /**
    * Plans up to the horizon every active timer whose runs stop within TOP_UP_LEAD_MS (a
    * create, enable or schedule change planned only its near term: migration-window.ts),
-   * all of them a few minutes ahead before any of them to the horizon.
+   * all of them a few minutes ahead before any of them further (`topUpHorizons`).
    * Once a minute but a window's first, by whichever migrator takes the minute's lock; a
    * failed top-up is retried by the next minute's, still ahead of the runs running out.
    */
@@ -150,22 +150,19 @@ export class MigrationRunner {
     const lockKey = d.keys.migratorLock(`top-up:${minuteKey(now)}`);
     // Kept to the end of the minute, never released: one top-up per minute.
     if (!(await d.lock.acquire(lockKey, Math.max(1000, MINUTE - (now % MINUTE))))) return;
-    // Every such timer's next few minutes first, then the rest of the window: the second
-    // pass takes those the first moved on (and any others whose runs stop as soon).
-    const signal = this.stopping.signal;
-    const horizon = planHorizon(now, d.stepMinutes);
-    const firstHorizon = topUpFirstHorizon(now, d.stepMinutes);
-    const first = await d.migration.run(firstHorizon, now, { selectBeforeMs: now + TOP_UP_LEAD_MS, signal });
-    const rest =
-      first.stopped || first.timers === 0 || firstHorizon >= horizon
-        ? null
-        : await d.migration.run(horizon, now, { selectBeforeMs: firstHorizon + 1, signal });
-    const result = {
-      timers: Math.max(first.timers, rest?.timers ?? 0),
-      runs: first.runs + (rest?.runs ?? 0),
-      ms: first.ms + (rest?.ms ?? 0),
-      stopped: first.stopped || (rest?.stopped ?? false),
-    };
+    // Pass by pass, each to a further end: a pass takes the timers the one before moved
+    // on (and any others whose runs stop as soon); each plans from the time it starts.
+    const result = { timers: 0, runs: 0, ms: 0, stopped: false };
+    let selectBeforeMs = now + TOP_UP_LEAD_MS;
+    for (const until of topUpHorizons(now, d.stepMinutes)) {
+      const pass = await d.migration.run(until, d.now(), { selectBeforeMs, signal: this.stopping.signal });
+      result.timers = Math.max(result.timers, pass.timers);
+      result.runs += pass.runs;
+      result.ms += pass.ms;
+      result.stopped = pass.stopped;
+      if (pass.stopped || pass.timers === 0) break;
+      selectBeforeMs = until + 1;
+    }
     d.metrics.migrationRuns.inc(result.runs);
     if (result.stopped) d.logger.info(result, 'top-up stopped part-way for shutdown');
     // Quiet at idle: timers looked at without a run to plan (their schedules ended) are no news.

@@ -124,8 +124,7 @@ describe('near-term planning and the top-up', () => {
 
     // Row ids follow the writes. Planned timer by timer, the second timer's next minutes
     // came after the first one's whole window: with thousands of dense timers, after they
-    // were due.
-    const firstEnd = T0 + 6 * MINUTE;
+    // were due. Pass by pass, every run before each pass's end was written before any after it.
     const idOf = async (sql: string, ...at: number[]) => {
       const [rows] = await stores.database.pool.query(
         sql,
@@ -133,13 +132,15 @@ describe('near-term planning and the top-up', () => {
       );
       return (rows as Array<{ id: number }>)[0]!.id;
     };
-    const near = await idOf(
-      'SELECT MAX(id) AS id FROM tasks WHERE run_at >= ? AND run_at < ?',
-      T0 + 3 * MINUTE,
-      firstEnd,
-    );
-    const far = await idOf('SELECT MIN(id) AS id FROM tasks WHERE run_at >= ?', firstEnd);
-    expect(near).toBeLessThan(far);
+    for (const end of [6, 16, 46].map((m) => T0 + m * MINUTE)) {
+      const before = await idOf(
+        'SELECT MAX(id) AS id FROM tasks WHERE run_at >= ? AND run_at < ?',
+        T0 + 3 * MINUTE,
+        end,
+      );
+      const after = await idOf('SELECT MIN(id) AS id FROM tasks WHERE run_at >= ?', end);
+      expect(before).toBeLessThan(after);
+    }
     for (const timer of timers) {
       expect((await runsInMysql(timer.id)).map((r) => r.runAt)).toEqual(
         instants(T0 + 20_000, HORIZON_AT_10, 1000),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   nearTermHorizon,
   planHorizon,
+  topUpHorizons,
   windowAt,
   windowKey,
 } from '../../../../src/domain/plan/migration-window.js';
@@ -87,5 +88,14 @@ describe('migration windows', () => {
     // One-minute windows already plan less than that.
     expect(nearTermHorizon(t, 1)).toBe(planHorizon(t, 1));
     expect(nearTermHorizon(t, 1)).toBe(at('2026-11-22T10:19:00Z'));
+  });
+
+  it('tops up in passes that end five minutes ahead, then three times as far each, then at the horizon', () => {
+    const t = at('2026-11-22T10:17:30Z');
+    expect(topUpHorizons(t, 60)).toEqual(
+      ['10:22', '10:32', '11:02', '12:00'].map((hm) => at(`2026-11-22T${hm}:00Z`)),
+    );
+    // Short windows end before the first pass would: one pass.
+    expect(topUpHorizons(t, 2)).toEqual([planHorizon(t, 2)]);
   });
 });
