@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Core } from '../../../../src/core.js';
+import type { TimerDraft } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { buildMigrationRunner } from '../../../../src/services/planning/build-migration-runner.js';
 import type { MigrationRunner } from '../../../../src/services/planning/migration-runner.js';
@@ -30,7 +31,7 @@ let runner: MigrationRunner;
 let clock = T0;
 const silent = createLogger('silent');
 
-async function create(name: string, cron: string) {
+async function create(name: string, cron: string, rest: Partial<TimerDraft> = {}) {
   return core.timers.definitions.create(
     INTERNAL,
     testDraft({
@@ -38,7 +39,20 @@ async function create(name: string, cron: string) {
       name,
       cron,
       callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
+      ...rest,
     }),
+  );
+}
+
+/** A planner over these timers (a test's stand-in that races a change), queuing nothing. */
+function plannerOver(timers: TimerRepository): WindowPlanner {
+  return new WindowPlanner(
+    timers,
+    new TaskRepository(stores.database.db, stores.database.pool),
+    core.slices,
+    async () => undefined,
+    stores.config.prereadMs,
+    silent,
   );
 }
 
@@ -182,14 +196,7 @@ describe('near-term planning and the top-up', () => {
         return page;
       }
     }
-    const migration = new WindowPlanner(
-      new RacingTimers(stores.database.db),
-      new TaskRepository(stores.database.db, stores.database.pool),
-      core.slices,
-      async () => undefined,
-      stores.config.prereadMs,
-      silent,
-    );
+    const migration = plannerOver(new RacingTimers(stores.database.db));
     await migration.run(HORIZON_AT_10, clock, { selectBeforeMs: clock + 3 * MINUTE });
     expect(change).toBeUndefined();
     // The top-up's plan of the old schedule is not recorded over the change's.
@@ -207,16 +214,7 @@ describe('near-term planning and the top-up', () => {
 
   it("does not record a capped timer's plan over a change that left its runs ending where they did", async () => {
     clock = T0 + 20_000;
-    const timer = await core.timers.definitions.create(
-      INTERNAL,
-      testDraft({
-        app: 'near',
-        name: 'capped',
-        cron: '*/2 * * * * *',
-        maxRuns: 100_000,
-        callback: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: {}, body: null, timeoutMs: 1000 },
-      }),
-    );
+    const timer = await create('capped', '*/2 * * * * *', { maxRuns: 100_000 });
     // The change lands after the planner checked the version and before it records the
     // plan; made in the same minute as the create, it plans to the same end (10:03).
     let change: (() => Promise<unknown>) | undefined = () =>
@@ -230,14 +228,7 @@ describe('near-term planning and the top-up', () => {
         return versions;
       }
     }
-    const migration = new WindowPlanner(
-      new RacingTimers(stores.database.db),
-      new TaskRepository(stores.database.db, stores.database.pool),
-      core.slices,
-      async () => undefined,
-      stores.config.prereadMs,
-      silent,
-    );
+    const migration = plannerOver(new RacingTimers(stores.database.db));
     await migration.run(HORIZON_AT_10, T0 + MINUTE + 1000, { selectBeforeMs: T0 + 4 * MINUTE });
     expect(change).toBeUndefined();
     // The old schedule's plan is not recorded: the next top-up plans the new one from 10:03.
