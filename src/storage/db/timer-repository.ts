@@ -509,7 +509,8 @@ export class TimerRepository {
 
   /**
    * Records that runs of these timers now exist up to `untilMs` (null: none planned);
-   * with `version`, only for those still at that version (not changed since planned).
+   * with `version`, only for those still at that version (not changed since planned) and
+   * planned to an earlier end.
    */
   async setPlannedUntil(ids: readonly number[], untilMs: number | null, version?: number): Promise<void> {
     if (ids.length === 0) return;
@@ -517,7 +518,15 @@ export class TimerRepository {
       .update(timers)
       .set({ plannedUntil: untilMs === null ? null : new Date(untilMs), updatedAt: sql`${timers.updatedAt}` })
       .where(
-        and(inArray(timers.id, [...ids]), version === undefined ? undefined : eq(timers.version, version)),
+        and(
+          inArray(timers.id, [...ids]),
+          version === undefined ? undefined : eq(timers.version, version),
+          // Two top-ups of different minutes may plan the same timers: the shorter one,
+          // finishing last, must not move the end back and have the runs between planned again.
+          version === undefined || untilMs === null
+            ? undefined
+            : or(isNull(timers.plannedUntil), lt(timers.plannedUntil, new Date(untilMs))),
+        ),
       );
   }
 

@@ -45,6 +45,11 @@ async function countRuns(where = '1=1'): Promise<number> {
   return Number((rows as Array<{ n: number }>)[0]!.n);
 }
 
+async function plannedUntil(timerId: number): Promise<number> {
+  const [rows] = await stores.database.pool.query('SELECT planned_until FROM timers WHERE id = ?', [timerId]);
+  return (rows as Array<{ planned_until: Date }>)[0]!.planned_until.getTime();
+}
+
 /** The runs in the slices (`timerId_runAt_version`), each with how many times it is there. */
 async function sliceMembers(): Promise<Map<string, number>> {
   const found = new Map<string, number>();
@@ -159,6 +164,16 @@ describe('migration', () => {
     await migration.run(T0 + HOUR, T0);
     expect(await countRuns()).toBe(360);
     expect((await sliceMembers()).size).toBe(360);
+  });
+
+  it('never moves a timer’s planned end back: a shorter pass that finishes after a longer one leaves it', async () => {
+    const t = await addTimer('raced', '*/10 * * * * *');
+    await migration.run(T0 + HOUR, T0);
+    await timers.setPlannedUntil([t.id], T0 + 15 * 60_000, t.version);
+    expect(await plannedUntil(t.id)).toBe(T0 + HOUR);
+    // Its next plan, to a further end, still moves it.
+    await timers.setPlannedUntil([t.id], T0 + 2 * HOUR, t.version);
+    expect(await plannedUntil(t.id)).toBe(T0 + 2 * HOUR);
   });
 
   it('catches up from where a timer’s runs stop, so a window missed in an outage is materialised', async () => {
