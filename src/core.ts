@@ -9,6 +9,7 @@ import { AppService } from './services/apps/app-service.js';
 import { AuditService } from './services/apps/audit-service.js';
 import { ServicePause } from './services/apps/service-pause.js';
 import { Foreground } from './services/firing/admission/foreground.js';
+import { FiringLulls } from './services/firing/release/firing-lulls.js';
 import { FailureNotifier } from './services/notify/failure-notifier.js';
 import { PlanPublisher } from './services/planning/plan-publisher.js';
 import { RunPlanner } from './services/planning/run-planner.js';
@@ -61,6 +62,8 @@ export interface Core {
   metrics: Metrics;
   /** The requests the API of this process is answering; an executor here yields to them. */
   foreground: Foreground;
+  /** When this process's executor is between instants: the planner writes far runs then. */
+  lulls: FiringLulls;
   /** Where every connection of the process says Redis or MySQL is away, or back. */
   connectionLogs: ConnectionLogs;
   now(): number;
@@ -182,6 +185,7 @@ export function createCore(
     notifier,
     metrics: new Metrics(),
     foreground,
+    lulls: new FiringLulls(now),
     connectionLogs: logs,
     now,
   };

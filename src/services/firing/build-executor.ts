@@ -102,7 +102,7 @@ export async function buildExecutor(
     new OutcomeStash(fast, keys.outcomeStash()),
   );
   const caller = new HttpCaller(config.callbackConnections, { guard: core.guard, now: core.now });
-  const gate = new ReleaseGate(core.now);
+  const gate = new ReleaseGate(core.now, core.lulls);
   const slots = new AppSlots(config.appMaxInFlight);
   const budget = new RunBudget(config.executorMaxRuns);
   const claims = new RunClaims(fast, keys);

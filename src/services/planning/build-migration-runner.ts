@@ -33,9 +33,9 @@ export function buildMigrationRunner(core: Core, logger: Logger): MigrationRunne
       (jobs) => queues.execute.addBulk(jobs),
       config.prereadMs,
       logger,
-      // Beside the firing roles, materialise at half speed in smaller bites: the window
-      // is needed only a step from now, the runs firing now are due now.
-      { restRatio: 1, flushRows: 5000 },
+      // Beside the firing roles, materialise at half speed in smaller bites, between
+      // instants: the window is needed only a step from now, the runs firing now are due now.
+      { restRatio: 1, flushRows: 5000, lull: (needMs) => core.lulls.wait(needMs) },
       async (planned) => {
         await copies.put(planned, copyTtlMs(config.migrateStepMinutes));
         await appCopies.ensure(

@@ -50,6 +50,8 @@ export interface WindowPlannerOptions {
    * window is planned a whole step ahead, so resting costs nothing but time.
    */
   restRatio: number;
+  /** Resolves when a batch taking `needMs` would not share the cores with runs firing (FiringLulls). */
+  lull?: (needMs: number) => Promise<void>;
   /** The clock a long run measures its own time by (tests drive it). */
   clock: () => number;
 }
@@ -234,7 +236,10 @@ export class WindowPlanner {
           const began = Date.now();
           await flush();
           if (this.options.restRatio > 0 && earliest > Date.now() + REST_SLACK_MS) {
-            await new Promise((r) => setTimeout(r, (Date.now() - began) * this.options.restRatio));
+            const took = Date.now() - began;
+            await new Promise((r) => setTimeout(r, took * this.options.restRatio));
+            // A batch's slices are written while the next one goes into MySQL: room for both.
+            await this.options.lull?.(2 * took);
           }
         }
       }

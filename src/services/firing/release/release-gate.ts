@@ -1,3 +1,4 @@
+import type { FiringLulls } from './firing-lulls.js';
 import { WheelTimer } from './wheel-timer.js';
 
 export type Release = 'due' | 'withdrawn';
@@ -25,8 +26,12 @@ export class ReleaseGate {
   private readonly wheel: WheelTimer<Waiter>;
   private isClosed = false;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly lulls?: FiringLulls,
+  ) {
     this.wheel = new WheelTimer<Waiter>({ now, onDue: (waiters) => this.release(waiters) });
+    lulls?.watch(() => this.wheel.nextDue());
   }
 
   /**
@@ -68,5 +73,6 @@ export class ReleaseGate {
       if (this.now() < w.dueMs) this.wheel.schedule(w.dueMs, w);
       else w.release('due');
     }
+    this.lulls?.released(waiters.length);
   }
 }

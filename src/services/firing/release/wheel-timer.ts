@@ -56,6 +56,11 @@ export class WheelTimer<T> {
     return this.#wheel.size + this.#overduePending;
   }
 
+  /** When the next values are due (overdue ones: now), or null if none is held. */
+  nextDue(): number | null {
+    return this.#overduePending > 0 ? this.#now() : this.#wheel.nextExpiration();
+  }
+
   /** Delivers `value` at `dueMs`, or promptly if that has already passed. */
   schedule(dueMs: number, value: T): ScheduledRelease {
     if (this.#stopped) throw new Error('WheelTimer is stopped');

@@ -176,6 +176,30 @@ describe('migration', () => {
     expect(await plannedUntil(t.id)).toBe(T0 + 2 * HOUR);
   });
 
+  it('after a batch due more than a minute ahead waits for a lull in the firing, not after one due sooner', async () => {
+    const now = Math.ceil(Date.now() / 60_000) * 60_000;
+    const soon = await addTimer('soon', '*/10 * * * * *', now);
+    const far = await addTimer('far', '*/10 * * * * *', now + 5 * 60_000);
+    const planned: number[] = [];
+    const lulls: number[][] = [];
+    const gentle = plannerWith({
+      restRatio: 1,
+      flushRows: 10,
+      lull: async () => {
+        lulls.push([...planned]);
+      },
+    });
+    await gentle.run(now + 10 * 60_000, now, {
+      onProgress: ({ phase, runs }) => {
+        if (phase === 'mysql') planned.push(runs);
+      },
+    });
+    // One batch a timer, in id order (60 and 30 runs): only the far one's is followed by a wait.
+    expect(soon.id).toBeLessThan(far.id);
+    expect(planned).toEqual([60, 90]);
+    expect(lulls).toEqual([[60, 90]]);
+  });
+
   it('catches up from where a timer’s runs stop, so a window missed in an outage is materialised', async () => {
     const t = await addTimer('late', '0 * * * * *', T0 - 3 * 60_000);
     const result = await migration.run(T0 + 2 * 60_000, T0);
