@@ -235,7 +235,7 @@ export class WindowPlanner {
           const earliest = rows.reduce((min, r) => Math.min(min, r.runAt), Number.POSITIVE_INFINITY);
           const began = Date.now();
           await flush();
-          if (this.options.restRatio > 0 && earliest > Date.now() + REST_SLACK_MS) {
+          if (this.options.restRatio > 0 && earliest > Date.now() + REST_SLACK_MS && !signal?.aborted) {
             const took = Date.now() - began;
             await new Promise((r) => setTimeout(r, took * this.options.restRatio));
             // A batch's slices are written while the next one goes into MySQL: room for both.

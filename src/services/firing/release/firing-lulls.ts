@@ -17,38 +17,56 @@ export const MAX_WAIT_MS = 1000;
  */
 export class FiringLulls {
   #nextRelease: () => number | null = () => null;
+  /** Monotonic times: the executor's clock may step when its offset from Redis is measured again. */
   #settledAt = Number.NEGATIVE_INFINITY;
+  #lastBurstAt = Number.NEGATIVE_INFINITY;
+  /** Between the last two bursts, once the first had settled: what a batch can fit in. */
+  #room = Number.POSITIVE_INFINITY;
   #lastRelease = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * @param now the clock the gate's due times are in
+   * @param monotonic the clock this waits by
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly monotonic: () => number = () => performance.now(),
+  ) {}
 
-  /** The executor's release gate: when it lets its next held runs go (null: none held). */
+  /** The executor's release gate: when it lets its next held runs go, no later (null: none held). */
   watch(nextRelease: () => number | null): void {
     this.#nextRelease = nextRelease;
   }
 
   /** The gate has just let `runs` runs of one instant go. */
   released(runs: number): void {
+    const at = this.monotonic();
+    const settle = Math.min(SETTLE_MS, runs * SETTLE_PER_RUN_MS);
+    if (runs >= BURST_RUNS) {
+      this.#room = at - this.#lastBurstAt - settle;
+      this.#lastBurstAt = at;
+    }
     this.#lastRelease = runs;
-    const settled = this.now() + Math.min(SETTLE_MS, runs * SETTLE_PER_RUN_MS);
-    if (settled > this.#settledAt) this.#settledAt = settled;
+    if (at + settle > this.#settledAt) this.#settledAt = at + settle;
   }
 
   /**
-   * Resolves once the last instant's runs have settled and, where they came as a burst,
-   * the next release is more than `needMs` away; after MAX_WAIT_MS at most.
+   * Resolves once the last instant's runs have settled and, where they come in bursts
+   * with room between them for `needMs`, the next release is more than `needMs` away;
+   * after MAX_WAIT_MS at most.
    */
   async wait(needMs: number): Promise<void> {
-    const giveUpAt = this.now() + MAX_WAIT_MS;
+    const giveUpAt = this.monotonic() + MAX_WAIT_MS;
     for (;;) {
-      const now = this.now();
+      const at = this.monotonic();
       let until = this.#settledAt;
-      if (until <= now && this.#lastRelease >= BURST_RUNS) {
+      if (until <= at && this.#lastRelease >= BURST_RUNS && needMs <= this.#room) {
         const next = this.#nextRelease();
-        if (next !== null && next + 1 > now && next - now < needMs) until = next + 1;
+        const inMs = next === null ? Number.POSITIVE_INFINITY : next - this.now();
+        if (inMs >= 0 && inMs < needMs) until = at + inMs + 1;
       }
-      if (until <= now || now >= giveUpAt) return;
-      await new Promise((r) => setTimeout(r, Math.min(until, giveUpAt) - now));
+      if (until <= at || at >= giveUpAt) return;
+      await new Promise((r) => setTimeout(r, Math.min(until, giveUpAt) - at));
     }
   }
 }

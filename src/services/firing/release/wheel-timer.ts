@@ -56,7 +56,7 @@ export class WheelTimer<T> {
     return this.#wheel.size + this.#overduePending;
   }
 
-  /** When the next values are due (overdue ones: now), or null if none is held. */
+  /** When the next values are due, no later (overdue ones: now); null if none is held. */
   nextDue(): number | null {
     return this.#overduePending > 0 ? this.#now() : this.#wheel.nextExpiration();
   }
