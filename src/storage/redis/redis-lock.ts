@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ChainableCommander } from 'ioredis';
 import { LocalKeyQueue } from '../../lib/local-key-queue.js';
-import type { ScriptedRedis } from './scripts.js';
+import type { ScriptedPipeline, ScriptedRedis } from './scripts.js';
 import { SlotBatch } from './slot-batch.js';
 
 const HOLDER = `${hostname()}:${process.pid}`;
@@ -11,11 +10,6 @@ const HOLDER = `${hostname()}:${process.pid}`;
 export function newLockToken(): string {
   return `${HOLDER}:${randomBytes(6).toString('hex')}`;
 }
-
-/** A pipeline with the release-lock script on it. */
-type LockPipeline = ChainableCommander & {
-  releaseLock(key: string, token: string): ChainableCommander;
-};
 
 /**
  * Locks with a unique token per holder: acquire is an atomic SET NX PX; extend and
@@ -134,7 +128,7 @@ export class RedisLock {
   private async releaseEach(keys: readonly string[], token: string): Promise<void> {
     if (keys.length === 0) return;
     const batch = new SlotBatch(this.redis);
-    for (const key of keys) (batch.on(key) as LockPipeline).releaseLock(key, token);
+    for (const key of keys) (batch.on(key) as ScriptedPipeline).releaseLock(key, token);
     await batch.exec().catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection.js';
 
 /**
@@ -63,10 +64,16 @@ export interface XtimerCommands {
   markCalled(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
   reopenRun(key: string, attempts: number, keepMs: number, now: number): Promise<number>;
   countHit(key: string, ttlMs: number): Promise<number>;
+  putTimerCopy(key: string, copy: string, version: number, ttlMs: number): Promise<number>;
   holdSlot(key: string, holder: string, ttlMs: number): Promise<number>;
 }
 
 export type ScriptedRedis = RedisClient & XtimerCommands;
+
+/** A pipeline (or a SlotBatch's) with the scripts on it: each queues its call. */
+export type ScriptedPipeline = ChainableCommander & {
+  [K in keyof XtimerCommands]: (...args: Parameters<XtimerCommands[K]>) => ChainableCommander;
+};
 
 export function withScripts(redis: RedisClient): ScriptedRedis {
   for (const s of scripts) {

@@ -1,6 +1,6 @@
 import type { Callback, RetryPolicy, Timer } from '../../domain/timer.js';
 import type { Keys } from './keys.js';
-import type { ScriptedRedis } from './scripts.js';
+import type { ScriptedPipeline, ScriptedRedis } from './scripts.js';
 import { SlotBatch } from './slot-batch.js';
 
 /** A deleted timer's copy says so, for executors to skip its runs without asking MySQL. */
@@ -179,11 +179,12 @@ export class TimerCopies {
     private readonly keys: Keys,
   ) {}
 
+  /** Writes each timer's copy, but over a newer version of it or its tombstone. */
   async put(timers: readonly Timer[], ttlMs: number): Promise<void> {
     const batch = new SlotBatch(this.redis);
     for (const t of timers) {
       const key = this.keys.timerCopy(t.id);
-      batch.on(key).set(key, encodeTimerCopy(t), 'PX', ttlMs);
+      (batch.on(key) as ScriptedPipeline).putTimerCopy(key, encodeTimerCopy(t), t.version, ttlMs);
     }
     if (batch.size > 0) await batch.execOrThrow();
   }

@@ -1,4 +1,3 @@
-import type { ChainableCommander } from 'ioredis';
 import {
   bucketCountFor,
   bucketOf,
@@ -10,14 +9,9 @@ import {
 import { parseSliceEntry, type SliceRun, sliceEntry } from '../../../domain/plan/task-key.js';
 import { groupBy } from '../../../lib/group-by.js';
 import type { Keys } from '../keys.js';
-import type { ScriptedRedis } from '../scripts.js';
+import type { ScriptedPipeline, ScriptedRedis } from '../scripts.js';
 import { SlotBatch } from '../slot-batch.js';
 import type { SliceForm } from './slice-form.js';
-
-/** A pipeline with the raise-bucket-count script on it. */
-type ScriptedPipeline = ChainableCommander & {
-  raiseBucketCount(key: string, wanted: number, expireAtMs: number): ChainableCommander;
-};
 
 /**
  * How long a minute's slices (and its bucket counts) outlive it. Nothing reads a slice

@@ -98,6 +98,22 @@ describe('a timer copy', () => {
     expect(ttl).toBeGreaterThan(50_000);
   });
 
+  it('is never put back over a newer version, nor over a tombstone', async () => {
+    // A planner that read the timers before a change committed writes its copies after it.
+    await copies.put([testTimer({ id: 31, version: 5, skipDates: { '2030-01-01': ['closed'] } })], 60_000);
+    await copies.put([testTimer({ id: 31, version: 4 })], 60_000);
+    await copies.forget([32], 60_000);
+    await copies.put([testTimer({ id: 32, version: 9 })], 60_000);
+    // The same version again (a later window of the same plan) is written, and lives on.
+    await copies.put([testTimer({ id: 33, version: 2 })], 1000);
+    await copies.put([testTimer({ id: 33, version: 2, finalRunAt: 1_900_000_000_000 })], 60_000);
+    const [newer, deleted, again] = await copies.get([31, 32, 33]);
+    expect(newer).toMatchObject({ version: 5, skipDates: { '2030-01-01': ['closed'] } });
+    expect(deleted).toBeNull();
+    expect(again).toMatchObject({ version: 2, finalRunAt: 1_900_000_000_000 });
+    expect(await stores.redis.pttl(keys().timerCopy(33))).toBeGreaterThan(50_000);
+  });
+
   it('reads a copy the previous release wrote, and leaves its tombstone where that release reads', async () => {
     const { labels, description, createdAt, updatedAt, ...previous } = testTimer({ id: 21, version: 3 });
     await stores.redis.set(keys().legacyTimerCopy(21), JSON.stringify(previous), 'PX', 60_000);
