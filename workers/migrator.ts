@@ -40,8 +40,10 @@ export async function startMigrator(core: Core): Promise<RunningRole> {
   // At start-up, then just after each window boundary (re-checked every minute in case
   // the lock holder died mid-way and the 20-min lock lapsed).
   duties.every('migration', runner.checkEveryMs, () => runner.migrate(), stepMs(config.migrateStepMinutes));
-  // Just after each minute starts: the rest of the window for timers planned near-term.
+  // Just after each minute starts: the rest of the window for timers planned near-term, a
+  // few minutes on at once and further on its own clock (minutes, for thousands of them).
   duties.every('top-up', MINUTE, () => runner.topUp(), MINUTE);
+  duties.every('top-up-further', MINUTE, () => runner.topUpFurther(), MINUTE);
   duties.every('compensator', COMPENSATE_EVERY_MS, () => runner.compensate());
   // Past capacity: runs their misfire policy will not call any more, settled in bulk.
   duties.every('late sweep', SWEEP_LATE_EVERY_MS, () => runner.sweepLate());

@@ -69,6 +69,8 @@ export class MigrationRunner {
   private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
   /** Aborted at shutdown: a migration or rebuild under way stops after the batch it is writing. */
   private readonly stopping = new AbortController();
+  /** This process's latest first pass of a top-up, which its further passes follow. */
+  private nearTopUp: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: MigrationRunnerDeps) {
     this.lockTimes = migrationLockTimes(d.stepMinutes);
@@ -134,27 +136,58 @@ export class MigrationRunner {
   }
 
   /**
-   * Plans up to the horizon every active timer whose runs stop within TOP_UP_LEAD_MS (a
-   * create, enable or schedule change planned only its near term: migration-window.ts),
-   * all of them a few minutes ahead before any of them further (`topUpHorizons`).
-   * Once a minute but a window's first, by whichever migrator takes the minute's lock; a
-   * failed top-up is retried by the next minute's, still ahead of the runs running out.
+   * The top-up's first pass, just after each minute starts: every active timer whose runs
+   * stop within TOP_UP_LEAD_MS (a create, enable or schedule change planned only its near
+   * term) planned a few minutes on (the first of `topUpHorizons`). It never waits for the
+   * further passes, which take minutes for a thousand dense timers: a timer created while
+   * they ran would otherwise run out of runs before its turn. Once a minute but a window's
+   * first, by whichever migrator takes the minute's lock; a failed pass is retried by the
+   * next minute's, still ahead of the runs running out.
    */
   async topUp(): Promise<void> {
+    const near = this.topUpPasses('top-up', (now, ends) => ({
+      ends: ends.slice(0, 1),
+      selectBeforeMs: now + TOP_UP_LEAD_MS,
+    }));
+    this.nearTopUp = near.catch(() => undefined);
+    await near;
+  }
+
+  /**
+   * The top-up's further passes, each to a further end and taking the timers the one before
+   * moved on: all of them a few minutes ahead before any of them further, up to the horizon.
+   * Once a minute as well, under a lock of its own; a minute whose passes are still under
+   * way here is left to another migrator, or to the next minute.
+   */
+  async topUpFurther(): Promise<void> {
+    // The minute's first pass moves timers on to where these passes select them: after it.
+    await this.nearTopUp;
+    await this.topUpPasses('top-up-further', (_, ends) => ({
+      ends: ends.slice(1),
+      selectBeforeMs: (ends[0] as number) + 1,
+    }));
+  }
+
+  /** Top-up passes under the minute's lock named `name`, to the `ends` chosen from this minute's. */
+  private async topUpPasses(
+    name: string,
+    choose: (now: number, ends: number[]) => { ends: number[]; selectBeforeMs: number },
+  ): Promise<void> {
     const { d } = this;
     const now = d.now();
     // A window's first minute is the migration's: it starts at the boundary and plans every
     // timer short of the horizon, these among them. Side by side the two planned every
     // dense timer twice, at the busiest moment. The next minute's top-up is the second chance.
     if (now - windowAt(now, d.stepMinutes).start < MINUTE) return;
-    const lockKey = d.keys.migratorLock(`top-up:${minuteKey(now)}`);
+    const lockKey = d.keys.migratorLock(`${name}:${minuteKey(now)}`);
     // Kept to the end of the minute, never released: one top-up per minute.
     if (!(await d.lock.acquire(lockKey, Math.max(1000, MINUTE - (now % MINUTE))))) return;
+    const chosen = choose(now, topUpHorizons(now, d.stepMinutes));
     // Pass by pass, each to a further end: a pass takes the timers the one before moved
     // on (and any others whose runs stop as soon); each plans from the time it starts.
     const result = { timers: 0, runs: 0, ms: 0, stopped: false };
-    let selectBeforeMs = now + TOP_UP_LEAD_MS;
-    for (const until of topUpHorizons(now, d.stepMinutes)) {
+    let selectBeforeMs = chosen.selectBeforeMs;
+    for (const until of chosen.ends) {
       const pass = await d.migration.run(until, d.now(), { selectBeforeMs, signal: this.stopping.signal });
       result.timers = Math.max(result.timers, pass.timers);
       result.runs += pass.runs;
@@ -164,9 +197,9 @@ export class MigrationRunner {
       selectBeforeMs = until + 1;
     }
     d.metrics.migrationRuns.inc(result.runs);
-    if (result.stopped) d.logger.info(result, 'top-up stopped part-way for shutdown');
+    if (result.stopped) d.logger.info(result, `${name} stopped part-way for shutdown`);
     // Quiet at idle: timers looked at without a run to plan (their schedules ended) are no news.
-    else d.logger[result.runs > 0 ? 'info' : 'debug'](result, 'top-up done');
+    else d.logger[result.runs > 0 ? 'info' : 'debug'](result, `${name} done`);
   }
 
   /** Puts MySQL's pending runs back into the slices when Redis has lost them (its marker is gone). */

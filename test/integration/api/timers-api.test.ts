@@ -597,7 +597,9 @@ describe('GET /api/v1/timers/:id/tasks', () => {
   it('lists history by default (runs at or before now, newest first), paged without loss or repetition, and filters by time and status', async () => {
     const t = await create({ app: 'tasks', cron: EVERY_MINUTE, timezone: 'UTC', status: 'active' }, fixedApp);
     // The migrator plans the rest of the window: 10:18 … 11:59.
-    await buildMigrationRunner(fixedCore, createLogger('silent')).topUp();
+    const migrator = buildMigrationRunner(fixedCore, createLogger('silent'));
+    await migrator.topUp();
+    await migrator.topUpFurther();
     // At 10:17:30 all 102 planned runs are ahead: no history yet.
     expect((await call(fixedApp, 'GET', `/api/v1/timers/${t.id}/tasks`)).body).toEqual({
       items: [],

@@ -9,7 +9,13 @@ import { INTERNAL } from '../../../../src/services/timers/access.js';
 import { TaskRepository } from '../../../../src/storage/db/tasks/task-repository.js';
 import { TimerRepository } from '../../../../src/storage/db/timer-repository.js';
 import { sliceRuns } from '../../../helpers/slices.js';
-import { createTestCore, createTestStores, deleteKeys, type TestStores } from '../../../helpers/stores.js';
+import {
+  createTestCore,
+  createTestStores,
+  deleteKeys,
+  eventually,
+  type TestStores,
+} from '../../../helpers/stores.js';
 import { testDraft } from '../../../helpers/timers.js';
 
 /**
@@ -54,6 +60,12 @@ function plannerOver(timers: TimerRepository): WindowPlanner {
     stores.config.prereadMs,
     silent,
   );
+}
+
+/** A minute's whole top-up: its first pass, then the further ones. */
+async function topUpAll(on: MigrationRunner = runner): Promise<void> {
+  await on.topUp();
+  await on.topUpFurther();
 }
 
 /** The timer's runs in MySQL, in time order. */
@@ -118,7 +130,7 @@ describe('near-term planning and the top-up', () => {
     expect(await plannedUntil(hourly.id)).toBe(HORIZON_AT_10);
 
     clock = T0 + MINUTE + 1000;
-    await runner.topUp();
+    await topUpAll();
 
     const expected = instants(T0 + 20_000, HORIZON_AT_10, 1000);
     expect((await runsInMysql(everySecond.id)).map((r) => r.runAt)).toEqual(expected);
@@ -134,7 +146,7 @@ describe('near-term planning and the top-up', () => {
     clock = T0 + 20_000;
     const timers = [await create('first', '* * * * * *'), await create('second', '* * * * * *')];
     clock = T0 + MINUTE + 1000;
-    await runner.topUp();
+    await topUpAll();
 
     // Row ids follow the writes. Planned timer by timer, the second timer's next minutes
     // came after the first one's whole window: with thousands of dense timers, after they
@@ -168,14 +180,56 @@ describe('near-term planning and the top-up', () => {
     const timer = await create('once', '* * * * * *');
     clock = T0 + MINUTE + 1000;
     // A second migrator in the same minute finds the minute's lock taken.
-    await Promise.all([runner.topUp(), runner.topUp()]);
+    await Promise.all([topUpAll(), topUpAll()]);
     expect(await runsInMysql(timer.id)).toHaveLength((HORIZON_AT_10 - (T0 + 20_000)) / 1000);
 
     // Runs deleted behind its back are not re-planned: planned_until says they exist.
     await stores.database.pool.query('DELETE FROM tasks WHERE run_at >= ?', [new Date(T0 + 30 * MINUTE)]);
     clock = T0 + 2 * MINUTE + 1000;
-    await runner.topUp();
+    await topUpAll();
     expect(await runsInMysql(timer.id)).toHaveLength((T0 + 30 * MINUTE - (T0 + 20_000)) / 1000);
+  });
+
+  it('plans a timer created while the further passes run a few minutes on the next minute, without them', async () => {
+    clock = T0 + 20_000;
+    const early = await create('early', '* * * * * *');
+    // The further passes' last one (to the horizon) is held, as thousands of dense timers hold it for minutes.
+    const original = WindowPlanner.prototype.run;
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const spy = vi.spyOn(WindowPlanner.prototype, 'run').mockImplementation(async function (
+      this: WindowPlanner,
+      ...args
+    ) {
+      if (args[0] === HORIZON_AT_10) await held;
+      return original.apply(this, args);
+    });
+    try {
+      clock = T0 + MINUTE + 1000;
+      const further = topUpAll();
+      await eventually(async () => (await plannedUntil(early.id)) === T0 + 46 * MINUTE, 'the pass to 10:46');
+      // Created meanwhile: planned to 10:04, two minutes and a half of runs.
+      clock = T0 + MINUTE + 30_000;
+      const late = await create('late', '* * * * * *');
+      expect(await plannedUntil(late.id)).toBe(T0 + 4 * MINUTE);
+
+      clock = T0 + 2 * MINUTE + 1000;
+      await runner.topUp();
+      expect(await plannedUntil(late.id)).toBe(T0 + 7 * MINUTE);
+      expect(await plannedUntil(early.id)).toBe(T0 + 46 * MINUTE);
+
+      release();
+      await further;
+      expect(await plannedUntil(early.id)).toBe(HORIZON_AT_10);
+      clock = T0 + 3 * MINUTE + 1000;
+      await topUpAll();
+      expect((await runsInMysql(late.id)).map((r) => r.runAt)).toEqual(
+        instants(T0 + MINUTE + 30_000, HORIZON_AT_10, 1000),
+      );
+    } finally {
+      release();
+      spy.mockRestore();
+    }
   });
 
   it('does not record a top-up over a schedule change made while it ran: the new schedule is planned too', async () => {
@@ -203,7 +257,7 @@ describe('near-term planning and the top-up', () => {
     expect(await plannedUntil(timer.id)).toBe(T0 + 4 * MINUTE);
 
     clock = T0 + 2 * MINUTE + 1000;
-    await runner.topUp();
+    await topUpAll();
     expect(await plannedUntil(timer.id)).toBe(HORIZON_AT_10);
     const rows = await runsInMysql(timer.id);
     const atOrAfterChange = new Set(rows.filter((r) => r.runAt >= T0 + MINUTE + 1000).map((r) => r.runAt));
@@ -275,7 +329,7 @@ describe('near-term planning and the top-up', () => {
     try {
       clock = T0 + 60 * MINUTE + 1000;
       const boundary = buildMigrationRunner(core, silent);
-      await Promise.all([boundary.topUp(), boundary.migrate()]);
+      await Promise.all([topUpAll(boundary), boundary.migrate()]);
       expect(most).toBe(1);
       expect(planned).toEqual([(horizonAt11 - (T0 + 62 * MINUTE)) / 1000]);
       expect(await plannedUntil(dense.id)).toBe(horizonAt11);
