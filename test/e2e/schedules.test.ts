@@ -178,6 +178,7 @@ describe('calendars', () => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     // Runs due while the change was under way may go either way; once it has returned, none.
     const changedAt = Date.now();
+    expect(changedAt + 1000, 'the change answered after the run it was to stop').toBeLessThan(target);
     await eventually(() => Date.now() > target + 3000, 'the run’s time passed', 20_000, 200);
     // Nothing on that date was called after the change (a second's slack for a call already leaving).
     const called = e2e.sink

@@ -69,8 +69,8 @@ export class MigrationRunner {
   private readonly lockTimes: ReturnType<typeof migrationLockTimes>;
   /** Aborted at shutdown: a migration or rebuild under way stops after the batch it is writing. */
   private readonly stopping = new AbortController();
-  /** This process's latest first pass of a top-up, which its further passes follow. */
-  private nearTopUp: Promise<void> = Promise.resolve();
+  /** This process's first passes of a top-up under way, which its further passes follow. */
+  private readonly firstPasses = new Set<Promise<void>>();
 
   constructor(private readonly d: MigrationRunnerDeps) {
     this.lockTimes = migrationLockTimes(d.stepMinutes);
@@ -149,8 +149,13 @@ export class MigrationRunner {
       ends: ends.slice(0, 1),
       selectBeforeMs: now + TOP_UP_LEAD_MS,
     }));
-    this.nearTopUp = near.catch(() => undefined);
-    await near;
+    const settled = near.catch(() => undefined);
+    this.firstPasses.add(settled);
+    try {
+      await near;
+    } finally {
+      this.firstPasses.delete(settled);
+    }
   }
 
   /**
@@ -161,19 +166,27 @@ export class MigrationRunner {
    */
   async topUpFurther(): Promise<void> {
     // The minute's first pass moves timers on to where these passes select them: after it.
-    await this.nearTopUp;
-    await this.topUpPasses('top-up-further', (_, ends) => ({
+    await Promise.all(this.firstPasses);
+    // Timers whose runs stop within the lead are the first pass's, this minute's or the
+    // next's: taken here too, the first minutes of every new dense timer were written twice.
+    await this.topUpPasses('top-up-further', (now, ends) => ({
       ends: ends.slice(1),
       selectBeforeMs: (ends[0] as number) + 1,
+      selectFromMs: now + TOP_UP_LEAD_MS,
     }));
   }
 
   /** Top-up passes under the minute's lock named `name`, to the `ends` chosen from this minute's. */
   private async topUpPasses(
     name: string,
-    choose: (now: number, ends: number[]) => { ends: number[]; selectBeforeMs: number },
+    choose: (
+      now: number,
+      ends: number[],
+    ) => { ends: number[]; selectBeforeMs: number; selectFromMs?: number },
   ): Promise<void> {
     const { d } = this;
+    const signal = this.stopping.signal;
+    if (signal.aborted) return;
     const now = d.now();
     // A window's first minute is the migration's: it starts at the boundary and plans every
     // timer short of the horizon, these among them. Side by side the two planned every
@@ -188,7 +201,11 @@ export class MigrationRunner {
     const result = { timers: 0, runs: 0, ms: 0, stopped: false };
     let selectBeforeMs = chosen.selectBeforeMs;
     for (const until of chosen.ends) {
-      const pass = await d.migration.run(until, d.now(), { selectBeforeMs, signal: this.stopping.signal });
+      const pass = await d.migration.run(until, d.now(), {
+        selectBeforeMs,
+        selectFromMs: chosen.selectFromMs,
+        signal,
+      });
       result.timers = Math.max(result.timers, pass.timers);
       result.runs += pass.runs;
       result.ms += pass.ms;

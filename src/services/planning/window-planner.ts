@@ -28,6 +28,8 @@ export interface MigrationRunOptions {
   onProgress?: (p: MigrationProgress) => void;
   /** Plan only timers whose runs stop before this (default: the horizon, the whole window). */
   selectBeforeMs?: number;
+  /** …and at or after this (default: any, never planned included). */
+  selectFromMs?: number | undefined;
   /** Stops between batches: each batch written is whole (MySQL, slices, planned_until). */
   signal?: AbortSignal;
 }
@@ -124,7 +126,7 @@ export class WindowPlanner {
   async run(
     horizonMs: number,
     nowMs: number,
-    { onProgress, selectBeforeMs = horizonMs, signal }: MigrationRunOptions = {},
+    { onProgress, selectBeforeMs = horizonMs, selectFromMs, signal }: MigrationRunOptions = {},
   ): Promise<MigrationResult> {
     const started = Date.now();
     const floor = nowMs - this.options.maxCatchUpMs;
@@ -133,8 +135,13 @@ export class WindowPlanner {
     //    minute's bucket count depends on it, and it must be known before the first ZADD).
     const planned: Planned[] = [];
     const minuteTotals = new Map<number, number>();
-    for (let afterId = 0; ; ) {
-      const page = await this.timers.pageToPlan(selectBeforeMs, afterId, this.options.pageSize);
+    for (let afterId = 0; !signal?.aborted; ) {
+      const page = await this.timers.pageToPlan(
+        selectBeforeMs,
+        afterId,
+        this.options.pageSize,
+        selectFromMs ?? null,
+      );
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.timer.id;
       for (const [i, { timer, plannedUntil }] of page.entries()) {

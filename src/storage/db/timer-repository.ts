@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { SkipDates } from '../../domain/schedule/calendar.js';
 import {
   type HttpMethod,
@@ -545,12 +545,17 @@ export class TimerRepository {
     return out;
   }
 
-  /** A page of active timers (id order) whose runs stop short of `beforeMs`, with where they stop. */
+  /**
+   * A page of active timers (id order) whose runs stop short of `beforeMs`, with where they
+   * stop; with `fromMs`, only those whose runs stop there or later.
+   */
   async pageToPlan(
     beforeMs: number,
     afterId: number,
     limit: number,
+    fromMs: number | null = null,
   ): Promise<Array<{ timer: Timer; plannedUntil: number | null }>> {
+    const stopsBefore = lt(timers.plannedUntil, new Date(beforeMs));
     const rows = await this.db
       .select()
       .from(timers)
@@ -558,7 +563,9 @@ export class TimerRepository {
         and(
           eq(timers.status, 'active'),
           gt(timers.id, afterId),
-          or(isNull(timers.plannedUntil), lt(timers.plannedUntil, new Date(beforeMs))),
+          fromMs === null
+            ? or(isNull(timers.plannedUntil), stopsBefore)
+            : and(gte(timers.plannedUntil, new Date(fromMs)), stopsBefore),
         ),
       )
       .orderBy(asc(timers.id))

@@ -179,7 +179,7 @@ export class TimerCopies {
     private readonly keys: Keys,
   ) {}
 
-  /** Writes each timer's copy, but over a newer version of it or its tombstone. */
+  /** Writes each timer's copy, but not over a newer version of it or its tombstone. */
   async put(timers: readonly Timer[], ttlMs: number): Promise<void> {
     const batch = new SlotBatch(this.redis);
     for (const t of timers) {

@@ -204,9 +204,10 @@ describe('near-term planning and the top-up', () => {
       if (args[0] === HORIZON_AT_10) await held;
       return original.apply(this, args);
     });
+    let further: Promise<void> | undefined;
     try {
       clock = T0 + MINUTE + 1000;
-      const further = topUpAll();
+      further = topUpAll();
       await eventually(async () => (await plannedUntil(early.id)) === T0 + 46 * MINUTE, 'the pass to 10:46');
       // Created meanwhile: planned to 10:04, two minutes and a half of runs.
       clock = T0 + MINUTE + 30_000;
@@ -228,8 +229,21 @@ describe('near-term planning and the top-up', () => {
       );
     } finally {
       release();
+      await further?.catch(() => undefined);
       spy.mockRestore();
     }
+  });
+
+  it('leaves the timers whose runs stop within 3 minutes to the first pass, which never writes them twice', async () => {
+    clock = T0 + 20_000;
+    const timer = await create('near-only', '* * * * * *');
+    clock = T0 + MINUTE + 1000;
+    // The further passes first (another migrator took the first pass's lock, or the
+    // duties' timers fired the other way round): the near-term timer is not theirs.
+    await runner.topUpFurther();
+    expect(await plannedUntil(timer.id)).toBe(T0 + 3 * MINUTE);
+    await runner.topUp();
+    expect(await plannedUntil(timer.id)).toBe(T0 + 6 * MINUTE);
   });
 
   it('does not record a top-up over a schedule change made while it ran: the new schedule is planned too', async () => {
