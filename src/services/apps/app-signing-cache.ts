@@ -23,6 +23,8 @@ interface Entry {
 export class AppSigningCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loader: MicroBatcher<string, CallSigning | Error>;
+  /** Changes announced so far: a load that saw one go by may have read the app before it. */
+  private changes = 0;
 
   constructor(
     load: (names: string[]) => Promise<AppSigningRow[]>,
@@ -64,10 +66,13 @@ export class AppSigningCache {
   async forApp(app: string): Promise<CallSigning> {
     const cached = this.entries.get(app);
     if (cached && this.now() - cached.loadedAt < this.ttlMs) return cached.signing;
+    const changes = this.changes;
     try {
       const signing = await this.loader.load(app);
       if (signing instanceof Error) throw signing;
-      if (this.entries.get(app) === cached) this.entries.set(app, { signing, loadedAt: this.now() });
+      // Kept only if no change was announced meanwhile: a rotation's old key would sign for a TTL.
+      if (this.changes === changes && this.entries.get(app) === cached)
+        this.entries.set(app, { signing, loadedAt: this.now() });
       return signing;
     } catch (err) {
       if (cached) return cached.signing;
@@ -77,6 +82,7 @@ export class AppSigningCache {
 
   /** Drops one app (a change was announced), or all (`null`: announcements may have been missed). */
   invalidate(app: string | null): void {
+    this.changes++;
     if (app === null) this.entries.clear();
     else this.entries.delete(app);
   }
