@@ -5,10 +5,14 @@
 import { type Config, ConfigError, exposureProblem, loadProcessConfig, threadsOf } from '../src/config.js';
 import { Foreground, OWN_THREAD_PATIENCE_MS } from '../src/services/firing/admission/foreground.js';
 import type { Shutdown } from '../src/shutdown.js';
-import { compose } from './compose.js';
-import { startRolesThread } from './start-roles-thread.js';
 
 async function main(config: Config): Promise<Shutdown> {
+  // Loaded only once the settings are valid, so a bad one is reported before the whole
+  // application is loaded (a second under node, several under tsx).
+  const [{ compose }, { startRolesThread }] = await Promise.all([
+    import('./compose.js'),
+    import('./start-roles-thread.js'),
+  ]);
   const threads = threadsOf(config);
   // Its executor in the other thread yields to the api only once a request has waited.
   const foreground = threads.thread ? new Foreground({ patienceMs: OWN_THREAD_PATIENCE_MS }) : undefined;
