@@ -50,6 +50,11 @@ export interface Execution {
   holdsOverlap: boolean;
   /** The call went out (from then on the attempt counts, whatever happens). */
   sent: boolean;
+  /**
+   * Picked up ahead of its time with a reason not to call it that an edit before then may
+   * undo (a calendar date taken off, the schedule or the status put back): judged again at its time.
+   */
+  judgeAtTime: boolean;
 }
 
 /** The `slice` of runs the compensator queues. */

@@ -141,11 +141,15 @@ export class RunExecutor {
         return;
       }
       x = admitted;
-      const early = whyNotCall(this.d, x.cached, x.run, this.isDue(x.run));
-      if (early) {
+      const due = this.isDue(x.run);
+      const early = whyNotCall(this.d, x.cached, x.run, due);
+      // Settled ahead of its time, its finished claim would turn away the run an edit
+      // puts back before then (the same task key): only a deleted timer is past undoing.
+      if (early && (due || x.cached.timer === null)) {
         job.leave(await this.settle(x, early.status, null, early.reason));
         return;
       }
+      x.judgeAtTime = early !== null;
       const call = await this.prepare(x.cached.timer as Timer, x);
       const claimed = x;
       this.d.gate.hold(x.run.runAt, (release) => void this.resume(claimed, job, call, release));
@@ -209,6 +213,7 @@ export class RunExecutor {
       detached: false,
       holdsOverlap: false,
       sent: false,
+      judgeAtTime: false,
     };
   }
 
@@ -256,7 +261,10 @@ export class RunExecutor {
       // A copy the compensator queued again is settled through its claim: its holder died.
       const fresh = run.trigger === undefined && (run.afterAttempt ?? 0) === 0 && run.slice !== COMPENSATOR;
       if (fresh && (timer === null || timer.status === 'inactive')) return 'drop';
-      return whyNotCall(this.d, cached, run, this.isDue(run)) === null ? 'call' : 'settle';
+      const due = this.isDue(run);
+      if (whyNotCall(this.d, cached, run, due) === null) return 'call';
+      // Not due yet, for a reason an edit may still undo: it waits for its time as a call would.
+      return due || timer === null ? 'settle' : 'call';
     } catch {
       return 'call';
     }
@@ -299,8 +307,15 @@ export class RunExecutor {
   /** From the due millisecond: the run's overlap slot and app slot, the fence, the call. */
   private async onTime(x: Execution, job: RunJob, prepared: PreparedCall): Promise<RunReport> {
     const d = this.d;
-    const timer = x.cached.timer as Timer;
     let call = prepared;
+    if (x.judgeAtTime) {
+      // Held back when picked up: judged again, by the timer as it is now, before any slot.
+      x.cached = await d.cache.get(x.run.timerId);
+      const still = whyNotCall(d, x.cached, x.run);
+      if (still) return this.settle(x, still.status, null, still.reason);
+      call = await this.prepare(x.cached.timer as Timer, x);
+    }
+    const timer = x.cached.timer as Timer;
     // Decided without an await where nothing need be waited for: an instant's thousands of
     // runs leave the gate together, and every await here delays the first call of them all.
     const overlap =

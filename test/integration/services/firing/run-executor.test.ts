@@ -51,6 +51,9 @@ interface Harness {
   logs: Array<Record<string, unknown>>;
   /** Redis may have lost data lately: no lease is surely held without asking. */
   redisSuspect: boolean;
+  /** The timers as MySQL has them: replace one, then `cache.invalidate` it, for an edit. */
+  timers: Timer[];
+  cache: TimerCache;
 }
 
 function ok(status = 200): CallResult {
@@ -74,6 +77,8 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.redisSuspect = false;
   h.logs = [];
   h.answer = async () => ok();
+  h.timers = known;
+  h.cache = new TimerCache(async (ids) => h.timers.filter((t) => ids.includes(t.id)));
   h.claims = claims;
   h.leases = leases;
   h.slots = new AppSlots(perApp);
@@ -93,7 +98,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
           }
           return h.history;
         },
-        cache: new TimerCache(async (ids) => known.filter((t) => ids.includes(t.id))),
+        cache: h.cache,
         recorder: h.recorder,
         caller: {
           send: async (call) => {
@@ -548,6 +553,44 @@ describe('a run that must not be called', () => {
     const [outcome] = await outcomesOf(h, run);
     expect(outcome).toMatchObject({ status: 'skipped', attempts: 0 });
     expect(outcome!.error).toMatch(/^superseded: planned for timer version 2/);
+  });
+
+  it('is judged at its time when picked up ahead: an edit before then may put it back', async () => {
+    // Picked up a second ahead, the run of version 2 is not in version 3's plan; version 4,
+    // committed before its time, makes the same instant again (the same task key).
+    const timer = testTimer({ cron: '0 * * * * *', version: 3, plannedFrom: T0 });
+    const h = harness(timer);
+    clock = T0 + 29_000;
+    const run: RunToExecute = { timerId: timer.id, runAt: T0 + 30_000, slice: 'test', version: 2 };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    expect(await outcomesOf(h, run)).toEqual([]);
+    h.timers = [{ ...timer, cron: '*/10 * * * * *', version: 4 }];
+    h.cache.invalidate(timer.id);
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'succeeded' });
+    expect(h.sent).toHaveLength(1);
+    expect(await outcomesOf(h, run)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+  });
+
+  it('picked up ahead and not put back, is skipped at its time with its reason', async () => {
+    const timer = testTimer({ status: 'inactive' });
+    const h = harness(timer);
+    // A copy the compensator queued is judged through its claim, not dropped unclaimed.
+    const run: RunToExecute = {
+      timerId: timer.id,
+      runAt: clock + 1000,
+      slice: 'compensator',
+      version: timer.version,
+    };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.leases.size === 1, 'claimed ahead of its time');
+    clock += 1000;
+    expect(await executing).toMatchObject({ verdict: 'skipped' });
+    expect(h.sent).toHaveLength(0);
+    expect(await outcomesOf(h, run)).toEqual([
+      expect.objectContaining({ status: 'skipped', error: 'skipped: the timer is inactive' }),
+    ]);
   });
 
   it('still fires when the newer plan makes the same instant', async () => {
