@@ -110,13 +110,15 @@ export class RunPlanner {
    * Once the change has committed: the slices lose the cancelled runs and gain the
    * planned ones, and the planned runs so close that the trigger may already have read
    * their slice window (it reads PREREAD_MS ahead) are queued straight into `execute`.
-   * The executor's claim keeps the trigger's copy from doubling them.
+   * The executor's claim keeps the trigger's copy from doubling them. Their job ids name
+   * the plan's version: under the task key alone, the job of a run the executor dropped
+   * while its timer was disabled, kept by BullMQ, would swallow the run the enable put back.
    */
   async publish(change: PlanChange, nowMs: number): Promise<void> {
     await this.slices.removeRuns(change.cancelled);
     await this.slices.addRuns(change.planned);
     const soon = nowMs + this.prereadMs + 1000;
     const imminent = change.planned.filter((r) => r.runAt < soon);
-    if (imminent.length > 0) await this.dispatch(executeJobs(imminent, 'planner'));
+    if (imminent.length > 0) await this.dispatch(executeJobs(imminent, 'planner', true));
   }
 }

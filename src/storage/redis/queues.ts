@@ -108,10 +108,17 @@ export function runsOf(data: ExecuteJobData): RunJobData[] {
   return isRunBatch(data) ? data.runs.map((r) => ({ ...r, slice: data.slice })) : [data];
 }
 
-/** One execute job per run: job id = task key, so a run fanned out twice is queued once. */
-export function runJob(run: QueuedRun, slice: string): ExecuteJob {
+/**
+ * One execute job per run: job id = task key, so a run fanned out twice is queued once;
+ * `versioned`, the id names the run's plan version as well (executeJobs).
+ */
+export function runJob(run: QueuedRun, slice: string, versioned = false): ExecuteJob {
   const key = taskKey(run.timerId, run.runAt);
-  return { name: key, data: { ...queued(run), slice }, opts: { jobId: key } };
+  return {
+    name: key,
+    data: { ...queued(run), slice },
+    opts: { jobId: versioned ? `${key}_v${run.version ?? 0}` : key },
+  };
 }
 
 /**
@@ -139,18 +146,26 @@ export function continuationJob(
  * its own job, named by its task key; more go in batches of up to RUN_BATCH_MAX, named
  * `<slice> <HH:mm:ss>Z ×<n>` and identified by their content, so the same batch queued
  * twice is queued once. A run queued twice in different jobs is still called once: the
- * executor's claim lets one copy through.
+ * executor's claim lets one copy through. `versioned` (a change's imminent runs): the ids
+ * name the runs' plan versions too, since BullMQ silently ignores an add under the id of a
+ * job it keeps, and a disable then enable puts back a run whose first job has ended.
  */
-export function executeJobs(runs: readonly QueuedRun[], slice: string): ExecuteJob[] {
+export function executeJobs(runs: readonly QueuedRun[], slice: string, versioned = false): ExecuteJob[] {
   if (runs.length === 1) {
     const [r] = runs as [QueuedRun];
-    return [runJob(r, slice)];
+    return [runJob(r, slice, versioned)];
   }
   const jobs: ExecuteJob[] = [];
   for (let i = 0; i < runs.length; i += RUN_BATCH_MAX) {
     const chunk = runs.slice(i, i + RUN_BATCH_MAX);
     const digest = createHash('sha1')
-      .update(chunk.map((r) => taskKey(r.timerId, r.runAt)).join(','))
+      .update(
+        chunk
+          .map((r) =>
+            versioned ? `${taskKey(r.timerId, r.runAt)}.${r.version ?? 0}` : taskKey(r.timerId, r.runAt),
+          )
+          .join(','),
+      )
       .digest('hex')
       .slice(0, 16);
     const first = new Date(chunk[0]!.runAt).toISOString().slice(11, 19);
