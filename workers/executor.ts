@@ -6,6 +6,7 @@ import { ExecuteJobProcessor } from '../src/services/firing/execute-job-processo
 import { LaneJobRunner } from '../src/services/firing/lane-job-runner.js';
 import { startLaneWorkers } from '../src/services/firing/lane-workers.js';
 import { createRedis } from '../src/storage/redis/connection.js';
+import { handOnLate } from '../src/storage/redis/queues.js';
 import { withScripts } from '../src/storage/redis/scripts.js';
 import { startNotifier } from './notifier.js';
 import type { RunningRole } from './running-role.js';
@@ -34,8 +35,7 @@ export async function startExecutor(core: Core): Promise<RunningRole> {
   const notifier = startNotifier(core, built.notifications, bullConnection);
   const runner = new LaneJobRunner({
     processor: new ExecuteJobProcessor(built.executor, built.missed),
-    // Same name, data and id: the run is queued once, in the lane behind.
-    handOn: (job) => core.queues.executeLate.add(job.name, job.data, job.id ? { jobId: job.id } : {}),
+    handOn: (job) => handOnLate(core.queues.executeLate, job),
     logger,
     now: core.now,
   });

@@ -265,6 +265,19 @@ export async function addReplacingEnded(
   }
 }
 
+/**
+ * Queues a job fetched from `execute` too late in `execute-late`, under the same name, data
+ * and id: its runs stay queued once. An ended job of that id there is replaced: a run
+ * withdrawn at shutdown twice in a row comes back under one id, late both times.
+ */
+export async function handOnLate(
+  late: Queue<ExecuteJobData>,
+  job: { name: string; data: ExecuteJobData; id?: string | undefined },
+): Promise<void> {
+  if (job.id === undefined) await late.add(job.name, job.data);
+  else await addReplacingEnded(late, [{ name: job.name, data: job.data, opts: { jobId: job.id } }]);
+}
+
 /** Queues runs again, as the compensator does: each as a continuation job of its next attempt. */
 export async function requeueRuns(execute: Queue<ExecuteJobData>, runs: readonly QueuedRun[]): Promise<void> {
   await addReplacingEnded(

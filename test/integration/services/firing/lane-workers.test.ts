@@ -5,7 +5,14 @@ import { LaneJobRunner } from '../../../../src/services/firing/lane-job-runner.j
 import { startLaneWorkers } from '../../../../src/services/firing/lane-workers.js';
 import { createRedis } from '../../../../src/storage/redis/connection.js';
 import { createKeys } from '../../../../src/storage/redis/keys.js';
-import { createQueues, type ExecuteJobData, runJob } from '../../../../src/storage/redis/queues.js';
+import {
+  addReplacingEnded,
+  continuationJob,
+  createQueues,
+  type ExecuteJobData,
+  handOnLate,
+  runJob,
+} from '../../../../src/storage/redis/queues.js';
 import { withScripts } from '../../../../src/storage/redis/scripts.js';
 import { deleteKeys, eventually, REDIS_URL, uniqueName } from '../../../helpers/stores.js';
 
@@ -38,7 +45,7 @@ describe("an executor's lane workers", () => {
           return { kind: 'done', report: { verdict: 'succeeded' } };
         },
       },
-      handOn: (job) => queues.executeLate.add(job.name, job.data, job.id ? { jobId: job.id } : {}),
+      handOn: (job) => handOnLate(queues.executeLate, job),
       logger: createLogger('silent'),
       now: Date.now,
     });
@@ -74,6 +81,42 @@ describe("an executor's lane workers", () => {
       expect(handedOn?.returnvalue).toEqual({ handedOnTo: 'execute-late' });
       expect(await queues.executeLate.getJob(onTime.opts.jobId)).toBeUndefined();
       expect((await queues.execute.getJob(onTime.opts.jobId))?.returnvalue).toEqual({ verdict: 'succeeded' });
+    } finally {
+      await Promise.all(lanes.all.map((w) => w.close()));
+    }
+  });
+
+  it('run a late job again when it comes back under the id of one the catch-up lane ran', async () => {
+    // A run withdrawn at shutdown, late, twice in a row (a rolling deploy): its attempt
+    // undone, both withdrawals name one job id, and the first ended in the catch-up lane.
+    const processed: string[] = [];
+    const runner = new LaneJobRunner({
+      processor: {
+        process: async () => {
+          processed.push('run');
+          return { kind: 'done', report: { verdict: 'succeeded' } };
+        },
+      },
+      handOn: (job) => handOnLate(queues.executeLate, job),
+      logger: createLogger('silent'),
+      now: Date.now,
+    });
+    const lanes = startLaneWorkers({
+      connection,
+      keys,
+      runner,
+      concurrency: 4,
+      workers: 2,
+      maxRuns: 100,
+      logger: createLogger('silent'),
+      redisLog: { report: () => false },
+    });
+    try {
+      const run = { timerId: 3, runAt: Date.now() - LANE_BEHIND_MS - 5000, version: 1 };
+      for (let withdrawal = 1; withdrawal <= 2; withdrawal++) {
+        await addReplacingEnded(queues.execute, [continuationJob(run, 'withdrawn')]);
+        await eventually(() => processed.length === withdrawal, `withdrawal ${withdrawal} run`, 10_000, 20);
+      }
     } finally {
       await Promise.all(lanes.all.map((w) => w.close()));
     }
