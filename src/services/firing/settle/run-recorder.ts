@@ -28,6 +28,8 @@ const DEFAULTS: RunRecorderOptions = {
  */
 export class RunRecorder {
   private buffer = new Map<string, RunOutcome>();
+  /** The batch a flush is writing, out of the buffer until MySQL has it. */
+  private writing: ReadonlyArray<[string, RunOutcome]> = [];
   /** In-flight states by task key, oldest first, with when each was recorded. */
   private inFlight = new Map<string, { outcome: () => RunOutcome; at: number }>();
   private inFlightTimer: NodeJS.Timeout | null = null;
@@ -100,12 +102,15 @@ export class RunRecorder {
    * the attempt claimed (a run settled without a call claimed one past its calls).
    */
   finishedUnwritten(): Array<{ key: string; runAt: number; attempt: number; status: FinalStatus }> {
-    const out = [];
-    for (const [key, o] of this.buffer) {
-      if (o.status === 'pending' || o.status === 'running') continue;
+    const out: Array<{ key: string; runAt: number; attempt: number; status: FinalStatus }> = [];
+    const add = (key: string, o: RunOutcome) => {
+      if (o.status === 'pending' || o.status === 'running') return;
       const attempt = o.status === 'skipped' || o.status === 'missed' ? o.attempts + 1 : o.attempts;
       out.push({ key, runAt: o.runAt, attempt, status: o.status });
-    }
+    };
+    for (const [key, o] of this.buffer) add(key, o);
+    // The batch being written is unwritten until MySQL has it: under load that takes seconds.
+    for (const [key, o] of this.writing) if (!this.buffer.has(key)) add(key, o);
     return out;
   }
 
@@ -222,6 +227,7 @@ export class RunRecorder {
       batch.push(entry);
     }
     for (const [key] of batch) this.buffer.delete(key);
+    this.writing = batch;
     try {
       await this.write(batch.map(([, o]) => o));
       if (this.failures > 0)
@@ -243,6 +249,8 @@ export class RunRecorder {
       await this.toStash(batch.map(([key]) => this.buffer.get(key)!));
       this.schedule(Math.min(2000, 100 * 2 ** Math.min(this.failures, 5)));
       throw err;
+    } finally {
+      this.writing = [];
     }
     const written = batch.map(([key]) => key).filter((key) => this.stashed.delete(key));
     if (written.length > 0) await this.stash?.remove(written).catch(() => undefined);

@@ -81,4 +81,22 @@ describe('RunRecorder', () => {
     expect(writes.flat().map((o) => [o.timerId, o.status])).toEqual([[3, 'running']]);
     expect(recorder.buffered).toBe(0);
   });
+
+  it('counts a finished run as unwritten while its write is under way, until MySQL has it', async () => {
+    // Redis lost the claims mid-write: a copy fanned out again must find this run finished.
+    let land: () => void = () => undefined;
+    const held = new RunRecorder(
+      () => new Promise<void>((resolve) => (land = resolve)),
+      createLogger('silent'),
+      { flushEveryMs: 10 },
+    );
+    held.record(outcome(4, 'succeeded'));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(held.finishedUnwritten()).toEqual([
+      { key: taskKey(4, 1_700_000_000_000), runAt: 1_700_000_000_000, attempt: 1, status: 'succeeded' },
+    ]);
+    land();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(held.finishedUnwritten()).toEqual([]);
+  });
 });
