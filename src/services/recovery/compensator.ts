@@ -7,6 +7,7 @@ import { groupBy } from '../../lib/group-by.js';
 import type { Logger } from '../../observability/logger.js';
 import type {
   OverdueCursor,
+  OverdueRun,
   PendingRun,
   RunOutcome,
   StuckRun,
@@ -141,14 +142,14 @@ export class Compensator {
    * was queued twice, which made everything later still (an overload spiral).
    */
   private async settleOverdue(
-    overdue: PendingRun[],
+    overdue: OverdueRun[],
     queuedFrom: number | null,
     now: number,
     report: CompensationReport,
   ): Promise<void> {
     if (overdue.length === 0) return;
     const verdicts = await this.verdicts(overdue, now);
-    const lost: PendingRun[] = [];
+    const lost: OverdueRun[] = [];
     const abandoned: QueuedRun[] = [];
     const recovered: RunOutcome[] = [];
     overdue.forEach((r, i) => {
@@ -156,7 +157,7 @@ export class Compensator {
       if (v.kind === 'unclaimed') {
         if (queuedFrom === null || r.runAt < queuedFrom) lost.push(r);
       } else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
-      else if (v.kind === 'abandoned') abandoned.push({ ...r, afterAttempt: v.calls });
+      else if (v.kind === 'abandoned') abandoned.push({ ...queuedRunOf(r), afterAttempt: v.calls });
     });
     await this.recover(recovered, report);
     await this.requeue(abandoned, report);
@@ -172,8 +173,7 @@ export class Compensator {
     const recovered: RunOutcome[] = [];
     stuck.forEach((r: StuckRun, i) => {
       const v = verdicts[i]!;
-      const run: QueuedRun = { timerId: r.timerId, runAt: r.runAt, version: r.version };
-      if (r.trigger !== 'schedule') run.trigger = r.trigger;
+      const run = queuedRunOf(r);
       // No record: Redis lost it, and MySQL's lease has run out: the holder died too.
       if (v.kind === 'unclaimed') abandoned.push({ ...run, afterAttempt: r.attempts });
       else if (v.kind === 'finished') recovered.push(recoveredOutcome(r, v));
@@ -204,16 +204,20 @@ export class Compensator {
     this.d.logger.warn({ runs: runs.length }, 'runs whose holder is gone queued again as their next attempt');
   }
 
-  /** Never-claimed runs: their timer's misfire policy decides (inactive timers: skipped). */
-  private async settleLost(lost: PendingRun[], now: number, report: CompensationReport): Promise<void> {
+  /**
+   * Never-claimed runs: their timer's misfire policy decides (inactive timers: skipped).
+   * A user's run now or retry is owed its call whatever the timer's status and however late.
+   */
+  private async settleLost(lost: OverdueRun[], now: number, report: CompensationReport): Promise<void> {
     if (lost.length === 0) return;
     const timers = new Map(
       (await this.d.timers.findByIds([...new Set(lost.map((r) => r.timerId))])).map((t) => [t.id, t]),
     );
-    const fire: PendingRun[] = [];
+    const fire: QueuedRun[] = lost.filter((r) => r.trigger !== 'schedule').map(queuedRunOf);
     const missed: PendingRun[] = [];
     const skipped: RunOutcome[] = [];
-    for (const [timerId, runs] of groupBy(lost, (r) => r.timerId)) {
+    const scheduled = lost.filter((r) => r.trigger === 'schedule');
+    for (const [timerId, runs] of groupBy(scheduled, (r) => r.timerId)) {
       const timer = timers.get(timerId);
       // A completed timer's planned runs are still owed (see RunExecutor.whyNotCall).
       if (timer === undefined || timer.status === 'inactive') {
@@ -230,7 +234,8 @@ export class Compensator {
           now,
           successor,
         );
-        (decision === 'fire' ? fire : missed).push(r);
+        if (decision === 'fire') fire.push(queuedRunOf(r));
+        else missed.push(r);
       }
     }
     const reason = 'missed: never picked up before its misfire threshold (its slice was lost or walked late)';
@@ -269,6 +274,13 @@ export class Compensator {
   private async enqueue(runs: readonly QueuedRun[]): Promise<void> {
     await requeueRuns(this.d.queues.executeLate, runs);
   }
+}
+
+/** A run read from MySQL as a job carries it: what made it, when not its schedule, goes along. */
+function queuedRunOf(r: OverdueRun): QueuedRun {
+  const run: QueuedRun = { timerId: r.timerId, runAt: r.runAt, version: r.version };
+  if (r.trigger !== 'schedule') run.trigger = r.trigger;
+  return run;
 }
 
 /** A final outcome the compensator writes without a call of its own (no response to record). */

@@ -10,6 +10,7 @@ import { type OverdueCursor, type OverduePage, overduePage } from './overdue-pag
 import {
   literal,
   NOT_BACKFILL,
+  type OverdueRun,
   type PendingRow,
   type PendingRun,
   type PlannedRun,
@@ -25,7 +26,15 @@ import {
 } from './task-rows.js';
 
 export type { OverdueCursor, OverduePage } from './overdue-page.js';
-export type { PendingRun, PlannedRun, RunOutcome, RunState, StuckRun, TaskListQuery } from './task-rows.js';
+export type {
+  OverdueRun,
+  PendingRun,
+  PlannedRun,
+  RunOutcome,
+  RunState,
+  StuckRun,
+  TaskListQuery,
+} from './task-rows.js';
 
 /**
  * For reads of runs by status and run time. With millions of runs planned ahead, MariaDB
@@ -516,18 +525,18 @@ export class TaskRepository {
     beforeMs: number,
     limit: number,
     after?: OverdueCursor,
-  ): Promise<OverduePage<PendingRun>> {
-    return overduePage<PendingRow & { id: number }, PendingRun>(
-      toPendingRun,
+  ): Promise<OverduePage<OverdueRun>> {
+    return overduePage<PendingRow & { id: number; run_trigger: string }, OverdueRun>(
+      (r) => ({ ...toPendingRun(r), trigger: r.run_trigger as RunTrigger }),
       async (fromMs, n) => {
         const [rows] = await this.pool.query(
-          `SELECT id, timer_id, run_at, timer_version FROM tasks ${BY_STATUS_AND_TIME}
+          `SELECT id, timer_id, run_at, timer_version, run_trigger FROM tasks ${BY_STATUS_AND_TIME}
             WHERE status = 'pending' AND run_at < ? AND ${NOT_BACKFILL}
               ${fromMs === null ? '' : 'AND run_at >= ?'}
             ORDER BY run_at LIMIT ?`,
           [new Date(beforeMs), ...(fromMs === null ? [] : [new Date(fromMs)]), n],
         );
-        return rows as Array<PendingRow & { id: number }>;
+        return rows as Array<PendingRow & { id: number; run_trigger: string }>;
       },
       limit,
       after,

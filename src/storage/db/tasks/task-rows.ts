@@ -75,11 +75,15 @@ export interface RunState {
   leaseUntil: number | null;
 }
 
-/** A run MySQL shows running past its lease. */
-export interface StuckRun extends PendingRun {
-  attempts: number;
-  /** What made it: its next attempt goes out as the same kind of run. */
+/** A pending run past its time, with what made it (a user's run now or retry goes whatever the timer's status). */
+export interface OverdueRun extends PendingRun {
+  /** What made it: queued again, it goes out as the same kind of run. */
   trigger: RunTrigger;
+}
+
+/** A run MySQL shows running past its lease. */
+export interface StuckRun extends OverdueRun {
+  attempts: number;
 }
 
 export const TERMINAL = "'succeeded','failed','skipped','missed'";

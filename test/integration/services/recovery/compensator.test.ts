@@ -248,6 +248,38 @@ describe('a run MySQL still shows pending, minutes after its time', () => {
     expect(await statusOf(run)).toMatchObject({ status: 'skipped' });
   });
 
+  it("is a user's run now, queued again as one when lost, whatever its timer's status and lateness", async () => {
+    const run = await runRow(5 * 60_000);
+    await stores.database.pool.query(
+      "UPDATE tasks SET run_trigger = 'manual' WHERE timer_id = ? AND run_at = ?",
+      [timerId, sqlDateTime(run.runAt)],
+    );
+    await stores.database.pool.query(
+      "UPDATE timers SET status = 'inactive', misfire_policy = 'skip' WHERE id = ?",
+      [timerId],
+    );
+    expect(await compensator.run(T0)).toMatchObject({ refired: 1, skipped: 0, missed: 0 });
+    expect(await statusOf(run)).toMatchObject({ status: 'pending' });
+    expect(await queued()).toEqual([
+      expect.objectContaining({ timerId, runAt: run.runAt, trigger: 'manual', slice: 'compensator' }),
+    ]);
+  });
+
+  it('keeps what made it when its holder died before calling: a retry goes out as a retry', async () => {
+    const run = await runRow(5 * 60_000);
+    await stores.database.pool.query(
+      "UPDATE tasks SET run_trigger = 'retry' WHERE timer_id = ? AND run_at = ?",
+      [timerId, sqlDateTime(run.runAt)],
+    );
+    clock = T0 - 60_000;
+    await claims.claim(run.ref, 'dead', LEASE);
+    clock = T0;
+    expect(await compensator.run(T0)).toMatchObject({ requeued: 1 });
+    expect(await queued()).toEqual([
+      expect.objectContaining({ timerId, runAt: run.runAt, afterAttempt: 0, trigger: 'retry' }),
+    ]);
+  });
+
   it('is left alone while it backs off, until well after its retry time', async () => {
     const run = await runRow(5 * 60_000);
     clock = T0 - 60_000;
