@@ -11,6 +11,11 @@ export class RedisLossWatch {
   private lastMissingAt = Date.now();
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: Array<() => void> = [];
+  /**
+   * False once Redis failed to answer: listeners run then (a failover's READONLY or LOADING)
+   * could not write anything, so Redis answering that the marker is gone runs them again.
+   */
+  private ranReachable = true;
 
   constructor(
     private readonly redis: RedisClient,
@@ -20,25 +25,31 @@ export class RedisLossWatch {
     private readonly afterMs = 10_000,
   ) {}
 
-  /** Calls `fn` each time a loss is first suspected (not again until the suspicion has passed). */
+  /**
+   * Calls `fn` each time a loss is first suspected (not again until the suspicion has
+   * passed), and again when Redis, unreachable then, answers that the marker is gone.
+   */
   onLoss(fn: () => void): this {
     this.listeners.push(fn);
     return this;
   }
 
   start(): this {
-    const missing = () => {
-      const fresh = !this.suspected;
+    const missing = (answered: boolean) => {
+      const fresh = !this.suspected || (answered && !this.ranReachable);
       this.lastMissingAt = Date.now();
+      this.ranReachable = answered;
       if (fresh) for (const fn of this.listeners) fn();
     };
     const check = () => {
       this.redis
         .exists(this.keys.slicesIntact())
-        .then((n) => {
-          if (n === 0) missing();
-        })
-        .catch(missing)
+        .then(
+          (n) => {
+            if (n === 0) missing(true);
+          },
+          () => missing(false),
+        )
         .finally(() => {
           if (this.timer) this.timer = setTimeout(check, this.everyMs).unref();
         });
