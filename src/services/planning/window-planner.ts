@@ -129,6 +129,8 @@ export class WindowPlanner {
     { onProgress, selectBeforeMs = horizonMs, selectFromMs, signal }: MigrationRunOptions = {},
   ): Promise<MigrationResult> {
     const started = Date.now();
+    // "Now" moves on from here: listing the timers takes seconds when a million are behind.
+    const clockAtStart = this.options.clock();
     const floor = nowMs - this.options.maxCatchUpMs;
 
     // 1. Which timers, from when, and how many of them each minute will hold runs of (the
@@ -173,7 +175,6 @@ export class WindowPlanner {
 
     // 2. A batch at a time: MySQL first, then its slices, while the next batch goes
     //    into MySQL. A timer's planned_until moves only once both hold its runs.
-    const clockAtStart = this.options.clock();
     let runs = 0;
     let placed = 0;
     let redisTail: Promise<void> = Promise.resolve();

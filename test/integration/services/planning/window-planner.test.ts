@@ -229,6 +229,22 @@ describe('migration', () => {
     for (let m = 45; m < 60; m++) expect(queued.has(`${ids[0]}_${T0 + m * 60_000}`)).toBe(false);
   });
 
+  it('counts the time spent listing the timers too: runs that fell due meanwhile are queued', async () => {
+    const t = await addTimer('listed-slowly', '* * * * * *', T0 - 10_000);
+    // Each page of timers takes 5 s, as listing a million after an outage does.
+    let clock = T0;
+    const listing = Object.assign(Object.create(timers), {
+      pageToPlan: async (...args: Parameters<TimerRepository['pageToPlan']>) => {
+        clock += 5000;
+        return timers.pageToPlan(...args);
+      },
+    }) as TimerRepository;
+    await plannerWith({ clock: () => clock }, { timers: listing }).run(T0 + 60_000, T0);
+    const queued = new Set(dispatched.flatMap((j) => runsOf(j.data)).map((r) => r.runAt));
+    // Two pages (the timer, then none): the walker read on 10 s meanwhile, plus its preread.
+    for (let s = -10; s <= 12; s++) expect(queued.has(T0 + s * 1000), `${t.id} at ${s} s`).toBe(true);
+  });
+
   it('spreads a busy minute over more buckets (BUCKETS + timers/16, capped at MAX_BUCKETS)', async () => {
     for (let i = 0; i < 40; i++) await addTimer(`busy${i}`, i < 5 ? '* * * * * *' : '0 * * * * *');
     await migration.run(T0 + 60_000, T0);
