@@ -2,6 +2,7 @@
 
 import type { AnswerLog } from './attempt-answers.js';
 import type { SkipDates } from './schedule/calendar.js';
+import { hasHashes } from './schedule/hashed-cron.js';
 
 export const TIMER_STATUSES = ['inactive', 'active', 'completed'] as const;
 export type TimerStatus = (typeof TIMER_STATUSES)[number];
@@ -256,6 +257,16 @@ export function callbackProblem(cb: Pick<Callback, 'method' | 'body'>): string |
 }
 
 /** Does a patch change when the timer fires? Then its future runs are re-planned. */
+/**
+ * Whether `patch` moves `current`'s runs: `changesSchedule`, or a rename of a timer whose
+ * cron has H fields, which are seeded by its app and name (hashSeed).
+ */
+export function movesRuns(current: Pick<Timer, 'name' | 'cron'>, patch: TimerPatch): boolean {
+  if (changesSchedule(patch)) return true;
+  const cron = patch.cron ?? current.cron;
+  return patch.name !== undefined && patch.name !== current.name && cron !== null && hasHashes(cron);
+}
+
 export function changesSchedule(patch: TimerPatch): boolean {
   return (
     patch.cron !== undefined ||

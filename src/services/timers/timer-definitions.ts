@@ -1,8 +1,8 @@
 import { type ChangeAuthor, timerChange } from '../../domain/audit.js';
 import {
   callbackProblem,
-  changesSchedule,
   type Labels,
+  movesRuns,
   type Timer,
   type TimerDraft,
   type TimerPatch,
@@ -178,7 +178,7 @@ export class TimerDefinitions {
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.store.timersIn(tx).update(merged);
-        const replans = current.status === 'active' && changesSchedule(patch);
+        const replans = current.status === 'active' && movesRuns(current, patch);
         if (by) {
           const entry = timerChange(by, 'update', current, current, await this.store.lockedTimer(tx, id));
           // A run with a call behind it (in a call, or backing off to retry) keeps the

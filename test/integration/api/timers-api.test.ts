@@ -389,6 +389,21 @@ describe('PATCH /api/v1/timers/:id', () => {
     expect(await inSlice(fixedCore, t.id, Date.UTC(2030, 0, 1, 10, 30))).toBe(true);
   });
 
+  it('re-plans an active timer renamed when its cron has H: its H fields are seeded by its name', async () => {
+    const t = await create(
+      { app: 'replan', name: 'ledger-sync', cron: 'H * * * *', timezone: 'UTC' },
+      fixedApp,
+    );
+    await call(fixedApp, 'POST', `/api/v1/timers/${t.id}/enable`);
+    const res = await call(fixedApp, 'PATCH', `/api/v1/timers/${t.id}`, { name: 'ledger-sync-2' });
+    expect(res.status).toBe(200);
+    expect(res.body.resolvedCron).not.toBe(t.resolvedCron);
+    const minute = Number(res.body.resolvedCron.split(' ')[0]);
+    const { items } = await allTasks(t.id, 'upcoming=true', 500, fixedApp);
+    expect(items.length).toBeGreaterThan(0);
+    for (const x of items) expect(new Date(x.runAt).getUTCMinutes(), x.runAt).toBe(minute);
+  });
+
   it('does not plan runs when the cron of an inactive timer changes', async () => {
     const t = await create({ app: 'replan', cron: '0 0 * * *' }, fixedApp);
     await call(fixedApp, 'PATCH', `/api/v1/timers/${t.id}`, { cron: EVERY_MINUTE });
