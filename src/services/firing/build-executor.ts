@@ -136,7 +136,7 @@ export async function buildExecutor(
   const pause = await new PauseWatch(fast, keys.servicePause()).start();
   const completions = new ConcurrencyLimit(TIMER_COMPLETIONS_AT_ONCE);
   const aftermath = new RunAftermath({
-    completeTimer: (id) => completions.run(() => core.timers.lifecycle.complete(id)),
+    completeTimer: (id, runAt) => completions.run(() => core.timers.lifecycle.complete(id, runAt)),
     countFailure: (id, failed) => timers.countFailure(id, failed),
     autoPause: async (id) => (await core.timers.lifecycle.autoPause(id))?.pausedNote ?? null,
     notifier: core.notifier,

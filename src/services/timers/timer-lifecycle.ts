@@ -111,9 +111,12 @@ export class TimerLifecycle {
     return paused ? timer : null;
   }
 
-  /** Completes a timer whose schedule has made its last run, and tells every process; false if it was not active. */
-  async complete(id: number): Promise<boolean> {
-    const done = await this.store.timers.complete(id);
+  /**
+   * Completes a timer whose schedule has made its last run, and tells every process; false
+   * if it was not active. With `finalRunAt`, only if its final run is at or before it.
+   */
+  async complete(id: number, finalRunAt?: number): Promise<boolean> {
+    const done = await this.store.timers.complete(id, finalRunAt);
     if (done) await this.store.deps.announce(id);
     return done;
   }

@@ -446,12 +446,22 @@ export class TimerRepository {
     return Number((result as unknown as { insertId: number }).insertId);
   }
 
-  /** Marks an active timer completed (its schedule has made its last run); false if it was not active. */
-  async complete(id: number): Promise<boolean> {
+  /**
+   * Marks an active timer completed (its schedule has made its last run); false if it was
+   * not active or, with `finalRunAt`, its final run is later than that or unknown (a PATCH
+   * moved its end on after the caller read it).
+   */
+  async complete(id: number, finalRunAt?: number): Promise<boolean> {
     const [result] = await this.db
       .update(timers)
       .set({ status: 'completed', plannedUntil: null, version: sql`${timers.version} + 1` })
-      .where(and(eq(timers.id, id), eq(timers.status, 'active')));
+      .where(
+        and(
+          eq(timers.id, id),
+          eq(timers.status, 'active'),
+          finalRunAt === undefined ? undefined : lte(timers.finalRunAt, new Date(finalRunAt)),
+        ),
+      );
     return result.affectedRows > 0;
   }
 

@@ -3,8 +3,11 @@ import type { FailureNotifier } from '../../notify/failure-notifier.js';
 import type { SettledRun } from '../run-execution.js';
 
 export interface RunAftermathDeps {
-  /** Marks the timer completed (if still active) and announces the change; false if it was not active. */
-  completeTimer(timerId: number): Promise<boolean>;
+  /**
+   * Marks the timer completed (if still active and its final run is at or before `runAt`)
+   * and announces the change; false if it was not.
+   */
+  completeTimer(timerId: number, runAt: number): Promise<boolean>;
   /** Counts a scheduled run that ended failed (or resets the count on success); returns the streak. */
   countFailure(timerId: number, failed: boolean): Promise<number>;
   /** Disables the timer for its autoPause; its note if this call paused it, null otherwise. */
@@ -24,7 +27,9 @@ export class RunAftermath {
   async settled(e: SettledRun): Promise<void> {
     const { timer, run } = e;
     if (run.trigger === undefined && timer.finalRunAt !== null && run.runAt >= timer.finalRunAt) {
-      if (await this.d.completeTimer(timer.id)) this.d.logger.info({ timerId: timer.id }, 'timer completed');
+      // Judged again by MySQL: this copy of the timer may predate a PATCH that moved its end on.
+      if (await this.d.completeTimer(timer.id, run.runAt))
+        this.d.logger.info({ timerId: timer.id }, 'timer completed');
     }
     const outcome = { runAt: run.runAt, attempts: e.attempts, httpStatus: e.httpStatus, error: e.error };
     if (e.status === 'failed' || e.status === 'missed') {
