@@ -538,9 +538,11 @@ export class RunExecutor {
     d.metrics.runs.inc({ outcome: status });
     // No heartbeat from here on: the finish ends the lease.
     d.leases.drop(x.lease);
-    await d.claims.finish(x.ref, x.owner, attempt, status);
+    const finished = await d.claims.finish(x.ref, x.owner, attempt, status);
     await this.releaseOverlap(x);
-    const timer = x.cached.timer;
+    // Not finished here: another holder took the run over (this one froze past its lease),
+    // and its notice, completion and failure count are that holder's to give.
+    const timer = finished ? x.cached.timer : null;
     if (timer && d.aftermath) {
       await d.aftermath
         .settled({

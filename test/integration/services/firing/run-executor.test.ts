@@ -8,7 +8,7 @@ import { createLogger } from '../../../../src/observability/logger.js';
 import { AppSlots } from '../../../../src/services/firing/admission/app-slots.js';
 import { RunBudget } from '../../../../src/services/firing/admission/run-budget.js';
 import { LeaseKeeper } from '../../../../src/services/firing/lease-keeper.js';
-import type { RunToExecute } from '../../../../src/services/firing/run-execution.js';
+import type { RunToExecute, SettledRun } from '../../../../src/services/firing/run-execution.js';
 import { RunExecutor } from '../../../../src/services/firing/run-executor.js';
 import { RunRecorder } from '../../../../src/services/firing/settle/run-recorder.js';
 import { TimerCache } from '../../../../src/services/firing/timer-cache.js';
@@ -54,6 +54,8 @@ interface Harness {
   /** The timers as MySQL has them: replace one, then `cache.invalidate` it, for an edit. */
   timers: Timer[];
   cache: TimerCache;
+  /** The runs handed to the aftermath (completion, notices, the failure count). */
+  aftermaths: SettledRun[];
 }
 
 function ok(status = 200): CallResult {
@@ -78,6 +80,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.logs = [];
   h.answer = async () => ok();
   h.timers = known;
+  h.aftermaths = [];
   h.cache = new TimerCache(async (ids) => h.timers.filter((t) => ids.includes(t.id)));
   h.claims = claims;
   h.leases = leases;
@@ -115,6 +118,11 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
           withdraw: async () => undefined,
         },
         paused: () => h.paused,
+        aftermath: {
+          settled: async (e) => {
+            h.aftermaths.push(e);
+          },
+        },
         redisMayHaveLostData: () => h.redisSuspect,
         logger: createLogger('warn', {}, { write: (line: string) => h.logs.push(JSON.parse(line)) }),
         signing: {
@@ -753,6 +761,32 @@ describe('the claim of a run being called', () => {
     await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
     answer(ok());
     expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+  });
+
+  it('leaves the aftermath to the holder that took it over while its call was out (one notice, one failure counted)', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 1, backoffMs: 0 } });
+    const h = harness(timer);
+    let answer!: (r: CallResult) => void;
+    h.answer = () => new Promise<CallResult>((r) => (answer = r));
+    const run = dueRun(timer);
+    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
+    const executing = h.executor.execute(run);
+    await eventually(() => h.sent.length === 1, 'sent');
+    await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
+    // This holder froze past its lease: another took the run over as attempt 2 and settled it.
+    clock += 60_000;
+    expect(await h.claims.claim(key, 'other', 10_000)).toMatchObject({ outcome: 'claimed', attempt: 2 });
+    await h.claims.finish(key, 'other', 2, 'failed');
+    answer(ok(500));
+    expect(await executing).toMatchObject({ verdict: 'failed' });
+    expect(h.aftermaths).toEqual([]);
+  });
+
+  it('hands a run it settled to the aftermath', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'succeeded' });
+    expect(h.aftermaths).toEqual([expect.objectContaining({ status: 'succeeded' })]);
   });
 
   it('is marked called before the call goes out, so a holder killed mid-call is never repeated as the same attempt', async () => {
