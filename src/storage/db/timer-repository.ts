@@ -467,15 +467,16 @@ export class TimerRepository {
 
   /**
    * Active timers whose schedule has ended — endAt passed, a one-shot's or the final run's
-   * time long gone, maxRuns planned — with no run of theirs still pending or running.
+   * time long gone, maxRuns planned — with no run of theirs still pending or running. A
+   * jittered run falls up to jitter_ms after its instant: endAt and `at` count from there.
    */
   async endedIds(now: number, graceMs: number, limit = 1000): Promise<number[]> {
     const [rows] = await this.db.execute(sql`
       SELECT t.id FROM timers t
        WHERE t.status = 'active'
-         AND ((t.end_at IS NOT NULL AND t.end_at <= ${new Date(now)})
+         AND ((t.end_at IS NOT NULL AND t.end_at + INTERVAL t.jitter_ms * 1000 MICROSECOND <= ${new Date(now)})
            OR (t.final_run_at IS NOT NULL AND t.final_run_at < ${new Date(now - graceMs)})
-           OR (t.at IS NOT NULL AND t.at < ${new Date(now - graceMs)})
+           OR (t.at IS NOT NULL AND t.at + INTERVAL t.jitter_ms * 1000 MICROSECOND < ${new Date(now - graceMs)})
            OR (t.max_runs IS NOT NULL AND t.runs_planned >= t.max_runs))
          AND NOT EXISTS (SELECT 1 FROM tasks k WHERE k.timer_id = t.id AND k.status IN ('pending', 'running'))
        LIMIT ${limit}`);
