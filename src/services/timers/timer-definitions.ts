@@ -40,7 +40,13 @@ export interface NumberedTimerQuery {
   limit: number;
 }
 
-/** Most creates stored together, and how many such batches may be under way at once. */
+/** A create waiting for its batch. */
+interface PendingCreate {
+  draft: TimerDraft;
+  by: ChangeAuthor | undefined;
+}
+
+/** Most creates of an app stored together, and how many such batches may be under way at once. */
 const CREATE_BATCH = 100;
 const CREATES_IN_FLIGHT = 2;
 
@@ -50,14 +56,27 @@ const CREATES_IN_FLIGHT = 2;
  * a PATCH takes only the timer's row lock.
  */
 export class TimerDefinitions {
-  /** Concurrent creates stored together (one lock round, transaction and INSERT each batch). */
-  private readonly creates = new GroupCommit<{ draft: TimerDraft; by: ChangeAuthor | undefined }, Timer>(
-    (items) => this.storeEach(items),
-    CREATE_BATCH,
-    CREATES_IN_FLIGHT,
-  );
+  /**
+   * Concurrent creates of each app stored together (one lock round, transaction and INSERT
+   * each batch). Per app: a batch waiting for one app's mutex (a long apply of its own) must
+   * hold no other app's creates, nor their mutexes.
+   */
+  private readonly creates = new Map<string, GroupCommit<PendingCreate, Timer>>();
 
   constructor(private readonly store: TimerStore) {}
+
+  private createsOf(app: string): GroupCommit<PendingCreate, Timer> {
+    let group = this.creates.get(app);
+    if (!group) {
+      group = new GroupCommit<PendingCreate, Timer>(
+        (items) => this.storeEach(items),
+        CREATE_BATCH,
+        CREATES_IN_FLIGHT,
+      );
+      this.creates.set(app, group);
+    }
+    return group;
+  }
 
   async create(scope: AccessScope, given: TimerDraft): Promise<Timer> {
     scope.useApp(given.app);
@@ -67,7 +86,7 @@ export class TimerDefinitions {
     const now = this.store.deps.now();
     checkWindow(draft, now);
     await this.store.checkPolicy(draft, now);
-    return this.creates.add({ draft, by: scope.author });
+    return this.createsOf(draft.app).add({ draft, by: scope.author });
   }
 
   /**
@@ -289,9 +308,7 @@ export class TimerDefinitions {
    * Stores unrelated creates together; if that fails for one of them (a name taken, an
    * app's limit reached), each alone, so each gets its own answer.
    */
-  private async storeEach(
-    items: ReadonlyArray<{ draft: TimerDraft; by: ChangeAuthor | undefined }>,
-  ): Promise<Array<PromiseSettledResult<Timer>>> {
+  private async storeEach(items: readonly PendingCreate[]): Promise<Array<PromiseSettledResult<Timer>>> {
     const drafts = items.map((i) => i.draft);
     try {
       const stored = await this.storeAll(

@@ -184,6 +184,21 @@ describe('POST /api/v1/timers', () => {
     });
   });
 
+  it("answers an app's create while another app's changes wait for its mutex", async () => {
+    // App alpha is busy (a long apply of its own holds its mutex): its creates wait for it.
+    const alphaLock = core.keys.appLock('busy-alpha');
+    await stores.redis.set(alphaLock, 'held by the test', 'PX', 30_000);
+    const alpha = [1, 2, 3].map((i) =>
+      call(app, 'POST', '/api/v1/timers', timerBody({ app: 'busy-alpha', name: `a${i}` })),
+    );
+    const beta = await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'free-beta', name: 'b' }));
+    expect(beta.status, JSON.stringify(beta.body)).toBe(201);
+    // Answered while alpha's mutex was still held; then alpha's own creates go through.
+    expect(await stores.redis.get(alphaLock)).toBe('held by the test');
+    await stores.redis.del(alphaLock);
+    expect((await Promise.all(alpha)).map((r) => r.status)).toEqual([201, 201, 201]);
+  });
+
   it('creates an inactive timer without materialising any run', async () => {
     const t = await create({ cron: EVERY_MINUTE });
     expect(await pendingRowCount(t.id)).toBe(0);
