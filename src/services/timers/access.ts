@@ -94,10 +94,19 @@ export class AccessScope {
     assertNotRetired(this.actor, what);
   }
 
-  /** One call of the app's rate limit (RATE_LIMITED once it is spent). */
-  async spend(): Promise<void> {
+  /**
+   * The scope of a bulk action of `calls` changes: their calls of the rate limit spent at
+   * once, before any is made (all or none), and nothing more spent through it.
+   */
+  async prepaid(calls: number): Promise<AccessScope> {
+    await this.spend(calls);
+    return new AccessScope(this.actor, this.author, undefined, this.now);
+  }
+
+  /** `calls` calls of the app's rate limit (RATE_LIMITED once it is spent). */
+  async spend(calls = 1): Promise<void> {
     if (this.actor.kind !== 'app' || !this.limiter) return;
-    const decision = await this.limiter.hit(this.actor.app, this.now());
+    const decision = await this.limiter.hit(this.actor.app, this.now(), calls);
     if (!decision.allowed) {
       throw new RateLimitedError(
         `app ${this.actor.app} made more changes, previews and dry runs this minute than APP_RATE_LIMIT_PER_MINUTE allows; retry in ${decision.retryAfterSec} s`,

@@ -52,11 +52,13 @@ export class TimerSelection {
     }
     const timers: Timer[] = [];
     for (const id of ids) timers.push(await this.store.owned(scope, id));
-    // Run now spends the rate limit per run (each is a call); a pause or resume once, as an app's pause.
+    // Run now spends the rate limit per run (each is a call), all before the first goes, so
+    // a refusal starts none; a pause or resume once, as an app's pause.
+    const acting = req.action === 'trigger' ? await scope.prepaid(timers.length) : scope;
     if (req.action !== 'trigger') await scope.spend();
     const unchanged: number[] = [];
     for (const timer of timers) {
-      if (!(await this.one(scope, req, timer))) unchanged.push(timer.id);
+      if (!(await this.one(acting, req, timer))) unchanged.push(timer.id);
     }
     return {
       action: req.action,

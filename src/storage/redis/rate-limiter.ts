@@ -15,11 +15,12 @@ export class RateLimiter {
     private readonly windowMs = 60_000,
   ) {}
 
-  async hit(app: string, now: number): Promise<RateDecision> {
+  /** Counts `hits` calls at once (a bulk action's): all allowed, or none. */
+  async hit(app: string, now: number, hits = 1): Promise<RateDecision> {
     const window = Math.floor(now / this.windowMs);
     const windowEnd = (window + 1) * this.windowMs;
     // A spare second: a key must not vanish before a clock-skewed process is done with it.
-    const count = await this.redis.countHit(this.keys.rateLimit(app, window), windowEnd - now + 1000);
+    const count = await this.redis.countHit(this.keys.rateLimit(app, window), windowEnd - now + 1000, hits);
     if (count <= this.perWindow) return { allowed: true };
     return { allowed: false, retryAfterSec: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
   }

@@ -63,7 +63,7 @@ export interface XtimerCommands {
   /** mark-called.lua: numKeys, keys…, args… (see the script's header). */
   markCalled(numKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
   reopenRun(key: string, attempts: number, keepMs: number, now: number): Promise<number>;
-  countHit(key: string, ttlMs: number): Promise<number>;
+  countHit(key: string, ttlMs: number, hits: number): Promise<number>;
   putTimerCopy(key: string, copy: string, version: number, ttlMs: number): Promise<number>;
   holdSlot(key: string, holder: string, ttlMs: number): Promise<number>;
 }

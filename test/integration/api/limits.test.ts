@@ -94,6 +94,33 @@ describe('APP_RATE_LIMIT_PER_MINUTE', () => {
   });
 });
 
+describe('APP_RATE_LIMIT_PER_MINUTE over a bulk run now', () => {
+  it('spends a call per run before any goes: refused, it starts none', async () => {
+    const key = await newApp('bulky');
+    const ids: number[] = [];
+    for (const name of ['one', 'two']) {
+      const res = await call(
+        app,
+        'POST',
+        '/api/v1/timers',
+        timerBody({ app: 'bulky', name, cron: EVERY_5S }),
+        ADMIN,
+      );
+      ids.push(res.body.id);
+    }
+    // Three of the minute's four calls spent: two runs now would make five.
+    for (let i = 0; i < 3; i++)
+      expect((await call(app, 'GET', `/api/v1/timers/${ids[0]}/preview`, undefined, key)).status).toBe(200);
+    const refused = await call(app, 'POST', '/api/v1/timers/bulk', { action: 'trigger', ids }, key);
+    expect(refused.status).toBe(429);
+    const [rows] = await stores.database.pool.query(
+      "SELECT COUNT(*) AS n FROM tasks WHERE run_trigger = 'manual' AND timer_id IN (?)",
+      [ids],
+    );
+    expect(Number((rows as Array<{ n: number }>)[0]!.n)).toBe(0);
+  });
+});
+
 describe('APP_RATE_LIMIT_PER_MINUTE over previews and dry runs', () => {
   it('counts each preview (saved, explained or unsaved) and each dry-run apply as a call of the app key', async () => {
     const key = await newApp('peeky');
