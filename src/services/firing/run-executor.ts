@@ -79,6 +79,8 @@ const OVERLAP_POLL_MS = 100;
 /** A buffered run keeps its place this long between looks; a waiter that died frees it. */
 const BUFFERED_TTL_MS = 10_000;
 
+/** How often a run waiting for its app's slot renews its timer's in-flight slot (overlapPolicy). */
+const OVERLAP_KEEP_MS = 1000;
 /** MySQL's lease on a call in flight runs this long past the call's deadline. */
 const IN_FLIGHT_LEASE_MARGIN_MS = 5000;
 /** MySQL's lease on a run backing off runs this long past its retry time (the retry job may queue). */
@@ -329,7 +331,14 @@ export class RunExecutor {
         'skipped: overlap (the previous run of the timer is still in flight)',
       );
     }
-    if (!d.slots.tryTake(timer.app) && !(await this.awaitAppSlot(x, timer.app, job))) return this.withdraw(x);
+    if (!d.slots.tryTake(timer.app)) {
+      const waited = await this.awaitAppSlot(x, timer, job);
+      if (waited === 'withdrawn') return this.withdraw(x);
+      if (waited === 'overlap') {
+        d.slots.give(timer.app);
+        return this.settle(x, 'skipped', null, 'skipped: overlap (another run of the timer took its slot)');
+      }
+    }
     try {
       if (!(this.surelyHeld(x) || (await this.stillHeld(x)))) {
         await this.releaseOverlap(x);
@@ -419,11 +428,32 @@ export class RunExecutor {
 
   /**
    * Takes a slot of the app's in-flight limit. When none is free the run leaves its
-   * job ('deferred') and waits here; false if it was told to give up (shutdown).
+   * job ('deferred') and waits here: `withdrawn` if it was told to give up (shutdown).
+   * A run holding its timer's in-flight slot keeps it renewed meanwhile: the slot lapses
+   * a call's timeout after it was taken, and the app's slots can be busy far longer (its
+   * receivers hang). `overlap` if another run took it all the same (Redis lost it).
    */
-  private async awaitAppSlot(x: Execution, app: string, job: RunJob): Promise<boolean> {
+  private async awaitAppSlot(
+    x: Execution,
+    timer: Timer,
+    job: RunJob,
+  ): Promise<'taken' | 'withdrawn' | 'overlap'> {
     this.detach(x, job);
-    return this.d.slots.take(app);
+    if (!x.holdsOverlap) return (await this.d.slots.take(timer.app)) ? 'taken' : 'withdrawn';
+    const ttl = timer.callback.timeoutMs + IN_FLIGHT_LEASE_MARGIN_MS;
+    const keep = () => this.d.overlap.holdRunning(timer.id, x.ref.key, ttl);
+    const keeping = setInterval(() => void keep().catch(() => undefined), OVERLAP_KEEP_MS);
+    let taken: boolean;
+    try {
+      taken = await this.d.slots.take(timer.app);
+    } finally {
+      clearInterval(keeping);
+    }
+    if (!taken) return 'withdrawn';
+    // A continuation keeps its retries whoever holds the slot (awaitOverlapSlot).
+    if ((await keep()) || (x.run.afterAttempt ?? 0) > 0) return 'taken';
+    x.holdsOverlap = false;
+    return 'overlap';
   }
 
   /** Lets go of the run's job while it waits here (its claim still says it has not called). */

@@ -498,6 +498,21 @@ describe("an app's in-flight limit", () => {
     expect(await outcomesOf(h, second)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
   });
 
+  it("keeps its timer's in-flight slot while it waits (overlapPolicy skip): the next run is skipped, not called beside it", async () => {
+    const base = testTimer();
+    const timer = testTimer({ overlapPolicy: 'skip', callback: { ...base.callback, timeoutMs: 100 } });
+    const h = harness(timer, 1);
+    // The app's one slot is busy (its receivers hang): the first run waits, holding the timer's slot.
+    expect(h.slots.tryTake(timer.app)).toBe(true);
+    const first = dueRun(timer);
+    expect(await h.executor.execute(first)).toEqual({ verdict: 'deferred' });
+    // Past the slot's own time to live: the call's timeout and 5 s.
+    await new Promise((r) => setTimeout(r, 5400));
+    expect(await h.executor.execute(dueRun(timer))).toMatchObject({ verdict: 'skipped' });
+    h.slots.give(timer.app);
+    await eventually(() => h.sent.length === 1, 'the first run called');
+  });
+
   it("does not hold back another app's runs", async () => {
     const { h, noisy, quiet } = await noisyAppHanging();
     expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
