@@ -28,7 +28,7 @@ export class AppPause {
     await scope.spend();
     let n = 0;
     await forEachConcurrently(await this.store.timers.idsOfApp(app, 'active'), AT_ONCE, async (id) => {
-      if ((await this.lifecycle.disableAs(id, scope.author, pause)).status === 'inactive') n++;
+      if ((await this.lifecycle.disableAs(app, id, scope.author, pause)).status === 'inactive') n++;
     });
     return n;
   }

@@ -35,14 +35,28 @@ export const SYSTEM_AUTHOR: ChangeAuthor = Object.freeze({ actor: 'system', batc
  * row lock: under the app's mutex an incident's thousands of disables would queue.
  */
 export class TimerLifecycle {
-  private readonly disables = new GroupCommit<Disable, Timer>(
-    (items) => this.disableEach(items),
-    DISABLE_BATCH,
-    DISABLES_IN_FLIGHT,
-    DISABLE_LINGER_MS,
-  );
+  /**
+   * Disables batched per app (per app key's, or the admin's own): a batch waits for the row
+   * locks of all its timers, so one app's timer held by a long change of its own must not
+   * hold back another app's disables.
+   */
+  private readonly disables = new Map<string, GroupCommit<Disable, Timer>>();
 
   constructor(private readonly store: TimerStore) {}
+
+  private disablesOf(app: string): GroupCommit<Disable, Timer> {
+    let group = this.disables.get(app);
+    if (!group) {
+      group = new GroupCommit<Disable, Timer>(
+        (items) => this.disableEach(items),
+        DISABLE_BATCH,
+        DISABLES_IN_FLIGHT,
+        DISABLE_LINGER_MS,
+      );
+      this.disables.set(app, group);
+    }
+    return group;
+  }
 
   /** Activates the timer and materialises its runs at once. Idempotent. */
   async enable(scope: AccessScope, id: number): Promise<Timer> {
@@ -59,7 +73,9 @@ export class TimerLifecycle {
   async disable(scope: AccessScope, id: number, pause: PauseRequest = {}): Promise<Timer> {
     checkUntil(pause, this.store.deps.now());
     await scope.spend();
-    return this.disables.add({ id, by: scope.author, pause, scope });
+    // An app key's queue is its app's (another app's timer is refused in the batch); the admin's, its own.
+    const queue = scope.actor.kind === 'app' ? scope.actor.app : '';
+    return this.disablesOf(queue).add({ id, by: scope.author, pause, scope });
   }
 
   /** enable, once the caller's access is checked (an app's pause checks it once for all its timers). */
@@ -67,10 +83,15 @@ export class TimerLifecycle {
     return this.setStatus(id, 'active', by);
   }
 
-  /** disable, once the caller's access is checked. */
-  async disableAs(id: number, by: ChangeAuthor | undefined, pause: PauseRequest = {}): Promise<Timer> {
+  /** disable of a timer of `app`, once the caller's access is checked. */
+  async disableAs(
+    app: string,
+    id: number,
+    by: ChangeAuthor | undefined,
+    pause: PauseRequest = {},
+  ): Promise<Timer> {
     checkUntil(pause, this.store.deps.now());
-    return this.disables.add({ id, by, pause, scope: null });
+    return this.disablesOf(app).add({ id, by, pause, scope: null });
   }
 
   /**

@@ -74,7 +74,9 @@ export class TimerSelection {
     switch (req.action) {
       case 'pause':
         if (timer.status !== 'active') return false;
-        return (await this.lifecycle.disableAs(timer.id, scope.author, req.pause)).status === 'inactive';
+        return (
+          (await this.lifecycle.disableAs(timer.app, timer.id, scope.author, req.pause)).status === 'inactive'
+        );
       case 'resume': {
         if (timer.status !== 'inactive') return false;
         const resumed = await this.lifecycle.enableAs(timer.id, scope.author).catch((err: unknown) => {
