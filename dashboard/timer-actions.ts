@@ -120,12 +120,26 @@ export function timerActions({ timers, paths, callbackTimeoutMs }: TimerActionsD
   app.post('/:id/edit', async (c) => {
     const id = timerId(c.req.param('id'));
     const timer = await as(c).definitions.get(id);
-    const values = valuesFrom(await formOf(c), valuesOf(timer));
+    const form = await formOf(c);
+    const values = valuesFrom(form, valuesOf(timer));
+    // The version the form was opened at: the patch is what the form changed from the timer
+    // as it is now, so a change saved meanwhile (the app's, through the API) would be undone.
+    const opened = Number(form.version);
+    const ifMatch = Number.isInteger(opened) ? { versions: [opened] } : undefined;
+    const changedMeanwhile = async () => {
+      const now = await as(c).definitions.get(id);
+      const general = [
+        'The timer was changed since this form was opened, and nothing was saved: this is the timer as it is now; make your changes again.',
+      ];
+      return formPage(c, valuesOf(now), { errors: { general }, status: 409 }, now);
+    };
+    if (ifMatch && opened !== timer.version) return changedMeanwhile();
     try {
       const patch = parsePatch(patchBody(values, timer));
-      if (Object.keys(patch).length > 0) await as(c).definitions.update(id, patch);
+      if (Object.keys(patch).length > 0) await as(c).definitions.update(id, patch, ifMatch);
       return c.redirect(withDone(`${paths.timers}/${id}`, 'updated'), 303);
     } catch (err) {
+      if (err instanceof XtimerError && err.code === ErrorCode.VERSION_CONFLICT) return changedMeanwhile();
       return formPage(c, values, formProblem(err), timer);
     }
   });

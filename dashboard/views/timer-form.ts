@@ -98,7 +98,7 @@ export function timerFormPage(v: TimerFormView): Markup {
 ${general.map((m) => html`<p class="error" data-error-for="general">${m}</p>`)}
 ${Object.keys(v.errors).length > 0 ? html`<p class="error" role="alert">Nothing was saved: correct the fields marked below.</p>` : ''}
 <form class="edit" id="timer-form" method="post" action="${action}">
-${csrfField(v)}
+${csrfField(v)}${editing ? html`<input type="hidden" name="version" value="${String(v.timer!.version)}">` : ''}
 ${editing ? html`<label>App</label><div class="mono" style="padding-top: 5px">${v.timer!.app}</div>` : input(v, 'app', 'App', { attrs: 'required autocomplete="off"' })}
 ${input(v, 'name', 'Name', { attrs: 'required' })}
 <h2 class="wide">When</h2>

@@ -332,6 +332,34 @@ describe('the form', () => {
   });
 });
 
+describe('an edit saved while someone else changed the timer', () => {
+  it('saves nothing over the other change: the form shows the timer as it is now', async () => {
+    const { body: created } = await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'form-app' }));
+    const id: number = created.id;
+    const { text } = await page(`/dashboard/timers/${id}/edit`);
+    const version = /<input type="hidden" name="version" value="(\d+)">/.exec(text)?.[1];
+    expect(version).toMatch(/^\d+$/);
+    // The app moves its callback through the API while the form is open.
+    const moved = await call(app, 'PATCH', `/api/v1/timers/${id}`, {
+      callback: { url: 'http://127.0.0.1:9/hooks/moved' },
+    });
+    expect(moved.status).toBe(200);
+    const v = await visit();
+    const res = await post(v, `/dashboard/timers/${id}/edit`, {
+      ...fields('cron', { name: created.name, timezone: created.timezone, description: 'edited' }),
+      ...AS_CREATED,
+      version: version!,
+    });
+    expect(res.status).toBe(409);
+    expect(errorOf(res.text, 'general')).toMatch(/changed since this form was opened/);
+    expect(shown(res.text, 'callbackUrl')).toBe('http://127.0.0.1:9/hooks/moved');
+    expect(await get(id)).toMatchObject({
+      callback: { url: 'http://127.0.0.1:9/hooks/moved' },
+      description: null,
+    });
+  });
+});
+
 describe('errors stay with their field', () => {
   it('places each error beside its field and saves nothing', async () => {
     const v = await visit();
