@@ -416,7 +416,8 @@ export class RunExecutor {
         await d.overlap.releaseBuffered(timer.id, x.ref.key);
         return 'go';
       }
-      await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS);
+      // Its place lapsed (a stall of more than its time to live) and another run waits there now.
+      if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
     }
   }
 

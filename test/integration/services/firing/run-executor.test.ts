@@ -513,6 +513,32 @@ describe("an app's in-flight limit", () => {
     await eventually(() => h.sent.length === 1, 'the first run called');
   });
 
+  it('waits, under buffer_one, in the one waiting place until the run in flight is done, then goes', async () => {
+    const timer = testTimer({ overlapPolicy: 'buffer_one' });
+    const h = harness(timer);
+    const keys = createKeys(stores.config.prefix);
+    await stores.redis.set(keys.overlap(timer.id, 'running'), 'the-run-before', 'PX', 60_000);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'deferred' });
+    expect(h.sent).toHaveLength(0);
+    await stores.redis.del(keys.overlap(timer.id, 'running'));
+    await eventually(() => h.sent.length === 1, 'called once the run before was done');
+  });
+
+  it('is skipped under buffer_one when its waiting place lapsed and another run waits there', async () => {
+    const timer = testTimer({ overlapPolicy: 'buffer_one' });
+    const h = harness(timer);
+    const keys = createKeys(stores.config.prefix);
+    await stores.redis.set(keys.overlap(timer.id, 'running'), 'the-run-before', 'PX', 60_000);
+    const run = dueRun(timer);
+    expect(await h.executor.execute(run)).toEqual({ verdict: 'deferred' });
+    // It stalled past its place's time to live: a later run waits there now.
+    await stores.redis.set(keys.overlap(timer.id, 'buffered'), 'a-later-run', 'PX', 60_000);
+    await eventually(async () => (await outcomesOf(h, run)).some((o) => o.status === 'skipped'), 'skipped');
+    await stores.redis.del(keys.overlap(timer.id, 'running'));
+    expect(h.sent).toHaveLength(0);
+  });
+
   it("does not hold back another app's runs", async () => {
     const { h, noisy, quiet } = await noisyAppHanging();
     expect(await h.executor.execute(dueRun(noisy))).toEqual({ verdict: 'deferred' });
