@@ -42,8 +42,9 @@ export function prepareCall(
       'x-xtimer-task-id': taskKey,
       'x-xtimer-timer-id': String(timer.id),
       'x-xtimer-scheduled-at': String(runAt),
-      // The run's instant before its jitter shift (the same as the scheduled one without jitter).
-      'x-xtimer-nominal-at': String(trigger === 'schedule' ? scheduleOf(timer).nominalOf(runAt) : runAt),
+      // The run's instant before its jitter shift (the same as the scheduled one without jitter):
+      // a retry or a backfill of a scheduled instant names it as the schedule's own calls do.
+      'x-xtimer-nominal-at': String(trigger === 'manual' ? runAt : scheduleOf(timer).nominalOf(runAt)),
       'x-xtimer-attempt': String(attempt),
       'x-xtimer-trigger': trigger,
     },
