@@ -23,7 +23,8 @@ export interface NotificationSenderDeps {
 
 /**
  * Sends one failure notification: a POST of the event as JSON, signed with the app's
- * Standard Webhooks secret (webhook-id `<taskId>.<type>`, the same on every try), through
+ * Standard Webhooks secret (webhook-id `<taskId>.<type>.<attempts>`: the same on every try
+ * of one notice, another for a retried run's second failure), through
  * the callbacks' HTTP client and so through the same SSRF guard. Throws when it must be
  * tried again (the notify queue backs off) or given up.
  */
@@ -38,7 +39,9 @@ export class NotificationSender {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      ...(signing ? signing.signer.sign(`${job.event.taskId}.${job.event.type}`, body) : {}),
+      ...(signing
+        ? signing.signer.sign(`${job.event.taskId}.${job.event.type}.${job.event.attempts}`, body)
+        : {}),
     };
     const result = await this.d.caller.send({
       origin: url.origin,
