@@ -115,9 +115,11 @@ export class RunPlanner {
    * while its timer was disabled, kept by BullMQ, would swallow the run the enable put back.
    */
   async publish(change: PlanChange, nowMs: number): Promise<void> {
+    const began = performance.now();
     await this.slices.removeRuns(change.cancelled);
     await this.slices.addRuns(change.planned);
-    const soon = nowMs + this.prereadMs + 1000;
+    // "Now" as the runs are in their slices: the trigger read on while they were placed.
+    const soon = nowMs + (performance.now() - began) + this.prereadMs + 1000;
     const imminent = change.planned.filter((r) => r.runAt < soon);
     if (imminent.length > 0) await this.dispatch(executeJobs(imminent, 'planner', true));
   }

@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Core } from '../../../../src/core.js';
+import { RunPlanner } from '../../../../src/services/planning/run-planner.js';
 import { EXECUTE_QUEUE, type ExecuteJobData, runsOf } from '../../../../src/storage/redis/queues.js';
 import { createTestCore, createTestStores, eventually, type TestStores } from '../../../helpers/stores.js';
 
@@ -36,6 +37,23 @@ afterAll(async () => {
 });
 
 describe("a change's imminent runs", () => {
+  it('are those whose slice window the trigger read while they were placed, however long that took', async () => {
+    const slow = Object.assign(Object.create(core.slices), {
+      addRuns: async (...args: Parameters<Core['slices']['addRuns']>) => {
+        await new Promise((r) => setTimeout(r, 1200));
+        return core.slices.addRuns(...args);
+      },
+    }) as Core['slices'];
+    const planner = new RunPlanner(slow, stores.config.migrateStepMinutes, stores.config.prereadMs, (jobs) =>
+      core.queues.execute.addBulk(jobs),
+    );
+    const now = Date.now();
+    // Due just past "now + preread + 1 s" as publish began: its window was read by the time it was placed.
+    const run = { timerId: 20, app: 'a', runAt: now + stores.config.prereadMs + 1100, version: 1 };
+    await planner.publish({ planned: [run], cancelled: [] }, now);
+    await eventually(() => fetched.some((f) => f.timerId === 20), 'the run queued straight away');
+  });
+
   it.each([
     ['a lone run', [7]],
     ['a batch of runs', [8, 9]],
