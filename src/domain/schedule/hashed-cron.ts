@@ -46,6 +46,18 @@ export function hashSeed(t: { app?: string | undefined; name?: string | undefine
   return `${t.app ?? ''}\0${t.name ?? ''}`;
 }
 
+/**
+ * A timer's cron with its H fields resolved (they differ from timer to timer: two timers'
+ * same text can make different schedules); null without a cron.
+ */
+export function resolvedCronOf(t: {
+  app?: string | undefined;
+  name?: string | undefined;
+  cron: string | null;
+}): string | null {
+  return t.cron === null ? null : resolveHashedCron(t.cron, hashSeed(t));
+}
+
 /** The expression with every H resolved for `seed`; unchanged if it has none. */
 export function resolveHashedCron(expression: string, seed: string): string {
   if (!hasHashes(expression)) return expression;

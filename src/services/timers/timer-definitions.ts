@@ -1,4 +1,5 @@
 import { type ChangeAuthor, timerChange } from '../../domain/audit.js';
+import { resolvedCronOf } from '../../domain/schedule/hashed-cron.js';
 import {
   callbackProblem,
   type Labels,
@@ -125,7 +126,7 @@ export class TimerDefinitions {
     const checks = await Promise.allSettled(
       drafts.map(async (draft) => {
         checkWindow(draft, now);
-        const alike = `${draft.cron}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}\0${draft.notify?.url}`;
+        const alike = `${resolvedCronOf(draft)}\0${draft.everyMs}\0${draft.timezone}\0${draft.callback.url}\0${draft.notify?.url}`;
         if (checked.has(alike)) return;
         checked.add(alike);
         await this.store.checkPolicy(draft, now);

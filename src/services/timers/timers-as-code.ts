@@ -7,6 +7,7 @@ import {
 } from '../../domain/apply-plan.js';
 import { type AuditDraft, type ChangeAuthor, timerChange } from '../../domain/audit.js';
 import type { Calendar } from '../../domain/schedule/calendar.js';
+import { resolvedCronOf } from '../../domain/schedule/hashed-cron.js';
 import { callbackProblem, changesSchedule, type Timer, type TimerDraft } from '../../domain/timer.js';
 import { type DefinitionDiff, diffDefinition } from '../../domain/timer-definition.js';
 import { matchesVersion, type VersionMatch } from '../../domain/version-match.js';
@@ -376,7 +377,7 @@ export class TimersAsCode {
         checkWindow(timer, now, patch);
         // What checkPolicy looks at: the schedule, the callback target, the notify target.
         const alike = JSON.stringify([
-          !patch || changesSchedule(patch) ? [timer.cron, timer.everyMs, timer.timezone] : null,
+          !patch || changesSchedule(patch) ? [resolvedCronOf(timer), timer.everyMs, timer.timezone] : null,
           !patch || patch.callback?.url !== undefined ? timer.callback.url : null,
           !patch || patch.notify ? (timer.notify?.url ?? null) : null,
         ]);

@@ -226,6 +226,24 @@ describe('MIN_RUN_INTERVAL_MS', () => {
     ).toBe(201);
   });
 
+  it('checks each timer of a batch whose cron has H by its own schedule, though the text is shared', async () => {
+    // 'H,H 0 * * * *' is 38,8 for h0 (30 s apart) and 39,41 for h12 (2 s apart).
+    const cron = 'H,H 0 * * * *';
+    const timers = [
+      timerBody({ app: 'hashy', name: 'h0', cron }),
+      timerBody({ app: 'hashy', name: 'h12', cron }),
+    ];
+    for (const [path, body] of [
+      ['/api/v1/timers/batch', { timers }],
+      ['/api/v1/apps/hashy/apply', { timers: timers.map(({ app: _, ...t }) => t) }],
+    ] as const) {
+      const res = await call(app, 'POST', path, body, ADMIN);
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error.code).toBe('CRON_TOO_FREQUENT');
+      expect(await timerCount('hashy')).toBe(0);
+    }
+  });
+
   it('checks a changed schedule on PATCH, and the compatible create', async () => {
     const t = (await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'patchy', cron: EVERY_5S }), ADMIN))
       .body;
