@@ -177,7 +177,7 @@ export class TimersAsCode {
         const result = await deps.database.transaction(async (tx) => {
           const current = await this.store.timersIn(tx).listByApp(app, { forUpdate: true });
           if (!sameVersions(current, seen)) return null;
-          return this.carryOut(tx, steps, by);
+          return this.carryOut(tx, steps, by, new Map(current.map((t) => [t.id, t])));
         });
         for (const id of result?.deleted ?? []) await this.store.tasks.deleteAllForTimer(id);
         return result;
@@ -202,6 +202,7 @@ export class TimersAsCode {
     tx: Transaction,
     steps: readonly PlannedStep[],
     by: ChangeAuthor | undefined,
+    locked: ReadonlyMap<number, Timer>,
   ): Promise<{ change: PlanChange; changed: number[]; deleted: number[]; marks: OutboxMark[] }> {
     const { deps } = this.store;
     const planned: PlannedRun[] = [];
@@ -240,9 +241,11 @@ export class TimersAsCode {
     for (const step of steps) {
       if (step.action !== 'update') continue;
       try {
+        // As locked: the same version as read for the plan, but what a version does not cover
+        // (runs_planned, moved on by the migrator meanwhile) as it is now.
         const change = await this.replaceIn(
           tx,
-          step.current,
+          locked.get(step.current.id) ?? step.current,
           step.desired,
           step.diff,
           by,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
+import type { Core } from '../../../src/core.js';
+import { TaskRepository } from '../../../src/storage/db/tasks/task-repository.js';
 import { call, createTestApp } from '../../helpers/api.js';
 import { createTestCore, createTestStores, type TestStores } from '../../helpers/stores.js';
 
@@ -13,11 +15,13 @@ import { createTestCore, createTestStores, type TestStores } from '../../helpers
 const NOW = Date.UTC(2030, 0, 1, 10, 17, 30);
 
 let stores: TestStores;
+let core: Core;
 let app: App;
 
 beforeAll(async () => {
   stores = await createTestStores('apply');
-  app = createTestApp(createTestCore(stores, () => NOW));
+  core = createTestCore(stores, () => NOW);
+  app = createTestApp(core);
 });
 afterAll(async () => {
   await stores.cleanup();
@@ -48,6 +52,46 @@ async function stateOf(appName: string) {
   const audit = await count('audit_log WHERE app = ?', [appName]);
   return { timers, tasks, audit };
 }
+
+describe('an apply beside the migrator', () => {
+  it("re-plans from the timer's count of runs as it is under the lock, not as it was read", async () => {
+    expect((await call(app, 'PUT', '/api/v1/apps/capped/timers/c', timer('c', { maxRuns: 50 }))).status).toBe(
+      201,
+    );
+    const [[row]] = (await stores.database.pool.query("SELECT id FROM timers WHERE app = 'capped'")) as any;
+    // The migrator's top-up lands after the apply read the timers: three more runs, no new version.
+    const timers = (core.timers.asCode as any).store.timers;
+    const read = timers.listByApp.bind(timers);
+    timers.listByApp = async (...args: unknown[]) => {
+      const seen = await read(...args);
+      timers.listByApp = read;
+      const [[{ until }]] = (await stores.database.pool.query(
+        'SELECT planned_until AS until FROM timers WHERE id = ?',
+        [row.id],
+      )) as any;
+      const more = [0, 1, 2].map((m) => ({
+        timerId: row.id,
+        app: 'capped',
+        runAt: until.getTime() + m * 60_000,
+        version: 1,
+      }));
+      await new TaskRepository(stores.database.db, stores.database.pool).insertRuns(more);
+      await stores.database.pool.query('UPDATE timers SET runs_planned = runs_planned + 3 WHERE id = ?', [
+        row.id,
+      ]);
+      return seen;
+    };
+    expect(
+      (await apply('capped', { timers: [timer('c', { maxRuns: 50, cron: '30 * * * * *' })] })).status,
+    ).toBe(200);
+    const [[after]] = (await stores.database.pool.query('SELECT runs_planned AS n FROM timers WHERE id = ?', [
+      row.id,
+    ])) as any;
+    expect(Number(after.n)).toBe(
+      await count("tasks WHERE timer_id = ? AND run_trigger = 'schedule'", [row.id]),
+    );
+  });
+});
 
 describe('POST /api/v1/apps/{app}/apply', () => {
   it('plans without changing anything on a dry run, then applies the same plan', async () => {
