@@ -152,14 +152,9 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
             table(['TASK ID', 'RUN AT', 'STATUS', 'TRIGGER', 'ATTEMPTS', 'HTTP', 'LATE MS', 'ERROR'], rows),
           );
         }
-        // Each run once per outcome, oldest first; a run seen before the follow began is not repeated.
         const told = new Map<string, string>();
         const tell = (runs: Task[]) => {
-          for (const t of [...runs].reverse()) {
-            if (!SETTLED.has(t.status) || told.get(t.id) === t.status) continue;
-            told.set(t.id, t.status);
-            out(runLine(t));
-          }
+          for (const t of newOutcomes(told, runs)) out(runLine(t));
         };
         tell(first);
         for (;;) {
@@ -168,4 +163,20 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
         }
       },
     );
+}
+
+/**
+ * The runs of a page (newest first) with an outcome not told yet, oldest first, noted in
+ * `told`. An outcome is a settled status after so many attempts: a retried run that ends
+ * failed again is told again.
+ */
+export function newOutcomes(told: Map<string, string>, runs: readonly Task[]): Task[] {
+  const fresh: Task[] = [];
+  for (const t of [...runs].reverse()) {
+    const outcome = `${t.status}/${t.attempts}`;
+    if (!SETTLED.has(t.status) || told.get(t.id) === outcome) continue;
+    told.set(t.id, outcome);
+    fresh.push(t);
+  }
+  return fresh;
 }
