@@ -39,6 +39,7 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
       keys,
       core.slices,
       new TaskRepository(core.database.db, core.database.pool),
+      config.buckets,
     ),
     fanOut: new RunFanOut((runs, slice) => fanOutRuns(queues.execute, runs, slice), core.now).queue,
     hold: (data) => locks.hold(data),

@@ -15,7 +15,10 @@ export interface WindowRead {
  * Reads one slice window. While the migrator's "slices intact" marker is
  * there, the slice ZSET is the truth (no key = no runs). When Redis has lost its data
  * (the marker is gone until the migrator has rebuilt the slices) the window is read
- * from MySQL instead, taking the bucket's timers by `timer_id % count`.
+ * from MySQL instead, taking the bucket's timers by `timer_id % BUCKETS`: the minute's
+ * count can grow while its buckets are claimed (a slice job claimed again carries the
+ * new one), and buckets read by different counts would leave some timers in none. Every
+ * minute's first BUCKETS buckets are always walked; those past them read nothing here.
  */
 export class SliceReader {
   constructor(
@@ -23,23 +26,19 @@ export class SliceReader {
     private readonly keys: Keys,
     private readonly slices: SliceStore,
     private readonly tasks: TaskRepository,
+    private readonly baseBuckets: number,
   ) {}
 
-  async read(
-    minute: string,
-    bucket: number,
-    bucketCount: number,
-    fromMs: number,
-    toMs: number,
-  ): Promise<WindowRead> {
+  async read(minute: string, bucket: number, fromMs: number, toMs: number): Promise<WindowRead> {
     const [intact, runs] = await Promise.all([
       this.redis.exists(this.keys.slicesIntact()),
       this.slices.read(minute, bucket, fromMs, toMs),
     ]);
     if (intact === 1) return { runs, source: 'redis' };
+    if (bucket >= this.baseBuckets) return { runs: [], source: 'mysql' };
     const start = parseMinuteKey(minute);
     const from = Math.max(fromMs, start);
     const to = Math.min(toMs, start + MINUTE);
-    return { runs: await this.tasks.pendingInBucket(from, to, bucket, bucketCount), source: 'mysql' };
+    return { runs: await this.tasks.pendingInBucket(from, to, bucket, this.baseBuckets), source: 'mysql' };
   }
 }

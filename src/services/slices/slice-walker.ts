@@ -122,7 +122,7 @@ export class SliceWalker {
   ): Promise<WindowRead> {
     for (let tries = 1; ; tries++) {
       try {
-        return await this.d.reader.read(data.minute, data.bucket, data.bucketCount, from, to);
+        return await this.d.reader.read(data.minute, data.bucket, from, to);
       } catch (err) {
         if (tries >= READ_TRIES || stopping.aborted) throw err;
         log.warn({ err: (err as Error).message, tries }, 'slice window read failed; retrying');

@@ -31,7 +31,7 @@ function walkerAt(startMs: number, runs: SliceRun[], opts: { failReads?: number;
   const metric = { observe: () => undefined, inc: () => undefined };
   const walker = new SliceWalker({
     reader: {
-      async read(_minute, _bucket, _count, from, to): Promise<WindowRead> {
+      async read(_minute, _bucket, from, to): Promise<WindowRead> {
         reads.push([clock, from, to]);
         if (failures-- > 0) throw new Error('redis timeout');
         return { runs: runs.filter((r) => r.runAt >= from && r.runAt < to), source: 'redis' };
