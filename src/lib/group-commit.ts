@@ -70,3 +70,22 @@ export class GroupCommit<I, O> {
       });
   }
 }
+
+/**
+ * A GroupCommit per key (an app), made on first use: the batches of one key never hold
+ * another's items, so one key's slow batches delay no other key's.
+ */
+export class GroupCommitsByKey<I, O> {
+  private readonly groups = new Map<string, GroupCommit<I, O>>();
+
+  constructor(private readonly make: () => GroupCommit<I, O>) {}
+
+  add(key: string, item: I): Promise<O> {
+    let group = this.groups.get(key);
+    if (!group) {
+      group = this.make();
+      this.groups.set(key, group);
+    }
+    return group.add(item);
+  }
+}

@@ -12,7 +12,7 @@ import {
 import type { VersionMatch } from '../../domain/version-match.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import { groupBy } from '../../lib/group-by.js';
-import { GroupCommit } from '../../lib/group-commit.js';
+import { GroupCommit, GroupCommitsByKey } from '../../lib/group-commit.js';
 import type { Transaction } from '../../storage/db/client.js';
 import type { OutboxMark } from '../../storage/db/plan-outbox-repository.js';
 import type { PlannedRun } from '../../storage/db/tasks/task-repository.js';
@@ -62,22 +62,11 @@ export class TimerDefinitions {
    * each batch). Per app: a batch waiting for one app's mutex (a long apply of its own) must
    * hold no other app's creates, nor their mutexes.
    */
-  private readonly creates = new Map<string, GroupCommit<PendingCreate, Timer>>();
+  private readonly creates = new GroupCommitsByKey<PendingCreate, Timer>(
+    () => new GroupCommit((items) => this.storeEach(items), CREATE_BATCH, CREATES_IN_FLIGHT),
+  );
 
   constructor(private readonly store: TimerStore) {}
-
-  private createsOf(app: string): GroupCommit<PendingCreate, Timer> {
-    let group = this.creates.get(app);
-    if (!group) {
-      group = new GroupCommit<PendingCreate, Timer>(
-        (items) => this.storeEach(items),
-        CREATE_BATCH,
-        CREATES_IN_FLIGHT,
-      );
-      this.creates.set(app, group);
-    }
-    return group;
-  }
 
   async create(scope: AccessScope, given: TimerDraft): Promise<Timer> {
     scope.useApp(given.app);
@@ -87,7 +76,7 @@ export class TimerDefinitions {
     const now = this.store.deps.now();
     checkWindow(draft, now);
     await this.store.checkPolicy(draft, now);
-    return this.createsOf(draft.app).add({ draft, by: scope.author });
+    return this.creates.add(draft.app, { draft, by: scope.author });
   }
 
   /**

@@ -1,7 +1,7 @@
 import { type AuditDraft, type ChangeAuthor, timerChange } from '../../domain/audit.js';
 import { autoPauseNote, type PauseRequest, type Timer } from '../../domain/timer.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../../errors.js';
-import { GroupCommit } from '../../lib/group-commit.js';
+import { GroupCommit, GroupCommitsByKey } from '../../lib/group-commit.js';
 import type { Transaction } from '../../storage/db/client.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import type { AccessScope } from './access.js';
@@ -40,23 +40,17 @@ export class TimerLifecycle {
    * locks of all its timers, so one app's timer held by a long change of its own must not
    * hold back another app's disables.
    */
-  private readonly disables = new Map<string, GroupCommit<Disable, Timer>>();
-
-  constructor(private readonly store: TimerStore) {}
-
-  private disablesOf(app: string): GroupCommit<Disable, Timer> {
-    let group = this.disables.get(app);
-    if (!group) {
-      group = new GroupCommit<Disable, Timer>(
+  private readonly disables = new GroupCommitsByKey<Disable, Timer>(
+    () =>
+      new GroupCommit(
         (items) => this.disableEach(items),
         DISABLE_BATCH,
         DISABLES_IN_FLIGHT,
         DISABLE_LINGER_MS,
-      );
-      this.disables.set(app, group);
-    }
-    return group;
-  }
+      ),
+  );
+
+  constructor(private readonly store: TimerStore) {}
 
   /** Activates the timer and materialises its runs at once. Idempotent. */
   async enable(scope: AccessScope, id: number): Promise<Timer> {
@@ -75,7 +69,7 @@ export class TimerLifecycle {
     await scope.spend();
     // An app key's queue is its app's (another app's timer is refused in the batch); the admin's, its own.
     const queue = scope.actor.kind === 'app' ? scope.actor.app : '';
-    return this.disablesOf(queue).add({ id, by: scope.author, pause, scope });
+    return this.disables.add(queue, { id, by: scope.author, pause, scope });
   }
 
   /** enable, once the caller's access is checked (an app's pause checks it once for all its timers). */
@@ -91,7 +85,7 @@ export class TimerLifecycle {
     pause: PauseRequest = {},
   ): Promise<Timer> {
     checkUntil(pause, this.store.deps.now());
-    return this.disablesOf(app).add({ id, by, pause, scope: null });
+    return this.disables.add(app, { id, by, pause, scope: null });
   }
 
   /**

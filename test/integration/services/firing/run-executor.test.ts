@@ -513,25 +513,26 @@ describe("an app's in-flight limit", () => {
     await eventually(() => h.sent.length === 1, 'the first run called');
   });
 
-  it('waits, under buffer_one, in the one waiting place until the run in flight is done, then goes', async () => {
+  /** A buffer_one run in the timer's one waiting place: the run before it is still in flight. */
+  async function waitingBehindTheRunBefore() {
     const timer = testTimer({ overlapPolicy: 'buffer_one' });
     const h = harness(timer);
     const keys = createKeys(stores.config.prefix);
     await stores.redis.set(keys.overlap(timer.id, 'running'), 'the-run-before', 'PX', 60_000);
     const run = dueRun(timer);
     expect(await h.executor.execute(run)).toEqual({ verdict: 'deferred' });
+    return { timer, h, keys, run };
+  }
+
+  it('waits, under buffer_one, in the one waiting place until the run in flight is done, then goes', async () => {
+    const { timer, h, keys } = await waitingBehindTheRunBefore();
     expect(h.sent).toHaveLength(0);
     await stores.redis.del(keys.overlap(timer.id, 'running'));
     await eventually(() => h.sent.length === 1, 'called once the run before was done');
   });
 
   it('is skipped under buffer_one when its waiting place lapsed and another run waits there', async () => {
-    const timer = testTimer({ overlapPolicy: 'buffer_one' });
-    const h = harness(timer);
-    const keys = createKeys(stores.config.prefix);
-    await stores.redis.set(keys.overlap(timer.id, 'running'), 'the-run-before', 'PX', 60_000);
-    const run = dueRun(timer);
-    expect(await h.executor.execute(run)).toEqual({ verdict: 'deferred' });
+    const { timer, h, keys, run } = await waitingBehindTheRunBefore();
     // It stalled past its place's time to live: a later run waits there now.
     await stores.redis.set(keys.overlap(timer.id, 'buffered'), 'a-later-run', 'PX', 60_000);
     await eventually(async () => (await outcomesOf(h, run)).some((o) => o.status === 'skipped'), 'skipped');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../../../../src/core.js';
+import type { Timer } from '../../../../../src/domain/timer.js';
 import { createLogger } from '../../../../../src/observability/logger.js';
 import { RunAftermath } from '../../../../../src/services/firing/settle/run-aftermath.js';
 import { TimerRepository } from '../../../../../src/storage/db/timer-repository.js';
@@ -33,6 +34,16 @@ function aftermath(): RunAftermath {
 
 describe('the final run of a timer, settled', () => {
   const last = Date.parse('2030-01-01T10:20:00Z');
+  /** Its run at `last` succeeded, as the executor's copy `read` of the timer has it. */
+  const settledFinal = (read: Timer) =>
+    aftermath().settled({
+      timer: read,
+      run: { timerId: read.id, runAt: last, slice: 's' },
+      status: 'succeeded',
+      attempts: 1,
+      httpStatus: 200,
+      error: null,
+    });
 
   it('completes the timer', async () => {
     const t = await timers.insert(testDraft({ app: 'after', name: 'ends', status: 'active' }));
@@ -41,14 +52,7 @@ describe('the final run of a timer, settled', () => {
       t.id,
     ]);
     const read = (await timers.findByIds([t.id]))[0]!;
-    await aftermath().settled({
-      timer: read,
-      run: { timerId: t.id, runAt: last, slice: 's' },
-      status: 'succeeded',
-      attempts: 1,
-      httpStatus: 200,
-      error: null,
-    });
+    await settledFinal(read);
     expect((await timers.findByIds([t.id]))[0]!.status).toBe('completed');
   });
 
@@ -65,14 +69,7 @@ describe('the final run of a timer, settled', () => {
       'UPDATE timers SET final_run_at = NULL, version = version + 1 WHERE id = ?',
       [t.id],
     );
-    await aftermath().settled({
-      timer: read,
-      run: { timerId: t.id, runAt: last, slice: 's' },
-      status: 'succeeded',
-      attempts: 1,
-      httpStatus: 200,
-      error: null,
-    });
+    await settledFinal(read);
     expect((await timers.findByIds([t.id]))[0]!.status).toBe('active');
   });
 });
