@@ -1,15 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { Worker } from 'bullmq';
 import type { Core } from '../src/core.js';
-import { RunFanOut } from '../src/services/slices/run-fan-out.js';
+import { buildSliceWalker } from '../src/services/slices/build-slice-walker.js';
 import { SliceJobRunner } from '../src/services/slices/slice-job-runner.js';
 import { SliceLockKeeper } from '../src/services/slices/slice-lock-keeper.js';
-import { SliceReader } from '../src/services/slices/slice-reader.js';
-import { abortableSleep, SliceWalker, type WalkResult } from '../src/services/slices/slice-walker.js';
-import { TaskRepository } from '../src/storage/db/tasks/task-repository.js';
+import type { WalkResult } from '../src/services/slices/slice-walker.js';
 import { createRedis } from '../src/storage/redis/connection.js';
 import {
-  fanOutRuns,
   KEEP_COMPLETED,
   KEEP_FAILED,
   type SliceJobData,
@@ -33,23 +30,7 @@ export async function startTrigger(core: Core): Promise<RunningRole> {
   const bullConnection = createRedis(config.redisUrl, { connectionName: 'xtimer-trigger-bull' });
   core.connectionLogs.redis.watch(bullConnection);
 
-  const walker = new SliceWalker({
-    reader: new SliceReader(
-      core.redis,
-      keys,
-      core.slices,
-      new TaskRepository(core.database.db, core.database.pool),
-      config.buckets,
-    ),
-    fanOut: new RunFanOut((runs, slice) => fanOutRuns(queues.execute, runs, slice), core.now).queue,
-    hold: (data) => locks.hold(data),
-    ack: (data) => locks.ack(data),
-    metrics: core.metrics,
-    prereadMs: config.prereadMs,
-    logger,
-    now: core.now,
-    sleep: abortableSleep,
-  });
+  const walker = buildSliceWalker(core, locks, logger);
   const runner = new SliceJobRunner({ walker, locks, logger });
 
   const worker = new Worker<SliceJobData, WalkResult>(

@@ -34,34 +34,39 @@ afterAll(async () => {
   redis.disconnect();
 });
 
+/** Lane workers whose runner hands each run to `process` and late jobs on by handOnLate. */
+function lanesProcessing(process: (data: ExecuteJobData) => void) {
+  const runner = new LaneJobRunner({
+    processor: {
+      process: async (data) => {
+        process(data);
+        return { kind: 'done', report: { verdict: 'succeeded' } };
+      },
+    },
+    handOn: (job) => handOnLate(queues.executeLate, job),
+    logger: createLogger('silent'),
+    now: Date.now,
+  });
+  return startLaneWorkers({
+    connection,
+    keys,
+    runner,
+    concurrency: 4,
+    workers: 2,
+    maxRuns: 100,
+    logger: createLogger('silent'),
+    redisLog: { report: () => false },
+  });
+}
+
 describe("an executor's lane workers", () => {
   it('run a late job from the catch-up lane under its id, and an on-time one from `execute`', async () => {
     const now = Date.now();
     const processed: ExecuteJobData[] = [];
-    const runner = new LaneJobRunner({
-      processor: {
-        process: async (data) => {
-          processed.push(data);
-          return { kind: 'done', report: { verdict: 'succeeded' } };
-        },
-      },
-      handOn: (job) => handOnLate(queues.executeLate, job),
-      logger: createLogger('silent'),
-      now: Date.now,
-    });
     const late = runJob({ timerId: 1, runAt: now - LANE_BEHIND_MS - 5000 }, 's');
     const onTime = runJob({ timerId: 2, runAt: now + 60_000 }, 's');
     await queues.execute.addBulk([late, onTime]);
-    const lanes = startLaneWorkers({
-      connection,
-      keys,
-      runner,
-      concurrency: 4,
-      workers: 2,
-      maxRuns: 100,
-      logger: createLogger('silent'),
-      redisLog: { report: () => false },
-    });
+    const lanes = lanesProcessing((data) => processed.push(data));
     try {
       expect(lanes.onTime).toHaveLength(2);
       expect(lanes.late).toHaveLength(1);
@@ -90,27 +95,7 @@ describe("an executor's lane workers", () => {
     // A run withdrawn at shutdown, late, twice in a row (a rolling deploy): its attempt
     // undone, both withdrawals name one job id, and the first ended in the catch-up lane.
     const processed: string[] = [];
-    const runner = new LaneJobRunner({
-      processor: {
-        process: async () => {
-          processed.push('run');
-          return { kind: 'done', report: { verdict: 'succeeded' } };
-        },
-      },
-      handOn: (job) => handOnLate(queues.executeLate, job),
-      logger: createLogger('silent'),
-      now: Date.now,
-    });
-    const lanes = startLaneWorkers({
-      connection,
-      keys,
-      runner,
-      concurrency: 4,
-      workers: 2,
-      maxRuns: 100,
-      logger: createLogger('silent'),
-      redisLog: { report: () => false },
-    });
+    const lanes = lanesProcessing(() => processed.push('run'));
     try {
       const run = { timerId: 3, runAt: Date.now() - LANE_BEHIND_MS - 5000, version: 1 };
       for (let withdrawal = 1; withdrawal <= 2; withdrawal++) {

@@ -791,9 +791,8 @@ describe('a run that will not be called', () => {
 });
 
 describe('the claim of a run being called', () => {
-  it('says the call may have gone out only once it is sent, so a takeover before counts no call', async () => {
-    const timer = testTimer();
-    const h = harness(timer);
+  /** A run due now, sent and marked called, its answer held until the test gives it. */
+  async function calledAndHeld(h: Harness, timer: Timer) {
     let answer!: (r: CallResult) => void;
     h.answer = () => new Promise<CallResult>((r) => (answer = r));
     const run = dueRun(timer);
@@ -801,6 +800,13 @@ describe('the claim of a run being called', () => {
     const executing = h.executor.execute(run);
     await eventually(() => h.sent.length === 1, 'sent');
     await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
+    return { answer: (r: CallResult) => answer(r), key, executing };
+  }
+
+  it('says the call may have gone out only once it is sent, so a takeover before counts no call', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const { answer, executing } = await calledAndHeld(h, timer);
     answer(ok());
     expect(await executing).toMatchObject({ verdict: 'succeeded', attempt: 1 });
   });
@@ -808,13 +814,7 @@ describe('the claim of a run being called', () => {
   it('leaves the aftermath to the holder that took it over while its call was out (one notice, one failure counted)', async () => {
     const timer = testTimer({ retry: { maxAttempts: 1, backoffMs: 0 } });
     const h = harness(timer);
-    let answer!: (r: CallResult) => void;
-    h.answer = () => new Promise<CallResult>((r) => (answer = r));
-    const run = dueRun(timer);
-    const key = { key: taskKey(timer.id, run.runAt), runAt: run.runAt };
-    const executing = h.executor.execute(run);
-    await eventually(() => h.sent.length === 1, 'sent');
-    await eventually(async () => (await h.claims.peek([key]))[0]?.state === 'running', 'marked called');
+    const { answer, key, executing } = await calledAndHeld(h, timer);
     // This holder froze past its lease: another took the run over as attempt 2 and settled it.
     clock += 60_000;
     expect(await h.claims.claim(key, 'other', 10_000)).toMatchObject({ outcome: 'claimed', attempt: 2 });
