@@ -256,7 +256,6 @@ export function callbackProblem(cb: Pick<Callback, 'method' | 'body'>): string |
   return null;
 }
 
-/** Does a patch change when the timer fires? Then its future runs are re-planned. */
 /**
  * Whether `patch` moves `current`'s runs: `changesSchedule`, or a rename of a timer whose
  * cron has H fields, which are seeded by its app and name (hashSeed).

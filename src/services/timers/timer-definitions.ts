@@ -1,4 +1,5 @@
 import { type ChangeAuthor, timerChange } from '../../domain/audit.js';
+import { replanFrom } from '../../domain/plan/replan-from.js';
 import { resolvedCronOf } from '../../domain/schedule/hashed-cron.js';
 import {
   callbackProblem,
@@ -202,7 +203,7 @@ export class TimerDefinitions {
         const updated = await this.store.lockedTimer(tx, id);
         const planned = await deps.planner.plan(
           updated,
-          now,
+          replanFrom(current, updated, now),
           this.store.tasksIn(tx),
           this.store.timersIn(tx),
           cancelled.length,

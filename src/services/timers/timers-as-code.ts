@@ -6,6 +6,7 @@ import {
   presentablePlan,
 } from '../../domain/apply-plan.js';
 import { type AuditDraft, type ChangeAuthor, timerChange } from '../../domain/audit.js';
+import { replanFrom } from '../../domain/plan/replan-from.js';
 import type { Calendar } from '../../domain/schedule/calendar.js';
 import { resolvedCronOf } from '../../domain/schedule/hashed-cron.js';
 import { callbackProblem, changesSchedule, type Timer, type TimerDraft } from '../../domain/timer.js';
@@ -345,7 +346,13 @@ export class TimersAsCode {
     }
     if (status !== 'active' || !changesSchedule(diff.patch)) return NO_CHANGE;
     const cancelled = await deps.stopper.cancelFrom(tx, id, now);
-    const planned = await deps.planner.plan(updated, now, tasks, timers, cancelled.length);
+    const planned = await deps.planner.plan(
+      updated,
+      replanFrom(current, updated, now),
+      tasks,
+      timers,
+      cancelled.length,
+    );
     return { planned, cancelled };
   }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
 import type { Core } from '../../../src/core.js';
 import { minuteKey } from '../../../src/domain/plan/slice.js';
+import { jitterOffset } from '../../../src/domain/schedule/jitter.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { buildMigrationRunner } from '../../../src/services/planning/build-migration-runner.js';
 import { TaskRepository } from '../../../src/storage/db/tasks/task-repository.js';
@@ -417,6 +418,56 @@ describe('PATCH /api/v1/timers/:id', () => {
     const { items } = await allTasks(t.id, 'upcoming=true', 500, fixedApp);
     expect(items.length).toBeGreaterThan(0);
     for (const x of items) expect(new Date(x.runAt).getUTCMinutes(), x.runAt).toBe(minute);
+  });
+
+  it('re-plans a change of jitter by occurrence: a run that has come is not planned again, one still ahead is even if its new time has passed', async () => {
+    const N = Date.UTC(2030, 0, 1, 10, 1);
+    let clock = N - 55_000;
+    const jittery = createTestApp(createTestCore(stores, () => clock));
+    /** A timer of `from` jitter, its old and new shift of N, and a new jitter for which `order` holds. */
+    const jittered = async (
+      from: number,
+      tries: number[],
+      order: (old: number, renewed: number) => boolean,
+    ) => {
+      const t = await create(
+        { app: 'jitter', cron: '0 * * * * *', timezone: 'UTC', jitterMs: from },
+        jittery,
+      );
+      await call(jittery, 'POST', `/api/v1/timers/${t.id}/enable`);
+      const old = jitterOffset(t.id, N, from);
+      const to = tries.find((j) => order(old, jitterOffset(t.id, N, j)));
+      expect(to, `a jitter for timer ${t.id}`).toBeDefined();
+      return { id: t.id as number, old, to: to as number, renewed: jitterOffset(t.id, N, to as number) };
+    };
+    const pending = async (id: number) => {
+      const [rows] = await stores.database.pool.query(
+        "SELECT run_at FROM tasks WHERE timer_id = ? AND status = 'pending' ORDER BY run_at",
+        [id],
+      );
+      return (rows as Array<{ run_at: Date }>).map((r) => r.run_at.getTime());
+    };
+    const patch = async (id: number, jitterMs: number) =>
+      expect((await call(jittery, 'PATCH', `/api/v1/timers/${id}`, { jitterMs })).status).toBe(200);
+    const wider = [59_000, 58_000, 57_000, 56_000];
+
+    // Its run at N came under the old jitter; the new one would put N's run ahead of now.
+    const came = await jittered(1000, wider, (old, renewed) => renewed > old + 1);
+    clock = N + came.old + 1;
+    await patch(came.id, came.to);
+    const cameRuns = await pending(came.id);
+    expect(cameRuns).not.toContain(N + came.renewed);
+    expect(cameRuns.filter((r) => r > clock)[0]).toBe(
+      N + 60_000 + jitterOffset(came.id, N + 60_000, came.to),
+    );
+
+    // Its run at N is still ahead under the old jitter; the new one puts it behind now.
+    const ahead = await jittered(59_000, [1000, 2000, 3000, 4000], (old, renewed) => renewed + 1 < old);
+    clock = N + ahead.renewed + 1;
+    await patch(ahead.id, ahead.to);
+    const aheadRuns = await pending(ahead.id);
+    expect(aheadRuns).toContain(N + ahead.renewed);
+    expect(aheadRuns).not.toContain(N + ahead.old);
   });
 
   it('does not plan runs when the cron of an inactive timer changes', async () => {
