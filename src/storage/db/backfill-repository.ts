@@ -144,10 +144,16 @@ export class BackfillRepository {
     return rows.map(toBackfill);
   }
 
-  /** Backfills under way, least recently paced first: with more than a tick takes, each gets its turn. */
+  /**
+   * Backfills under way, least recently paced first, taking turns by app: with more than
+   * a tick takes, each gets its turn, and an app with many does not crowd out the others'.
+   */
   async underway(limit: number): Promise<number[]> {
     const [rowsResult] = await this.sql.query(
-      `SELECT id FROM backfills WHERE status IN ('sending', 'sent') ORDER BY updated_at, id LIMIT ?`,
+      `SELECT id FROM (
+         SELECT id, updated_at, ROW_NUMBER() OVER (PARTITION BY app ORDER BY updated_at, id) AS turn
+           FROM backfills WHERE status IN ('sending', 'sent')
+       ) b ORDER BY turn, updated_at, id LIMIT ?`,
       [limit],
     );
     const rows = rowsResult as Array<{ id: number }>;

@@ -3,6 +3,7 @@ import type { App } from '../../../api/app.js';
 import type { Core } from '../../../src/core.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { BACKFILL_RECHECK_MS, BackfillPacer } from '../../../src/services/runs/backfill-pacer.js';
+import { BackfillRepository } from '../../../src/storage/db/backfill-repository.js';
 import { sqlDateTime } from '../../../src/storage/db/multi-row-insert.js';
 import { TaskRepository } from '../../../src/storage/db/tasks/task-repository.js';
 import type { ExecuteJob, QueuedRun } from '../../../src/storage/redis/queues.js';
@@ -276,5 +277,27 @@ describe('the pacer', () => {
     expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(
       expect.arrayContaining(['backfill', 'backfill_cancel']),
     );
+  });
+});
+
+describe('pacing across apps', () => {
+  it('takes turns by app: an app with more backfills under way than a tick paces does not crowd out another app’s', async () => {
+    const repo = new BackfillRepository(core.database.db, core.database.pool);
+    const row = (app: string, updatedAt: string) =>
+      `(1, '${app}', '2030-01-01 00:00:00', '2030-01-02 00:00:00', 'sending', 10, 10, '2030-01-01 00:00:00', '${updatedAt}')`;
+    const crowd = Array.from({ length: 30 }, (_, i) =>
+      row('crowd', `2020-01-01 00:00:${String(i).padStart(2, '0')}`),
+    );
+    await core.database.pool.query(
+      `INSERT INTO backfills (timer_id, app, from_at, to_at, status, runs, planned, cursor_at, updated_at)
+       VALUES ${[...crowd, row('quiet', '2020-01-01 00:01:00')].join(',')}`,
+    );
+    try {
+      const [rows] = await core.database.pool.query("SELECT id FROM backfills WHERE app = 'quiet'");
+      const quiet = Number((rows as Array<{ id: number }>)[0]!.id);
+      expect(await repo.underway(20)).toContain(quiet);
+    } finally {
+      await core.database.pool.query("DELETE FROM backfills WHERE app IN ('crowd', 'quiet')");
+    }
   });
 });
