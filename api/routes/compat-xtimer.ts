@@ -98,13 +98,14 @@ export function compatRoutes({ timers: service, callbackTimeoutMs, logger }: Com
     })
     .patch('/api/timer/v1/def', async (c) => {
       const dto = await bind(UpdateTimerDto, await readJson(c.req));
-      const timers = timersOf(c);
-      await timerOf(timers, dto);
+      await timerOf(timersOf(c), dto);
       const patch = await check(CompatUpdateSchema, {
         name: dto.name || undefined,
         cron: dto.cron || undefined,
         callback: dto.notifyHTTPParam ? callbackFromGo(dto.notifyHTTPParam) : undefined,
       });
+      // One request, one call of the app's rate limit, though it may change the definition and the status.
+      const timers = await service.asPrepaid(c.var.actor, 1);
       // The definition first, so that a refused change (a name taken) leaves the status alone too.
       if (patch.name !== undefined || patch.cron !== undefined || patch.callback !== undefined) {
         await timers.definitions.update(dto.id, {

@@ -65,8 +65,25 @@ export class TimerService {
    * Its changes are audited under the actor's name, in the batch `batchId` if one is given.
    */
   as(actor: Actor, options: { batchId?: string | undefined } = {}): ScopedTimers {
-    const author: ChangeAuthor = { actor: actorName(actor), batchId: options.batchId ?? null };
-    const scope = new AccessScope(actor, author, this.deps.policy?.limiter, this.deps.now);
+    return this.within(this.scopeOf(actor, options.batchId));
+  }
+
+  /**
+   * As `as`, with `calls` of the app's rate limit spent at once and nothing more: one
+   * request that makes several changes (a compat PATCH's definition and status) counts as
+   * what the caller asked for.
+   */
+  async asPrepaid(actor: Actor, calls: number): Promise<ScopedTimers> {
+    return this.within(await this.scopeOf(actor).prepaid(calls));
+  }
+
+  private scopeOf(actor: Actor, batchId?: string): AccessScope {
+    const author: ChangeAuthor = { actor: actorName(actor), batchId: batchId ?? null };
+    return new AccessScope(actor, author, this.deps.policy?.limiter, this.deps.now);
+  }
+
+  private within(scope: AccessScope): ScopedTimers {
+    const { actor } = scope;
     return {
       actor,
       definitions: scoped(this.definitions, scope),

@@ -121,6 +121,31 @@ describe('APP_RATE_LIMIT_PER_MINUTE over a bulk run now', () => {
   });
 });
 
+describe('APP_RATE_LIMIT_PER_MINUTE over a compat PATCH', () => {
+  it('counts a PATCH that changes the definition and the status as one call', async () => {
+    const key = await newApp('compatty');
+    const start = clock;
+    try {
+      clock = Date.UTC(2030, 0, 1, 10, 7, 10);
+      const { id } = (
+        await call(app, 'POST', '/api/v1/timers', timerBody({ app: 'compatty', cron: EVERY_5S }), ADMIN)
+      ).body;
+      const patched = await call(app, 'PATCH', '/api/timer/v1/def', { id, name: 'renamed', status: 2 }, key);
+      expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      expect((await call(app, 'GET', `/api/v1/timers/${id}`, undefined, key)).body).toMatchObject({
+        name: 'renamed',
+        status: 'active',
+      });
+      // Three of the minute's four calls are left.
+      for (let i = 0; i < 3; i++)
+        expect((await call(app, 'GET', `/api/v1/timers/${id}/preview`, undefined, key)).status).toBe(200);
+      expect((await call(app, 'GET', `/api/v1/timers/${id}/preview`, undefined, key)).status).toBe(429);
+    } finally {
+      clock = start;
+    }
+  });
+});
+
 describe('APP_RATE_LIMIT_PER_MINUTE over previews and dry runs', () => {
   it('counts each preview (saved, explained or unsaved) and each dry-run apply as a call of the app key', async () => {
     const key = await newApp('peeky');
