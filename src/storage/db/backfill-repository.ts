@@ -35,8 +35,14 @@ function toBackfill(row: BackfillRow): Backfill {
   };
 }
 
-/** Of `tasks`, the rows that are the backfill's runs (placeholders: timer, from, to, created from, created until). */
-const ITS_RUNS = `timer_id = ? AND run_at >= ? AND run_at < ? AND run_trigger = 'backfill' AND created_at BETWEEN ? AND ?`;
+/**
+ * Of `tasks`, the rows that are the backfill's runs (placeholders: timer, from, to,
+ * created from, created until). A user's retry of one makes its trigger `retry`: still
+ * the backfill's, counted until it ends, but its own job carries it and the compensator
+ * watches it, so the pacer sends only those still `backfill` (TO_SEND).
+ */
+const ITS_RUNS = `timer_id = ? AND run_at >= ? AND run_at < ? AND run_trigger IN ('backfill', 'retry') AND created_at BETWEEN ? AND ?`;
+const TO_SEND = `${ITS_RUNS} AND run_trigger = 'backfill'`;
 const itsRuns = (b: Backfill, from = b.from, to = b.to) => [
   b.timerId,
   sqlDateTime(from),
@@ -217,7 +223,7 @@ export class BackfillRepository {
     // After round 0 every run has been queued once: none is unsent.
     if (b.round > 0) return 0;
     const [resultResult] = await this.sql.query(
-      `DELETE FROM tasks WHERE ${ITS_RUNS} AND status = 'pending'`,
+      `DELETE FROM tasks WHERE ${TO_SEND} AND status = 'pending'`,
       itsRuns(b, b.cursor),
     );
     const result = resultResult as { affectedRows: number };
@@ -241,7 +247,7 @@ export class BackfillRepository {
     limit: number,
   ): Promise<Array<{ runAt: number; version: number }>> {
     const [rowsResult] = await this.sql.query(
-      `SELECT run_at, timer_version FROM tasks WHERE ${ITS_RUNS} AND status = 'pending' ORDER BY run_at LIMIT ?`,
+      `SELECT run_at, timer_version FROM tasks WHERE ${TO_SEND} AND status = 'pending' ORDER BY run_at LIMIT ?`,
       [...itsRuns(b, fromMs), limit],
     );
     const rows = rowsResult as Array<{ run_at: Date; timer_version: number }>;

@@ -242,6 +242,40 @@ describe('the pacer', () => {
     expect(got.body).toMatchObject({ status: 'completed', sent: 10, done: 10, failed: 2 });
   });
 
+  it('keeps a run a user retries as its own: counted until it ends, left to the compensator, not sent again', async () => {
+    const timer = await everySecond('bf-retried');
+    const from = second(now) - 600_000;
+    const started = await startBackfill(timer.id, { from: iso(from), to: iso(from + 3000) });
+    const { pacer: p, queued } = pacer();
+    now += 1000;
+    await p.tick(now);
+    await end(timer.id, from, 'succeeded');
+    await end(timer.id, from + 1000, 'succeeded');
+    await end(timer.id, from + 2000, 'failed');
+    const retried = await call(
+      app,
+      'POST',
+      `/api/v1/timers/${timer.id}/tasks/${timer.id}_${from + 2000}/retry`,
+    );
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202);
+
+    const got = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
+    expect(got.body).toMatchObject({ status: 'sent', done: 2, progress: { pending: 1, succeeded: 2 } });
+    // Another round sends nothing: the retry's own job carries it, and the compensator watches it.
+    now += BACKFILL_RECHECK_MS + 1000;
+    await p.tick(now);
+    now += 1000;
+    await p.tick(now);
+    expect(queued.filter((q) => q.run.timerId === timer.id)).toHaveLength(3);
+    const tasks = new TaskRepository(core.database.db, core.database.pool);
+    const overdue = await tasks.overduePending(now, 10_000);
+    expect(overdue.runs.filter((r) => r.timerId === timer.id).map((r) => r.trigger)).toEqual(['retry']);
+
+    await end(timer.id, from + 2000, 'succeeded');
+    const ended = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
+    expect(ended.body).toMatchObject({ status: 'completed', done: 3 });
+  });
+
   it('reads completed once all its runs ended, before the pacer looks again; the same range again plans nothing', async () => {
     const timer = await everySecond('bf-done');
     const from = second(now) - 300_000;
