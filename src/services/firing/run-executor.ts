@@ -400,8 +400,9 @@ export class RunExecutor {
       return 'go';
     }
     // A continuation was let through once and keeps its retries: a slot another run took
-    // meanwhile (its own lapsed while its holder was taken over, or Redis lost it) cannot skip it.
-    if ((x.run.afterAttempt ?? 0) > 0) return 'go';
+    // meanwhile (its own lapsed while the retry waited behind a backlog or its holder was
+    // taken over) cannot skip it, but it waits for that run rather than call beside it.
+    if ((x.run.afterAttempt ?? 0) > 0) return this.awaitRunningSlot(x, timer, job, ttl);
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
     this.detach(x, job);
@@ -418,6 +419,24 @@ export class RunExecutor {
       }
       // Its place lapsed (a stall of more than its time to live) and another run waits there now.
       if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
+    }
+  }
+
+  /** Waits, detached from its job, until the timer's in-flight slot is free, and takes it. */
+  private async awaitRunningSlot(
+    x: Execution,
+    timer: Timer,
+    job: RunJob,
+    ttl: number,
+  ): Promise<'go' | 'withdrawn'> {
+    this.detach(x, job);
+    for (;;) {
+      await this.d.sleep(OVERLAP_POLL_MS);
+      if (this.d.gate.closed) return 'withdrawn';
+      if (await this.d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
+        x.holdsOverlap = true;
+        return 'go';
+      }
     }
   }
 

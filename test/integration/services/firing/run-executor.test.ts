@@ -352,21 +352,28 @@ describe('a failed call', () => {
     });
   });
 
-  it('keeps its retries under overlapPolicy skip when another run took the slot meanwhile', async () => {
+  it('keeps its retries under overlapPolicy skip when another run took the slot meanwhile, calling once that run is done', async () => {
     const timer = testTimer({ overlapPolicy: 'skip', retry: { maxAttempts: 3, backoffMs: 1000 } });
     const h = harness(timer);
     h.answer = async () => ok(500);
     const run = dueRun(timer);
     await h.executor.execute(run);
-    // Its slot lapsed while its holder was taken over (or Redis lost it), and the next run took it.
+    // Its slot lapsed while the retry waited behind a backlog, and the next run took it.
     const slot = createKeys(stores.config.prefix).overlap(timer.id, 'running');
     await stores.redis.set(slot, taskKey(timer.id, run.runAt + 1000), 'PX', 60_000);
     h.answer = async () => ok(200);
     clock += h.retries[0]!.delayMs;
-    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
-      verdict: 'succeeded',
-      attempt: 2,
+    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toEqual({
+      verdict: 'deferred',
     });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.sent).toHaveLength(1);
+    await stores.redis.del(slot);
+    await eventually(
+      async () => (await outcomesOf(h, run)).some((o) => o.status === 'succeeded' && o.attempts === 2),
+      'its second attempt called once the slot was free',
+    );
+    expect(h.sent).toHaveLength(2);
   });
 
   it('ends its retries skipped once the timer is disabled', async () => {
