@@ -102,10 +102,11 @@ export function createCore(
   const events = new TimerEvents(redis, keys);
   const claims = new RunClaims(redis, keys);
   const stopper = new RunStopper(database, claims, now);
+  const appCopies = new AppCopies(redis, keys);
   const publisher = new PlanPublisher({
     outbox: new PlanOutboxRepository(database.pool),
     copies: new TimerCopies(redis, keys),
-    appCopies: new AppCopies(redis, keys),
+    appCopies,
     apps: new AppRepository(database.db),
     planner,
     stopper,
@@ -159,9 +160,17 @@ export function createCore(
     enqueue: async (jobId, data) => {
       await queues.notify.add('notify', data, { jobId });
     },
+    // With MySQL away, the copy the planners and executors keep in Redis: a failure during
+    // an outage is still reported.
     appNotify: async (app) => {
-      const [row] = await appRows.findMany([app]);
-      return parseNotify(row?.notify ?? null);
+      try {
+        const [row] = await appRows.findMany([app]);
+        return parseNotify(row?.notify ?? null);
+      } catch (err) {
+        const [copy] = await appCopies.get([app]);
+        if (copy === undefined) throw err;
+        return parseNotify(copy?.notify ?? null);
+      }
     },
   });
   const servicePause = new ServicePause({ database, redis, key: keys.servicePause(), audit, now });

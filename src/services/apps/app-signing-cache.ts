@@ -6,7 +6,7 @@ import {
 } from '../../callback/webhook-signer.js';
 import { MicroBatcher } from '../../lib/micro-batcher.js';
 import type { SecretBox } from '../../security/secret-box.js';
-import type { AppCopies, AppSigningRow } from '../../storage/redis/app-copies.js';
+import type { AppCopies, AppCopyRow } from '../../storage/redis/app-copies.js';
 
 interface Entry {
   signing: CallSigning;
@@ -27,7 +27,7 @@ export class AppSigningCache {
   private changes = 0;
 
   constructor(
-    load: (names: string[]) => Promise<AppSigningRow[]>,
+    load: (names: string[]) => Promise<AppCopyRow[]>,
     private readonly box: SecretBox,
     private readonly ttlMs = 60_000,
     private readonly now: () => number = Date.now,
@@ -35,7 +35,7 @@ export class AppSigningCache {
   ) {
     this.loader = new MicroBatcher(async (names) => {
       const unique = [...new Set(names)];
-      let rows: Array<AppSigningRow | null | undefined>;
+      let rows: Array<AppCopyRow | null | undefined>;
       let unstored: Error | null = null;
       try {
         const found = new Map((await load(unique)).map((row) => [row.name, row]));
@@ -87,7 +87,7 @@ export class AppSigningCache {
     else this.entries.delete(app);
   }
 
-  private signingOf(row: AppSigningRow): CallSigning {
+  private signingOf(row: AppCopyRow): CallSigning {
     try {
       const keys: SigningKey[] = [
         { key: signingKeyOf(this.box.open(row.signingSecret, row.name)), validUntil: null },

@@ -6,15 +6,19 @@ import { SlotBatch } from './slot-batch.js';
 /** An app with no record (its callbacks go unsigned), as its copy says. */
 const NONE = 'none';
 
-/** What signing needs of an app's record; its secrets stay sealed (XTIMER_SECRET_KEY). */
-export type AppSigningRow = Pick<
+/**
+ * What firing needs of an app's record: its signing secrets, which stay sealed
+ * (XTIMER_SECRET_KEY), and its default failure notification.
+ */
+export type AppCopyRow = Pick<
   AppRow,
-  'name' | 'signingSecret' | 'prevSigningSecret' | 'prevSigningSecretUntil'
+  'name' | 'signingSecret' | 'prevSigningSecret' | 'prevSigningSecretUntil' | 'notify'
 >;
 
 /**
- * Copies of the apps' sealed signing secrets in Redis, written by executors whenever
- * they read an app from MySQL, so that callbacks are still signed while MySQL is away.
+ * Copies of the apps' sealed signing secrets and default notifications in Redis, written
+ * whenever an app is read from MySQL for them, so that callbacks are still signed, and
+ * failures still reported, while MySQL is away.
  */
 export class AppCopies {
   constructor(
@@ -23,7 +27,7 @@ export class AppCopies {
   ) {}
 
   /** Keeps each app's row, or that it has none. */
-  async put(names: readonly string[], rows: readonly AppSigningRow[]): Promise<void> {
+  async put(names: readonly string[], rows: readonly AppCopyRow[]): Promise<void> {
     const byName = new Map(rows.map((r) => [r.name, r]));
     const batch = new SlotBatch(this.redis);
     for (const name of names) {
@@ -35,6 +39,7 @@ export class AppCopies {
             signingSecret: row.signingSecret,
             prevSigningSecret: row.prevSigningSecret,
             prevSigningSecretUntil: row.prevSigningSecretUntil?.getTime() ?? null,
+            notify: row.notify,
           })
         : NONE;
       batch.on(key).set(key, value);
@@ -43,7 +48,7 @@ export class AppCopies {
   }
 
   /** Makes sure each app has a copy, reading those that have none with `load` (MySQL). */
-  async ensure(names: readonly string[], load: (names: string[]) => Promise<AppSigningRow[]>): Promise<void> {
+  async ensure(names: readonly string[], load: (names: string[]) => Promise<AppCopyRow[]>): Promise<void> {
     const unique = [...new Set(names)];
     if (unique.length === 0) return;
     const batch = new SlotBatch(this.redis);
@@ -57,7 +62,7 @@ export class AppCopies {
   }
 
   /** Each app's row: null if it has none, undefined if no copy was kept. */
-  async get(names: readonly string[]): Promise<Array<AppSigningRow | null | undefined>> {
+  async get(names: readonly string[]): Promise<Array<AppCopyRow | null | undefined>> {
     const batch = new SlotBatch(this.redis);
     for (const name of names) {
       const key = this.keys.appCopy(name);
@@ -67,11 +72,13 @@ export class AppCopies {
     return raw.map((r) => {
       if (r === null) return undefined;
       if (r === NONE) return null;
-      const row = JSON.parse(r) as Omit<AppSigningRow, 'prevSigningSecretUntil'> & {
+      const row = JSON.parse(r) as Omit<AppCopyRow, 'prevSigningSecretUntil'> & {
         prevSigningSecretUntil: number | null;
       };
       return {
         ...row,
+        // A copy written before it carried the default reads as none.
+        notify: row.notify ?? null,
         prevSigningSecretUntil:
           row.prevSigningSecretUntil === null ? null : new Date(row.prevSigningSecretUntil),
       };

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox } from '../../../../src/security/secret-box.js';
 import { AppSigningCache } from '../../../../src/services/apps/app-signing-cache.js';
-import type { AppSigningRow } from '../../../../src/storage/redis/app-copies.js';
+import type { AppCopyRow } from '../../../../src/storage/redis/app-copies.js';
 
 const box = new SecretBox('key-material-0123456789abcdef');
-const row = (secret: string): AppSigningRow => ({
+const row = (secret: string): AppCopyRow => ({
   name: 'billing',
   signingSecret: box.seal(secret, 'billing'),
   prevSigningSecret: null,
   prevSigningSecretUntil: null,
+  notify: null,
 });
 
 describe('the apps’ signing keys, as executors cache them', () => {

@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../../../../src/core.js';
+import { type Core, createCore } from '../../../../../src/core.js';
 import type { Timer } from '../../../../../src/domain/timer.js';
 import { createLogger } from '../../../../../src/observability/logger.js';
 import { RunAftermath } from '../../../../../src/services/firing/settle/run-aftermath.js';
+import { openDatabase } from '../../../../../src/storage/db/client.js';
 import { TimerRepository } from '../../../../../src/storage/db/timer-repository.js';
-import { createTestCore, createTestStores, type TestStores } from '../../../../helpers/stores.js';
-import { testDraft } from '../../../../helpers/timers.js';
+import { AppCopies } from '../../../../../src/storage/redis/app-copies.js';
+import { createKeys } from '../../../../../src/storage/redis/keys.js';
+import {
+  createTestCore,
+  createTestStores,
+  MYSQL_SERVER,
+  type TestStores,
+} from '../../../../helpers/stores.js';
+import { TcpProxy } from '../../../../helpers/tcp-proxy.js';
+import { testDraft, testTimer } from '../../../../helpers/timers.js';
 
 /** What a settled run does to its timer, judged against the timer as MySQL has it. */
 let stores: TestStores;
@@ -71,5 +80,55 @@ describe('the final run of a timer, settled', () => {
     );
     await settledFinal(read);
     expect((await timers.findByIds([t.id]))[0]!.status).toBe('active');
+  });
+});
+
+describe('a failed run settled while MySQL is away', () => {
+  it("still reports the failure to the app's default notification, from its copy in Redis", async () => {
+    const server = new URL(MYSQL_SERVER);
+    const proxy = await new TcpProxy(server.hostname, Number(server.port || 3306)).start();
+    const database = openDatabase(`mysql://root@127.0.0.1:${proxy.port}/${stores.name}`);
+    const away = createCore(stores.config, createLogger('silent'), database, stores.redis);
+    try {
+      const notify = { url: 'http://127.0.0.1:9/notices', on: ['failed', 'missed'] };
+      await new AppCopies(stores.redis, createKeys(stores.config.prefix)).put(
+        ['outage'],
+        [
+          {
+            name: 'outage',
+            signingSecret: 'sealed',
+            prevSigningSecret: null,
+            prevSigningSecretUntil: null,
+            notify: JSON.stringify(notify),
+          },
+        ],
+      );
+      proxy.cut();
+      const runAt = Date.parse('2030-01-01T10:20:00Z');
+      // Its final run: completing the timer needs MySQL, and fails.
+      const timer = testTimer({ id: 4242, app: 'outage', notify: null, finalRunAt: runAt });
+      const settled = new RunAftermath({
+        completeTimer: (id, at) => away.timers.lifecycle.complete(id, at),
+        countFailure: async () => 0,
+        autoPause: async () => null,
+        notifier: away.notifier,
+        logger: createLogger('silent'),
+      }).settled({
+        timer,
+        run: { timerId: timer.id, runAt, slice: 's' },
+        status: 'failed',
+        attempts: 1,
+        httpStatus: 500,
+        error: null,
+      });
+      await expect(settled).rejects.toThrow();
+      const job = await away.queues.notify.getJob(`${timer.id}_${runAt}_failed_1`);
+      expect(job?.data).toMatchObject({ url: notify.url, app: 'outage', event: { type: 'run.failed' } });
+    } finally {
+      proxy.restore();
+      await away.queues.close();
+      await database.close();
+      await proxy.stop();
+    }
   });
 });
