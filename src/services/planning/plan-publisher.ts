@@ -18,6 +18,9 @@ export const REPAIR_AFTER_MS = 10_000;
 /** Changes published together at most, and batches on their way at once. */
 const PUBLISH_BATCH = 100;
 const PUBLISHES_IN_FLIGHT = 4;
+/** Tries of a publication before it is left to the repair, and the first wait between them (doubling). */
+const PUBLISH_TRIES = 5;
+const PUBLISH_RETRY_MS = 100;
 /** Marks one repair pass publishes at most. */
 const REPAIR_BATCH = 200;
 /** Disabled timers stopped together at most, and stops on their way at once. */
@@ -62,6 +65,8 @@ export interface Publication {
   /** Timers whose cached copies must go (all but newly created ones). */
   announce: readonly number[];
   change: PlanChange;
+  /** Made by the repair (tried once). */
+  repair?: boolean;
 }
 
 /** What a publication's answer may wait for: its disabled timers' stops under way. */
@@ -144,56 +149,76 @@ export class PlanPublisher {
     }
   }
 
-  /** Publishes a batch; for each publication, the stops of its disabled timers that began at once. */
+  /**
+   * Publishes a batch; for each publication, the stops of its disabled timers that began
+   * at once. A failure is tried again at once, a few times over a second and a half, before
+   * the change is left to the repair: until its copy is in Redis, a disabled timer still
+   * fires, and the repair comes 10 s later.
+   */
   private async publishAll(ps: readonly Publication[]): Promise<Stopping[]> {
     const marks = ps.flatMap((p) => p.marks);
     const begun = new Map<number, Promise<void>>();
-    try {
-      // The newest copy of a timer changed twice in the batch.
-      const newest = new Map<number, Timer>();
-      for (const t of ps.flatMap((p) => p.timers)) {
-        const seen = newest.get(t.id);
-        if (!seen || seen.version < t.version) newest.set(t.id, t);
+    // The repair's own publications are tried once: it goes through hundreds while Redis is away.
+    const tries = ps.every((p) => p.repair) ? 1 : PUBLISH_TRIES;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.publishOnce(ps, begun);
+        break;
+      } catch (err) {
+        if (attempt < tries) {
+          await new Promise((r) => setTimeout(r, PUBLISH_RETRY_MS * 2 ** (attempt - 1)));
+          continue;
+        }
+        this.d.logger.warn(
+          { timers: marks.map((m) => m.timerId), err: (err as Error).message },
+          'a committed timer change did not reach Redis yet; it is published again within seconds',
+        );
+        break;
       }
-      const timers = [...newest.values()];
-      // Copies first: a cache that drops its entry at the announcement reads the new one.
-      await this.d.copies.put(timers, this.ttlMs);
-      await this.d.appCopies.ensure(
-        timers.map((t) => t.app),
-        (names) => this.d.apps.findMany(names),
-      );
-      const deleted = ps.flatMap((p) => p.deleted ?? []);
-      if (deleted.length > 0) await this.d.copies.forget(deleted, this.ttlMs);
-      await Promise.all([...new Set(ps.flatMap((p) => p.announce))].map((id) => this.d.announce(id)));
-      await this.d.planner.publish(
-        { planned: ps.flatMap((p) => p.change.planned), cancelled: ps.flatMap((p) => p.change.cancelled) },
-        this.d.now(),
-      );
-      // A disabled timer's runs are stopped after the answer: its copy, now in Redis, already
-      // keeps every executor from calling them, and an incident's thousands of disables are
-      // answered at once instead of waiting on the deletion of their planned runs. Its mark
-      // stays until they have stopped, so a process dying first leaves them to the repair.
-      const disabled = timers.filter((t) => t.status === 'inactive');
-      const stopped = new Set(disabled.map((t) => t.id));
-      await this.d.outbox.clear(marks.filter((m) => !stopped.has(m.timerId)));
-      // A lone disable is answered once its runs have stopped, as a client reading them next
-      // expects; one queued behind others (a wave of them) is answered without waiting.
-      for (const t of disabled) {
-        this.stopping.add(t.id);
-        const atOnce = this.stops.idle && this.stopsUnderWay === 0;
-        const stop = this.stops.add({
-          request: { timerId: t.id, version: t.version, disabledAt: t.pausedAt ?? this.d.now() },
-          marks: marks.filter((m) => m.timerId === t.id),
-        });
-        if (atOnce) begun.set(t.id, stop);
-      }
-    } catch (err) {
-      this.d.logger.warn(
-        { timers: marks.map((m) => m.timerId), err: (err as Error).message },
-        'a committed timer change did not reach Redis yet; it is published again within seconds',
-      );
     }
     return ps.map((p) => ({ stopped: p.timers.flatMap((t) => begun.get(t.id) ?? []) }));
+  }
+
+  private async publishOnce(ps: readonly Publication[], begun: Map<number, Promise<void>>): Promise<void> {
+    const marks = ps.flatMap((p) => p.marks);
+    // The newest copy of a timer changed twice in the batch.
+    const newest = new Map<number, Timer>();
+    for (const t of ps.flatMap((p) => p.timers)) {
+      const seen = newest.get(t.id);
+      if (!seen || seen.version < t.version) newest.set(t.id, t);
+    }
+    const timers = [...newest.values()];
+    // Copies first: a cache that drops its entry at the announcement reads the new one.
+    await this.d.copies.put(timers, this.ttlMs);
+    await this.d.appCopies.ensure(
+      timers.map((t) => t.app),
+      (names) => this.d.apps.findMany(names),
+    );
+    const deleted = ps.flatMap((p) => p.deleted ?? []);
+    if (deleted.length > 0) await this.d.copies.forget(deleted, this.ttlMs);
+    await Promise.all([...new Set(ps.flatMap((p) => p.announce))].map((id) => this.d.announce(id)));
+    await this.d.planner.publish(
+      { planned: ps.flatMap((p) => p.change.planned), cancelled: ps.flatMap((p) => p.change.cancelled) },
+      this.d.now(),
+    );
+    // A disabled timer's runs are stopped after the answer: its copy, now in Redis, already
+    // keeps every executor from calling them, and an incident's thousands of disables are
+    // answered at once instead of waiting on the deletion of their planned runs. Its mark
+    // stays until they have stopped, so a process dying first leaves them to the repair.
+    const disabled = timers.filter((t) => t.status === 'inactive');
+    const stopped = new Set(disabled.map((t) => t.id));
+    await this.d.outbox.clear(marks.filter((m) => !stopped.has(m.timerId)));
+    // A lone disable is answered once its runs have stopped, as a client reading them next
+    // expects; one queued behind others (a wave of them) is answered without waiting.
+    for (const t of disabled) {
+      this.stopping.add(t.id);
+      const atOnce = this.stops.idle && this.stopsUnderWay === 0;
+      const stop = this.stops.add({
+        request: { timerId: t.id, version: t.version, disabledAt: t.pausedAt ?? this.d.now() },
+        marks: marks.filter((m) => m.timerId === t.id),
+      });
+      if (atOnce) begun.set(t.id, stop);
+    }
   }
 
   /** Resolves once no change has been given to publish for WAVE_QUIET_MS. */
@@ -250,6 +275,7 @@ export class PlanPublisher {
         deleted: timer ? [] : [mark.timerId],
         announce: [mark.timerId],
         change: { planned, cancelled: [] },
+        repair: true,
       });
     }
     this.d.logger.warn(
