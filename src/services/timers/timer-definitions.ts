@@ -20,7 +20,7 @@ import type { PlannedRun } from '../../storage/db/tasks/task-repository.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import { type AccessScope, SET_NOTIFY } from './access.js';
 import { decodeCursor, type Numbered, type Page, pageOf } from './page.js';
-import { applyPatch, atIndex, checkWindow, defined } from './timer-rules.js';
+import { applyPatch, atIndex, checkRoom, checkWindow, defined } from './timer-rules.js';
 import { APP_LOCK_TTL_MS, type TimerStore } from './timer-store.js';
 
 export interface TimerQuery {
@@ -353,15 +353,6 @@ export class TimerDefinitions {
     if (max <= 0) return;
     const adding = groupBy(drafts, (d) => d.app);
     const has = await this.store.timersIn(tx).countByApp([...adding.keys()]);
-    for (const [app, { length: n }] of adding) {
-      const already = has.get(app) ?? 0;
-      if (already + n <= max) continue;
-      throw new XtimerError(
-        ErrorCode.TIMER_LIMIT_REACHED,
-        already >= max
-          ? `app ${app} has ${max} timers, the most it may have (MAX_TIMERS_PER_APP); delete some first`
-          : `app ${app} has ${already} timers: ${n} more would pass MAX_TIMERS_PER_APP (${max})`,
-      );
-    }
+    for (const [app, { length: n }] of adding) checkRoom(app, has.get(app) ?? 0, n, max);
   }
 }

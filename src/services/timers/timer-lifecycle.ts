@@ -5,7 +5,7 @@ import { GroupCommit, GroupCommitsByKey } from '../../lib/group-commit.js';
 import type { Transaction } from '../../storage/db/client.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import type { AccessScope } from './access.js';
-import { hasRunsLeft } from './timer-rules.js';
+import { hasRunsLeft, noRunsLeft } from './timer-rules.js';
 import type { TimerStore } from './timer-store.js';
 
 /** A timer whose final run was due this long ago and has settled is completed by the sweep. */
@@ -327,10 +327,7 @@ export class TimerLifecycle {
         });
         return NO_CHANGE;
       }
-      throw new XtimerError(
-        ErrorCode.TIMER_COMPLETED,
-        `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
-      );
+      throw noRunsLeft(id);
     }
     // The disable's stop may still be queued: done here first, under the row lock, so the
     // runs of the disabled stretch are never left pending for an active timer.

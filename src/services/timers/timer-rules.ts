@@ -44,6 +44,25 @@ export function hasRunsLeft(timer: Timer, now: number): boolean {
   return scheduleOf(timer).next(now, 1).length > 0;
 }
 
+/** TIMER_COMPLETED: an enable of a timer with no run left to make. */
+export function noRunsLeft(id: number): XtimerError {
+  return new XtimerError(
+    ErrorCode.TIMER_COMPLETED,
+    `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
+  );
+}
+
+/** TIMER_LIMIT_REACHED if `adding` timers more than the `already` an app has pass `max` (MAX_TIMERS_PER_APP). */
+export function checkRoom(app: string, already: number, adding: number, max: number): void {
+  if (max <= 0 || already + adding <= max) return;
+  throw new XtimerError(
+    ErrorCode.TIMER_LIMIT_REACHED,
+    already >= max
+      ? `app ${app} has ${max} timers, the most it may have (MAX_TIMERS_PER_APP); delete some first`
+      : `app ${app} has ${already} timers: ${adding} more would pass MAX_TIMERS_PER_APP (${max})`,
+  );
+}
+
 /** A one-shot's `at` and the window's end lie ahead, and the window is not empty. */
 export function checkWindow(t: TimerDraft, now: number, patch?: TimerPatch): void {
   const problem = (field: string, message: string) =>

@@ -19,7 +19,15 @@ import type { PlannedRun } from '../../storage/db/tasks/task-repository.js';
 import { NO_CHANGE, type PlanChange } from '../planning/run-planner.js';
 import { type AccessScope, SET_NOTIFY } from './access.js';
 import type { TimerDefinitions } from './timer-definitions.js';
-import { applyPatch, atIndex, checkWindow, hasRunsLeft, skipDatesFrom } from './timer-rules.js';
+import {
+  applyPatch,
+  atIndex,
+  checkRoom,
+  checkWindow,
+  hasRunsLeft,
+  noRunsLeft,
+  skipDatesFrom,
+} from './timer-rules.js';
 import { APP_LOCK_TTL_MS, type TimerStore } from './timer-store.js';
 
 /** What a PUT of a timer by name did. */
@@ -168,7 +176,7 @@ export class TimersAsCode {
     for (let attempt = 0; ; attempt++) {
       const seen = await this.store.timers.listByApp(app);
       const steps = planApply(seen, drafts, options.prune);
-      await this.checkSteps(steps, deps.now());
+      await this.checkSteps(steps, seen.length, deps.now());
       const plan = presentablePlan(steps);
       if (options.dryRun) return { plan, applied: false };
       if (steps.every((s) => s.action === 'unchanged')) return { plan, applied: true };
@@ -327,12 +335,7 @@ export class TimersAsCode {
     }
     const tasks = this.store.tasksIn(tx);
     if (!wasActive && status === 'active') {
-      if (!hasRunsLeft(updated, now)) {
-        throw new XtimerError(
-          ErrorCode.TIMER_COMPLETED,
-          `timer ${id} has no run left to make (its one-shot time, endAt or maxRuns is behind it)`,
-        );
-      }
+      if (!hasRunsLeft(updated, now)) throw noRunsLeft(id);
       // As in an enable: the disable's stop first.
       const stopped = await deps.stopper.stopIn(tx, current, current.pausedAt ?? now);
       const planned = await deps.planner.plan(
@@ -374,10 +377,24 @@ export class TimersAsCode {
   }
 
   /**
-   * An apply's checks, each failure naming its timer's index. Timers alike in schedule
-   * and target share one policy check (a set is often one cron and one receiver).
+   * An apply's checks, each failure naming its timer's index, so that a dry run refuses
+   * what carrying the steps out would: the definitions, an enable with no run left, and
+   * MAX_TIMERS_PER_APP once the deletes made room (`has`: the app's timers now). Timers
+   * alike in schedule and target share one policy check (a set is often one cron and one
+   * receiver).
    */
-  private async checkSteps(steps: readonly PlannedStep[], now: number): Promise<void> {
+  private async checkSteps(steps: readonly PlannedStep[], has: number, now: number): Promise<void> {
+    const count = (action: PlannedStep['action']) => steps.filter((s) => s.action === action).length;
+    const app = steps.find((s) => s.action === 'create')?.desired.app;
+    if (app !== undefined) {
+      checkRoom(app, has - count('delete'), count('create'), this.store.deps.policy?.maxTimersPerApp ?? 0);
+    }
+    for (const step of steps) {
+      if (step.action !== 'update' || step.current.status !== 'inactive') continue;
+      if ((step.diff.status ?? step.current.status) !== 'active') continue;
+      const merged = { ...applyPatch(step.current, step.diff.patch), status: 'active' as const };
+      if (!hasRunsLeft(merged, now)) throw atIndex(noRunsLeft(step.current.id), step.index);
+    }
     const checked = new Set<string>();
     const checks = await Promise.allSettled(
       steps.map(async (step) => {

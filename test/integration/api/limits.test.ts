@@ -219,6 +219,24 @@ describe('MAX_TIMERS_PER_APP', () => {
     ).toBe(201);
   });
 
+  it('refuses a dry-run apply as the apply would, counting the room its prune makes', async () => {
+    const { app: _, ...base } = timerBody({ cron: EVERY_5S });
+    const set = (names: string[], more: Record<string, unknown> = {}) => ({
+      timers: names.map((name) => ({ ...base, name })),
+      ...more,
+    });
+    const applyAs = (body: unknown) => call(app, 'POST', '/api/v1/apps/roomless/apply', body, ADMIN);
+    expect((await applyAs(set(['a', 'b']))).status).toBe(200);
+    for (const dryRun of [true, false]) {
+      const over = await applyAs(set(['a', 'b', 'c'], { dryRun }));
+      expect(over.status, JSON.stringify(over.body)).toBe(409);
+      expect(over.body.error.code).toBe('TIMER_LIMIT_REACHED');
+    }
+    const pruned = await applyAs(set(['a', 'c'], { prune: true, dryRun: true }));
+    expect(pruned.status, JSON.stringify(pruned.body)).toBe(200);
+    expect(await timerCount('roomless')).toBe(2);
+  });
+
   it('holds under concurrent creates (counted under the app lock)', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>

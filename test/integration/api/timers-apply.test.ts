@@ -246,3 +246,20 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     expect(withApp.body.error.message).toMatch(/^timers\.0/);
   });
 });
+
+describe('a dry run', () => {
+  it('refuses what the apply would: an enable of a timer with no run left, 409 TIMER_COMPLETED', async () => {
+    expect(
+      (await apply('spent', { timers: [timer('capped', { maxRuns: 2, status: 'inactive' })] })).status,
+    ).toBe(200);
+    // It made its two runs before it was disabled.
+    await stores.database.pool.query("UPDATE timers SET runs_planned = 2 WHERE app = 'spent'");
+    const enabled = { timers: [timer('capped', { maxRuns: 2 })] };
+    const dry = await apply('spent', { ...enabled, dryRun: true });
+    const real = await apply('spent', enabled);
+    for (const res of [dry, real]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body.error).toMatchObject({ code: 'TIMER_COMPLETED', details: [{ path: 'timers.0' }] });
+    }
+  });
+});
