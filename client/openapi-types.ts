@@ -2704,7 +2704,7 @@ export interface paths {
         put?: never;
         /**
          * Make the app’s timers the set given: a plan, applied all or nothing
-         * @description Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or `unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts against the app key’s rate limit all the same); otherwise the plan is carried out in one transaction under the app’s mutex, and its audit entries share the answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). At most 5,000 timers and 16 MiB.
+         * @description Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or `unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts against the app key’s rate limit all the same), and the answer’s `planId` sent back with the apply carries out that plan or none; otherwise the plan is carried out in one transaction under the app’s mutex, and its audit entries share the answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). At most 5,000 timers and 16 MiB.
          */
         post: {
             parameters: {
@@ -2760,6 +2760,15 @@ export interface paths {
                 };
                 /** @description MAX_TIMERS_PER_APP would be passed, a timer cannot be re-activated, or the app is busy */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The plan is no longer the one `planId` names (VERSION_CONFLICT) */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3849,6 +3858,11 @@ export interface components {
             plan: components["schemas"]["ApplyStep"][];
             /** @description false for a dry run. */
             applied: boolean;
+            /**
+             * @description The id of this plan: send it back as `planId` to apply this plan and no other.
+             * @example 3f9a0c2d71be4e58
+             */
+            planId: string;
             /** @description The audit log entries of an apply that changed something carry this batchId. */
             batchId?: string;
         };
@@ -3885,6 +3899,11 @@ export interface components {
              * @default false
              */
             dryRun?: boolean;
+            /**
+             * @description Carry out only the plan of this id, as a dry run answered it: if the app's timers or the set changed since, 412 VERSION_CONFLICT and nothing changes.
+             * @example 3f9a0c2d71be4e58
+             */
+            planId?: string;
         };
         ApplyTimer: {
             /**

@@ -78,7 +78,8 @@ const routes = {
     description:
       'Compares the set with the app’s timers by name: each is `create`, `update` (with its `changes`) or ' +
       '`unchanged`; with `prune`, the app’s other timers are `delete`. With `dryRun` nothing changes (it counts ' +
-      'against the app key’s rate limit all the same); otherwise ' +
+      'against the app key’s rate limit all the same), and the answer’s `planId` sent back with the apply ' +
+      'carries out that plan or none; otherwise ' +
       'the plan is carried out in one transaction under the app’s mutex, and its audit entries share the ' +
       "answer's batchId. An invalid timer fails the whole request naming its index (`timers.<i>.<field>`). " +
       'At most 5,000 timers and 16 MiB.',
@@ -92,6 +93,7 @@ const routes = {
         ErrorSchema,
         'MAX_TIMERS_PER_APP would be passed, a timer cannot be re-activated, or the app is busy',
       ),
+      412: json(ErrorSchema, 'The plan is no longer the one `planId` names (VERSION_CONFLICT)'),
       413: json(ErrorSchema, 'Body over 16 MiB'),
       ...limited,
     },
@@ -122,10 +124,12 @@ export function appTimerRoutes({ timers: service, callbackTimeoutMs }: AppTimerR
     })
     .openapi(routes.apply, async (c) => {
       const { app } = c.req.valid('param');
-      const { timers, prune, dryRun } = c.req.valid('json');
+      const { timers, prune, dryRun, planId } = c.req.valid('json');
       const batchId = randomUUID();
       const drafts = timers.map((t) => draftFrom({ ...t, app }, callbackTimeoutMs));
-      const result = await service.as(c.var.actor, { batchId }).asCode.apply(app, drafts, { prune, dryRun });
+      const result = await service
+        .as(c.var.actor, { batchId })
+        .asCode.apply(app, drafts, { prune, dryRun, planId });
       const changed = result.applied && result.plan.some((s) => s.action !== 'unchanged');
       return c.json({ ...result, ...(changed ? { batchId } : {}) }, 200);
     });

@@ -13,17 +13,22 @@ type ApplyResult = components['schemas']['ApplyResult'];
 export function registerApplyCommands(program: Command, ctx: CliContext): void {
   const { term, out, colors, globals, clientOf, printJson } = ctx;
 
-  const applyFile = async (
+  const applySet = async (
     cmd: Command,
-    file: string,
+    { app, timers }: ReturnType<typeof readTimersFile>,
     prune: boolean,
     dryRun: boolean,
+    planId?: string,
   ): Promise<{ app: string; result: ApplyResult }> => {
-    const { app, timers } = readTimersFile(file);
     const result = await must(
       clientOf(cmd).POST('/api/v1/apps/{app}/apply', {
         params: { path: { app } },
-        body: { timers: timers as components['schemas']['Apply']['timers'], prune, dryRun },
+        body: {
+          timers: timers as components['schemas']['Apply']['timers'],
+          prune,
+          dryRun,
+          ...(planId === undefined ? {} : { planId }),
+        },
       }),
     );
     return { app, result };
@@ -36,7 +41,7 @@ export function registerApplyCommands(program: Command, ctx: CliContext): void {
     .option('--prune', 'also show the deletions of timers the file leaves out')
     .option('--detailed-exitcode', 'exit 3 when there are changes, 0 when there are none (for CI)')
     .action(async (opts: { file: string; prune?: boolean; detailedExitcode?: boolean }, cmd: Command) => {
-      const { app, result } = await applyFile(cmd, opts.file, opts.prune === true, true);
+      const { app, result } = await applySet(cmd, readTimersFile(opts.file), opts.prune === true, true);
       if (globals(cmd).json) printJson(result);
       else out(renderPlan(app, result.plan, colors));
       if (opts.detailedExitcode && hasChanges(result.plan)) {
@@ -46,14 +51,17 @@ export function registerApplyCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('apply')
-    .description('Make an app’s timers what the file says: shows the plan, asks, applies it all or nothing')
+    .description(
+      'Make an app’s timers what the file says: shows the plan, asks, applies that plan all or nothing',
+    )
     .requiredOption('-f, --file <path>', 'timers file (YAML or JSON): {app, timers: [...]}')
     .option('--prune', 'delete the app’s timers the file leaves out')
     .option('--yes', 'apply without asking (needed when stdin is not a terminal)')
     .action(async (opts: { file: string; prune?: boolean; yes?: boolean }, cmd: Command) => {
       const json = globals(cmd).json === true;
       const prune = opts.prune === true;
-      const planned = await applyFile(cmd, opts.file, prune, true);
+      const set = readTimersFile(opts.file);
+      const planned = await applySet(cmd, set, prune, true);
       if (!json) out(renderPlan(planned.app, planned.result.plan, colors));
       if (hasChanges(planned.result.plan) && opts.yes !== true) {
         if (term.stdin.isTTY !== true) {
@@ -66,7 +74,8 @@ export function registerApplyCommands(program: Command, ctx: CliContext): void {
           throw new CommanderError(EXIT.api, 'xtimer.declined', 'not applied');
         }
       }
-      const { app, result } = await applyFile(cmd, opts.file, prune, false);
+      // The plan shown and confirmed, or none: a timer created meanwhile is not pruned unseen.
+      const { app, result } = await applySet(cmd, set, prune, false, planned.result.planId);
       if (json) return printJson(result);
       out(renderApplied(app, result));
     });

@@ -38,6 +38,16 @@ export const ApplySchema = z
       .openapi({ description: "The app's whole set of timers, each name once." }),
     prune: z.boolean().default(false).openapi({ description: "Delete the app's timers the set leaves out." }),
     dryRun: z.boolean().default(false).openapi({ description: 'Only plan: change nothing.' }),
+    planId: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({
+        description:
+          "Carry out only the plan of this id, as a dry run answered it: if the app's timers or the set " +
+          'changed since, 412 VERSION_CONFLICT and nothing changes.',
+        example: '3f9a0c2d71be4e58',
+      }),
   })
   .openapi('Apply');
 
@@ -61,6 +71,10 @@ export const ApplyResultSchema = z
       description: 'Each timer of the set in the order sent, then (with prune) the deletions.',
     }),
     applied: z.boolean().openapi({ description: 'false for a dry run.' }),
+    planId: z.string().openapi({
+      description: 'The id of this plan: send it back as `planId` to apply this plan and no other.',
+      example: '3f9a0c2d71be4e58',
+    }),
     batchId: z.string().optional().openapi({
       description: 'The audit log entries of an apply that changed something carry this batchId.',
     }),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Timer, TimerDraft } from './timer.js';
 import { type DefinitionDiff, diffDefinition, type FieldChanges } from './timer-definition.js';
 
@@ -64,4 +65,20 @@ export function presentablePlan(steps: readonly PlannedStep[]): ApplyStep[] {
       ? { name: s.name, action: s.action, changes: s.diff.changes }
       : { name: s.name, action: s.action },
   );
+}
+
+/**
+ * What identifies a plan: its steps, the versions of the stored timers they act on and
+ * the definitions asked for. An apply given the id of the plan it was shown (`planId`)
+ * carries out that plan or none: a timer created, changed or deleted since, or another
+ * set, makes another plan.
+ */
+export function planIdOf(steps: readonly PlannedStep[]): string {
+  const parts = steps.map((s) => [
+    s.action,
+    s.name,
+    'current' in s ? [s.current.id, s.current.version] : null,
+    'desired' in s ? s.desired : null,
+  ]);
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 }

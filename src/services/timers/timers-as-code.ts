@@ -3,6 +3,7 @@ import {
   MAX_APPLY_TIMERS,
   type PlannedStep,
   planApply,
+  planIdOf,
   presentablePlan,
 } from '../../domain/apply-plan.js';
 import { type AuditDraft, type ChangeAuthor, timerChange } from '../../domain/audit.js';
@@ -37,6 +38,8 @@ export type UpsertOutcome = 'created' | 'replaced' | 'unchanged';
 export interface ApplyResult {
   plan: ApplyStep[];
   applied: boolean;
+  /** The plan's id (planIdOf): an apply given it carries out this plan or none. */
+  planId: string;
 }
 
 export interface ApplyOptions {
@@ -44,6 +47,8 @@ export interface ApplyOptions {
   prune: boolean;
   /** Only plan: change nothing. */
   dryRun: boolean;
+  /** Carry out only the plan of this id (a dry run's), VERSION_CONFLICT if the plan is another now. */
+  planId?: string | undefined;
 }
 
 /** How many times an upsert or apply is tried again when the timers change between its plan and its lock. */
@@ -178,8 +183,11 @@ export class TimersAsCode {
       const steps = planApply(seen, drafts, options.prune);
       await this.checkSteps(steps, seen.length, deps.now());
       const plan = presentablePlan(steps);
-      if (options.dryRun) return { plan, applied: false };
-      if (steps.every((s) => s.action === 'unchanged')) return { plan, applied: true };
+      const planId = planIdOf(steps);
+      if (options.planId !== undefined && options.planId !== planId)
+        throw planChanged(options.planId, planId);
+      if (options.dryRun) return { plan, applied: false, planId };
+      if (steps.every((s) => s.action === 'unchanged')) return { plan, applied: true, planId };
       // A big apply holds the mutex longer than a single change.
       const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 40);
       const done = await this.store.underAppLocks([app], lockMs, async () => {
@@ -202,7 +210,7 @@ export class TimersAsCode {
         announce: [...done.changed, ...done.deleted],
         change: done.change,
       });
-      return { plan, applied: true };
+      return { plan, applied: true, planId };
     }
   }
 
@@ -433,6 +441,15 @@ export class TimersAsCode {
     );
     if (changes) scope.notRetired(SET_NOTIFY);
   }
+}
+
+/** An apply asked to carry out a plan that is no longer the one it would make. */
+function planChanged(asked: string, now: string): XtimerError {
+  return new XtimerError(
+    ErrorCode.VERSION_CONFLICT,
+    `the app's timers or the set changed since plan ${asked} was made; plan again and apply what it shows`,
+    [{ path: 'planId', message: `the plan is now ${now}` }],
+  );
 }
 
 /** Do two reads of an app's timers hold the same timers at the same versions? */

@@ -109,6 +109,7 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     expect(dry.status, JSON.stringify(dry.body)).toBe(200);
     expect(dry.body).toEqual({
       applied: false,
+      planId: expect.stringMatching(/^[0-9a-f]{16}$/),
       plan: [
         { name: 'stays', action: 'unchanged' },
         {
@@ -147,6 +148,7 @@ describe('POST /api/v1/apps/{app}/apply', () => {
     const again = await apply('shop', { timers: set });
     expect(again.body).toEqual({
       applied: true,
+      planId: expect.any(String),
       plan: set.map((t) => ({ name: t.name, action: 'unchanged' })),
     });
     expect(await stateOf('shop')).toEqual(after);
@@ -261,5 +263,30 @@ describe('a dry run', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'TIMER_COMPLETED', details: [{ path: 'timers.0' }] });
     }
+  });
+});
+
+describe('planId', () => {
+  it('carries out the plan a dry run showed, or none: a timer created since is not pruned unseen', async () => {
+    const set = { timers: [timer('kept')], prune: true };
+    const dry = await apply('planned', { ...set, dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body.planId).toMatch(/^[0-9a-f]{16}$/);
+    // Someone adds a timer while the plan is read and confirmed.
+    expect((await call(app, 'PUT', '/api/v1/apps/planned/timers/newcomer', timer('newcomer'))).status).toBe(
+      201,
+    );
+
+    const stale = await apply('planned', { ...set, planId: dry.body.planId });
+    expect(stale.status, JSON.stringify(stale.body)).toBe(412);
+    expect(stale.body.error).toMatchObject({ code: 'VERSION_CONFLICT', details: [{ path: 'planId' }] });
+    expect(await count("timers WHERE app = 'planned'")).toBe(1);
+
+    const again = await apply('planned', { ...set, dryRun: true });
+    expect(again.body.plan.map((s: { action: string }) => s.action)).toEqual(['create', 'delete']);
+    const applied = await apply('planned', { ...set, planId: again.body.planId });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(applied.body).toMatchObject({ applied: true, planId: again.body.planId });
+    expect((await stateOf('planned')).timers).toEqual([expect.objectContaining({ name: 'kept' })]);
   });
 });
