@@ -171,10 +171,11 @@ export class TimerDefinitions {
     if (given.notify !== undefined) scope.notRetired(SET_NOTIFY);
     await scope.spend();
     const by = scope.author;
+    const names = given.skipCalendars;
     const patch =
-      given.skipCalendars === undefined
+      names === undefined
         ? given
-        : { ...given, skipDates: await this.store.skipDatesFor(existing.app, given.skipCalendars) };
+        : { ...given, skipDates: await this.store.skipDatesFor(existing.app, names) };
     const now = this.store.deps.now();
     checkWindow(applyPatch(existing, patch), now, patch);
     await this.store.checkPolicy(applyPatch(existing, patch), now, patch);
@@ -183,8 +184,22 @@ export class TimerDefinitions {
     const change = await deps.database.transaction(
       async (tx): Promise<{ change: PlanChange; marks: OutboxMark[] }> => {
         const now = deps.now();
+        // The calendars' dates again, locked before the timer as a calendar PUT locks them:
+        // one committed since the read above is not lost, and one to come waits for this.
+        const fresh =
+          names === undefined
+            ? patch
+            : {
+                ...patch,
+                skipDates: await this.store.skipDatesFor(
+                  existing.app,
+                  names,
+                  this.store.calendars.withDb(tx.db),
+                  true,
+                ),
+              };
         const current = await this.store.lockedTimer(tx, id, ifMatch);
-        const merged = applyPatch(current, patch);
+        const merged = applyPatch(current, fresh);
         const problem = callbackProblem(merged.callback);
         if (problem) throw new XtimerError(ErrorCode.VALIDATION_FAILED, problem);
         await this.store.timersIn(tx).update(merged);
@@ -255,10 +270,12 @@ export class TimerDefinitions {
    */
   async insertIn(
     tx: Transaction,
-    drafts: readonly TimerDraft[],
+    given: readonly TimerDraft[],
     by: ChangeAuthor | undefined | ReadonlyArray<ChangeAuthor | undefined>,
   ): Promise<{ created: Timer[]; planned: PlannedRun[]; marks: OutboxMark[] }> {
     const { deps } = this.store;
+    // Their calendars' dates as they are now: a calendar PUT may have committed since they were read.
+    const drafts = await this.store.withDatesIn(tx, given);
     // One author for all (a batch), or one per draft (creates stored together).
     const authorOf = (i: number) => (Array.isArray(by) ? by[i] : (by as ChangeAuthor | undefined));
     // Read once the locks are held: the plans start when the change does, not when it was asked for.

@@ -1,5 +1,6 @@
 import type { TargetGuard } from '../../callback/target-guard.js';
 import { type AuditAction, type ChangeAuthor, timerChange } from '../../domain/audit.js';
+import type { Calendar } from '../../domain/schedule/calendar.js';
 import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import { changesSchedule, type Timer, type TimerDraft, type TimerPatch } from '../../domain/timer.js';
 import { matchesVersion, type VersionMatch } from '../../domain/version-match.js';
@@ -18,7 +19,7 @@ import type { PlanPublisher } from '../planning/plan-publisher.js';
 import type { PlanChange, RunPlanner } from '../planning/run-planner.js';
 import type { RunStopper } from '../planning/run-stopper.js';
 import { type AccessScope, assertCanUseApp } from './access.js';
-import { skipDatesFrom } from './timer-rules.js';
+import { atIndex, skipDatesFrom } from './timer-rules.js';
 
 /** The per-app mutex: 3 s, waited for up to as long. */
 export const APP_LOCK_TTL_MS = 3000;
@@ -164,8 +165,38 @@ export class TimerStore {
     return { ...draft, skipDates: await this.skipDatesFor(draft.app, draft.skipCalendars) };
   }
 
-  async skipDatesFor(app: string, names: readonly string[], calendars = this.calendars) {
-    const found = await calendars.findMany(app, names);
+  /**
+   * The drafts with their calendars' dates read again in `tx` (each app's calendars once),
+   * the error of one naming its index. A change under the app's mutex, which a calendar
+   * PUT holds too, reads them so: dates read before the mutex may predate a PUT.
+   */
+  async withDatesIn(tx: Transaction, drafts: readonly TimerDraft[]): Promise<TimerDraft[]> {
+    const calendars = this.calendars.withDb(tx.db);
+    const apps = [...new Set(drafts.filter((d) => d.skipCalendars.length > 0).map((d) => d.app))];
+    const byApp = new Map<string, Map<string, Calendar>>();
+    for (const app of apps) byApp.set(app, new Map((await calendars.list(app)).map((c) => [c.name, c])));
+    return drafts.map((d, i) => {
+      if (d.skipCalendars.length === 0) return d;
+      try {
+        return { ...d, skipDates: skipDatesFrom(d.app, d.skipCalendars, byApp.get(d.app) ?? new Map()) };
+      } catch (err) {
+        throw atIndex(err, i);
+      }
+    });
+  }
+
+  /** Are the drafts' calendars' dates in `tx` still those they carry (withDatesIn)? */
+  async datesStill(tx: Transaction, drafts: readonly TimerDraft[]): Promise<boolean> {
+    if (drafts.every((d) => d.skipCalendars.length === 0)) return true;
+    const fresh = await this.withDatesIn(tx, drafts).catch(() => null);
+    return (
+      fresh?.every((d, i) => JSON.stringify(d.skipDates) === JSON.stringify(drafts[i]!.skipDates)) ?? false
+    );
+  }
+
+  /** `forUpdate`: the calendars locked for the transaction of `calendars` (a change not under the app's mutex). */
+  async skipDatesFor(app: string, names: readonly string[], calendars = this.calendars, forUpdate = false) {
+    const found = await calendars.findMany(app, names, forUpdate);
     return skipDatesFrom(app, names, new Map(found.map((c) => [c.name, c])));
   }
 

@@ -82,10 +82,10 @@ export class TimersAsCode {
     await this.keepsNotify(scope, given.app, [given]);
     const by = scope.author;
     const { deps } = this.store;
-    // Its calendars' dates (CALENDAR_NOT_FOUND for one the app lacks), as a create or PATCH reads them.
-    const draft = await this.store.withSkipDates(given);
-    const what = `timer ${JSON.stringify(draft.name)} of app ${draft.app}`;
+    const what = `timer ${JSON.stringify(given.name)} of app ${given.app}`;
     for (let attempt = 0; ; attempt++) {
+      // Its calendars' dates (CALENDAR_NOT_FOUND for one the app lacks), as a create or PATCH reads them.
+      const draft = await this.store.withSkipDates(given);
       const seen = await this.store.timers.findByName(draft.app, draft.name);
       if (ifMatch && !(seen && matchesVersion(ifMatch, seen.version))) {
         throw versionConflict(what, seen?.version ?? null);
@@ -97,7 +97,9 @@ export class TimersAsCode {
         deps.database.transaction(async (tx) => {
           const timers = this.store.timersIn(tx);
           const current = await timers.findByName(draft.app, draft.name, { forUpdate: true });
+          // Changed since the diff was made, or its calendars were (a calendar PUT holds the mutex too).
           if ((current?.version ?? null) !== (seen?.version ?? null)) return null;
+          if (!(await this.store.datesStill(tx, [draft]))) return null;
           if (!current) {
             const { created, planned, marks } = await this.definitions.insertIn(tx, [draft], by);
             const change = { planned, cancelled: [] };
@@ -167,18 +169,18 @@ export class TimersAsCode {
       first.set(d.name, i);
     });
     const { deps } = this.store;
-    // Each timer's calendars' dates (CALENDAR_NOT_FOUND naming its index), read once for the app.
-    const calendars = given.some((d) => d.skipCalendars.length > 0)
-      ? new Map((await this.store.calendars.list(app)).map((c) => [c.name, c]))
-      : new Map<string, Calendar>();
-    const drafts = given.map((d, i) => {
-      try {
-        return { ...d, skipDates: skipDatesFrom(app, d.skipCalendars, calendars) };
-      } catch (err) {
-        throw atIndex(err, i);
-      }
-    });
     for (let attempt = 0; ; attempt++) {
+      // Each timer's calendars' dates (CALENDAR_NOT_FOUND naming its index), read once for the app.
+      const calendars = given.some((d) => d.skipCalendars.length > 0)
+        ? new Map((await this.store.calendars.list(app)).map((c) => [c.name, c]))
+        : new Map<string, Calendar>();
+      const drafts = given.map((d, i) => {
+        try {
+          return { ...d, skipDates: skipDatesFrom(app, d.skipCalendars, calendars) };
+        } catch (err) {
+          throw atIndex(err, i);
+        }
+      });
       const seen = await this.store.timers.listByApp(app);
       const steps = planApply(seen, drafts, options.prune);
       await this.checkSteps(steps, seen.length, deps.now());
@@ -193,7 +195,8 @@ export class TimersAsCode {
       const done = await this.store.underAppLocks([app], lockMs, async () => {
         const result = await deps.database.transaction(async (tx) => {
           const current = await this.store.timersIn(tx).listByApp(app, { forUpdate: true });
-          if (!sameVersions(current, seen)) return null;
+          // Changed since the plan was made, or their calendars were (a calendar PUT holds the mutex too).
+          if (!sameVersions(current, seen) || !(await this.store.datesStill(tx, drafts))) return null;
           return this.carryOut(tx, steps, by, new Map(current.map((t) => [t.id, t])));
         });
         for (const id of result?.deleted ?? []) await this.store.tasks.deleteAllForTimer(id);

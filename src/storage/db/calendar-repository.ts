@@ -30,12 +30,14 @@ export class CalendarRepository {
     return rows[0] ? toCalendar(rows[0]) : null;
   }
 
-  async findMany(app: string, names: readonly string[]): Promise<Calendar[]> {
+  /** `forUpdate`: locked until the transaction ends, so a calendar PUT waits for it (and it for the PUT). */
+  async findMany(app: string, names: readonly string[], forUpdate = false): Promise<Calendar[]> {
     if (names.length === 0) return [];
-    const rows = await this.db
+    const query = this.db
       .select()
       .from(calendars)
       .where(and(eq(calendars.app, app), inArray(calendars.name, [...names])));
+    const rows = forUpdate ? await query.for('update') : await query;
     return rows.map(toCalendar);
   }
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
 import { call, createTestApp, timerBody } from '../../helpers/api.js';
-import { createTestCore, createTestStores, type TestStores } from '../../helpers/stores.js';
+import { createTestCore, createTestStores, eventually, type TestStores } from '../../helpers/stores.js';
+import { testDraft } from '../../helpers/timers.js';
 
 /** Calendars of dates timers skip. */
 
@@ -134,6 +135,53 @@ describe('calendars', () => {
     // The preview agrees: the next run is tomorrow.
     const next = await call(app, 'GET', `/api/v1/timers/${t.id}/preview?count=1`);
     expect(next.body.items).toEqual(['2030-12-20T00:00:00.000+00:00']);
+  });
+
+  it('a PATCH naming a calendar takes its dates as committed when it commits, not as read before', async () => {
+    await put('late-change', { dates: ['2031-03-01'] });
+    const t = await create({});
+    const skipDates = async () => {
+      const [rows] = await stores.database.pool.query('SELECT skip_dates FROM timers WHERE id = ?', [t.id]);
+      return JSON.parse((rows as Array<{ skip_dates: string }>)[0]!.skip_dates);
+    };
+    // A calendar PUT under way: its new dates written, not yet committed.
+    const other = await stores.database.pool.getConnection();
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        `UPDATE calendars SET dates = '["2031-03-02"]' WHERE app = 'cal' AND name = 'late-change'`,
+      );
+      const patched = call(app, 'PATCH', `/api/v1/timers/${t.id}`, { skipCalendars: ['late-change'] });
+      await eventually(async () => {
+        // Its locking read of the calendar, waiting for the PUT's lock.
+        const [rows] = await stores.database.pool.query(
+          "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE info LIKE '%from `calendars`%for update'",
+        );
+        return Number((rows as Array<{ n: number }>)[0]!.n) > 0;
+      }, 'the PATCH waiting for the calendar');
+      await other.query('COMMIT');
+      expect((await patched).status).toBe(200);
+    } finally {
+      other.release();
+    }
+    expect(await skipDates()).toEqual({ '2031-03-02': ['late-change'] });
+  });
+
+  it('a create naming a calendar takes its dates as they are under the app’s mutex', async () => {
+    await put('moved', { dates: ['2031-04-01'] });
+    // Its dates as read before the mutex, then a PUT that committed first.
+    const read = testDraft({
+      app: 'cal',
+      name: 'stale-dates',
+      skipCalendars: ['moved'],
+      skipDates: { '2031-04-01': ['moved'] },
+    });
+    await put('moved', { dates: ['2031-04-02'] });
+    const core = createTestCore(stores, () => NOW);
+    const { created } = await core.database.transaction((tx) =>
+      core.timers.definitions.insertIn(tx, [read], undefined),
+    );
+    expect(created[0]!.skipDates).toEqual({ '2031-04-02': ['moved'] });
   });
 
   it('refuses to delete a calendar timers name, naming them; deletes it once unused', async () => {
