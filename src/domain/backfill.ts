@@ -50,8 +50,10 @@ export function backfillState(
   progress?: Pick<BackfillProgress, 'pending' | 'running'>,
 ): BackfillState {
   if (b.cancelledAt !== null) return 'cancelled';
-  if (b.stage === 'ended') return 'completed';
-  if (b.stage === 'sent' && progress && progress.pending + progress.running === 0) return 'completed';
+  const unended = progress ? progress.pending + progress.running : 0;
+  // One of its runs a user retried after it ended is under way again until that run ends.
+  if (b.stage === 'ended') return unended > 0 ? 'sent' : 'completed';
+  if (b.stage === 'sent' && progress && unended === 0) return 'completed';
   return b.stage;
 }
 

@@ -91,7 +91,11 @@ export class BackfillPacer {
     if (now - b.pacedAt < SENT_LOOK_EVERY_MS) return 0;
     const progress = await backfills.progress(b);
     const unended = progress.pending + progress.running;
-    const again = progress.pending > 0 && now - (b.checkedAt ?? 0) >= BACKFILL_RECHECK_MS;
+    // Only runs it sends itself: one a user retried has its own job, watched by the compensator.
+    const again =
+      progress.pending > 0 &&
+      now - (b.checkedAt ?? 0) >= BACKFILL_RECHECK_MS &&
+      (await backfills.nextRuns(b, b.from, 1)).length > 0;
     await backfills.advance(b.id, {
       sent: b.sent,
       cursor: again ? b.from : b.to,

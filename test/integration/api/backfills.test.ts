@@ -271,9 +271,22 @@ describe('the pacer', () => {
     const overdue = await tasks.overduePending(now, 10_000);
     expect(overdue.runs.filter((r) => r.timerId === timer.id).map((r) => r.trigger)).toEqual(['retry']);
 
+    // Nor does it start rounds for it.
+    const [rounds] = await core.database.pool.query('SELECT round FROM backfills WHERE id = ?', [
+      started.body.id,
+    ]);
+    expect((rounds as Array<{ round: number }>)[0]!.round).toBe(0);
     await end(timer.id, from + 2000, 'succeeded');
     const ended = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
     expect(ended.body).toMatchObject({ status: 'completed', done: 3 });
+
+    // Retried again once the pacer has seen it end: under way until that run ends.
+    now += 2000;
+    await p.tick(now);
+    await end(timer.id, from + 2000, 'failed');
+    await call(app, 'POST', `/api/v1/timers/${timer.id}/tasks/${timer.id}_${from + 2000}/retry`);
+    const reopened = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
+    expect(reopened.body).toMatchObject({ status: 'sent', progress: { pending: 1 } });
   });
 
   it('reads completed once all its runs ended, before the pacer looks again; the same range again plans nothing', async () => {
