@@ -1,6 +1,7 @@
 import { type ScheduleFields, scheduleOf } from '../schedule/timer-schedule.js';
+import type { Timer } from '../timer.js';
 
-type Replanned = ScheduleFields & { jitterMs: number };
+type Replanned = ScheduleFields & Pick<Timer, 'jitterMs' | 'skipDates'>;
 
 /**
  * Where the re-plan of a timer changed from `before` to `after` at `nowMs` begins. A
@@ -18,10 +19,13 @@ export function replanFrom(before: Replanned, after: Replanned, nowMs: number): 
   return next === undefined ? nowMs : old.nominalOf(next);
 }
 
-/** Do both make the same nominal instants (before their jitter and their window)? */
-function sameInstants(a: ScheduleFields, b: ScheduleFields): boolean {
+/** Do both make the same nominal instants (before their jitter), in the same window, on the same dates? */
+function sameInstants(a: Replanned, b: Replanned): boolean {
   return (
     a.at === b.at &&
+    a.startAt === b.startAt &&
+    a.endAt === b.endAt &&
+    JSON.stringify(a.skipDates ?? {}) === JSON.stringify(b.skipDates ?? {}) &&
     a.timezone === b.timezone &&
     (a.everyMs ?? null) === (b.everyMs ?? null) &&
     (a.offsetMs ?? 0) === (b.offsetMs ?? 0) &&

@@ -64,7 +64,8 @@ export class RunPlanner {
    * how far it reaches and how many runs it holds: the near term only for a dense
    * schedule (changeHorizon), whose rest the migrator's top-up plans. `cancelled`
    * scheduled runs of the previous plan (cancel() just removed them) no longer count
-   * towards maxRuns.
+   * towards maxRuns. The near term counts from the change's time `nowMs`, which a plan by
+   * occurrence (replanFrom) may begin before.
    */
   async plan(
     timer: Timer,
@@ -72,11 +73,12 @@ export class RunPlanner {
     tasks: TaskRepository,
     timers: TimerRepository,
     cancelled = 0,
+    nowMs = fromMs,
   ): Promise<PlannedRun[]> {
     const window = planWindow(
       { ...timer, runsPlanned: Math.max(0, timer.runsPlanned - cancelled), finalRunAt: null },
       fromMs,
-      changeHorizon(timer, fromMs, this.stepMinutes),
+      changeHorizon(timer, Math.max(fromMs, nowMs), this.stepMinutes),
     );
     const runs = this.runsOf(timer, window);
     await tasks.insertRuns(runs);

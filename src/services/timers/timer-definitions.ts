@@ -222,6 +222,7 @@ export class TimerDefinitions {
           this.store.tasksIn(tx),
           this.store.timersIn(tx),
           cancelled.length,
+          now,
         );
         return { change: { planned, cancelled }, marks };
       },

@@ -366,6 +366,7 @@ export class TimersAsCode {
       tasks,
       timers,
       cancelled.length,
+      now,
     );
     return { planned, cancelled };
   }

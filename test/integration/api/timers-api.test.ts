@@ -470,6 +470,32 @@ describe('PATCH /api/v1/timers/:id', () => {
     expect(aheadRuns).not.toContain(N + ahead.old);
   });
 
+  it('plans at once the run of a changed jitter whose new time passed before the near term the change plans', async () => {
+    const N = Date.UTC(2030, 0, 1, 11, 0);
+    let clock = N - 60_000;
+    const jittery = createTestApp(createTestCore(stores, () => clock));
+    // Every 10 minutes, jittered over all of it; cut to 5 minutes when the old run is still ahead
+    // and the new one passed more than the near term's 3 minutes after its instant.
+    let found: { id: number; renewed: number } | undefined;
+    for (let i = 0; i < 20 && !found; i++) {
+      const body = { app: 'jitter', cron: undefined, timezone: undefined, every: '10m', jitterMs: 600_000 };
+      const t = await create(body, jittery);
+      await call(jittery, 'POST', `/api/v1/timers/${t.id}/enable`);
+      const old = jitterOffset(t.id, N, 600_000);
+      const renewed = jitterOffset(t.id, N, 300_000);
+      if (renewed > 200_000 && old > renewed + 2000) found = { id: t.id, renewed };
+    }
+    expect(found, 'a timer whose shifts fit').toBeDefined();
+    const { id, renewed } = found!;
+    clock = N + renewed + 1000;
+    expect((await call(jittery, 'PATCH', `/api/v1/timers/${id}`, { jitterMs: 300_000 })).status).toBe(200);
+    const [rows] = await stores.database.pool.query(
+      "SELECT run_at FROM tasks WHERE timer_id = ? AND status = 'pending' ORDER BY run_at",
+      [id],
+    );
+    expect((rows as Array<{ run_at: Date }>).map((r) => r.run_at.getTime())).toContain(N + renewed);
+  });
+
   it('does not plan runs when the cron of an inactive timer changes', async () => {
     const t = await create({ app: 'replan', cron: '0 0 * * *' }, fixedApp);
     await call(fixedApp, 'PATCH', `/api/v1/timers/${t.id}`, { cron: EVERY_MINUTE });

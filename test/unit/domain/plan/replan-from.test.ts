@@ -19,6 +19,7 @@ const timer = (fields: Partial<ScheduleFields> & { jitterMs: number }) => ({
   endAt: null,
   everyMs: 10_000,
   offsetMs: 0,
+  skipDates: {},
   ...fields,
 });
 
@@ -54,6 +55,10 @@ it('plans from now when the instants themselves change, or the jitter does not',
   const before = timer({ jitterMs: 9000 });
   expect(replanFrom(before, timer({ jitterMs: 9000, endAt: END }), now)).toBe(now);
   expect(replanFrom(before, timer({ jitterMs: 5000, everyMs: 20_000 }), now)).toBe(now);
+  // The window or the dates changed too: runs before the old schedule's next one may be new.
+  const later = timer({ jitterMs: 9000, startAt: T0 + 3_600_000 });
+  expect(replanFrom(later, timer({ jitterMs: 5000 }), now)).toBe(now);
+  expect(replanFrom(before, timer({ jitterMs: 5000, skipDates: { '2030-01-01': ['c'] } }), now)).toBe(now);
   const cron = timer({ everyMs: null, cron: '*/10 * * * * *', jitterMs: 9000 });
   expect(replanFrom(cron, { ...cron, cron: '*/20 * * * * *', jitterMs: 5000 }, now)).toBe(now);
   expect(replanFrom(cron, { ...cron, jitterMs: 5000 }, now) % 10_000).toBe(0);
