@@ -118,6 +118,11 @@ export class PlanPublisher {
    * disables a mark outlives REPAIR_AFTER_MS while its publisher is only slow, not gone.
    */
   private readonly publishing = new Map<number, number>();
+  /**
+   * The newest version of each timer with a publication here: a failed one tried again
+   * leaves out the runs it planned if a newer change of the timer came meanwhile.
+   */
+  private readonly newest = new Map<number, number>();
 
   constructor(private readonly d: PlanPublisherDeps) {
     this.ttlMs = copyTtlMs(d.stepMinutes);
@@ -137,6 +142,7 @@ export class PlanPublisher {
     this.lastPublishAt = Date.now();
     const ids = p.marks.map((m) => m.timerId);
     for (const id of ids) this.publishing.set(id, (this.publishing.get(id) ?? 0) + 1);
+    for (const t of p.timers) this.newest.set(t.id, Math.max(t.version, this.newest.get(t.id) ?? 0));
     try {
       const { stopped } = await this.batches.add(p);
       if (stopped.length > 0) await settledWithin(Promise.all(stopped), this.d.stopWaitMs ?? STOP_WAIT_MS);
@@ -144,7 +150,10 @@ export class PlanPublisher {
       for (const id of ids) {
         const left = (this.publishing.get(id) ?? 1) - 1;
         if (left > 0) this.publishing.set(id, left);
-        else this.publishing.delete(id);
+        else {
+          this.publishing.delete(id);
+          this.newest.delete(id);
+        }
       }
     }
   }
@@ -162,7 +171,7 @@ export class PlanPublisher {
     const tries = ps.every((p) => p.repair) ? 1 : PUBLISH_TRIES;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.publishOnce(ps, begun);
+        await this.publishOnce(attempt === 1 ? ps : ps.map((p) => this.stillNewest(p)), begun);
         break;
       } catch (err) {
         if (attempt < tries) {
@@ -177,6 +186,12 @@ export class PlanPublisher {
       }
     }
     return ps.map((p) => ({ stopped: p.timers.flatMap((t) => begun.get(t.id) ?? []) }));
+  }
+
+  /** `p` without the runs it planned for a timer version older than one published since. */
+  private stillNewest(p: Publication): Publication {
+    const planned = p.change.planned.filter((r) => r.version >= (this.newest.get(r.timerId) ?? 0));
+    return { ...p, change: { ...p.change, planned } };
   }
 
   private async publishOnce(ps: readonly Publication[], begun: Map<number, Promise<void>>): Promise<void> {

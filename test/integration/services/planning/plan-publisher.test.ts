@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { minuteKey } from '../../../../src/domain/plan/slice.js';
 import type { Timer } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
 import { PlanPublisher } from '../../../../src/services/planning/plan-publisher.js';
@@ -205,4 +206,60 @@ it('tries a failed publication again at once: a copy Redis refused once is there
     async () => (await outbox.olderThan(Date.now() + 60_000, 10)).length === 0,
     'its mark cleared',
   );
+});
+
+it('leaves out, trying a failed publication again, the runs of a version a newer change published meanwhile', async () => {
+  const timers = new TimerRepository(stores.database.db);
+  const outbox = new PlanOutboxRepository(stores.database.pool);
+  const timer = await timers.insert(testDraft({ app: 'flaky', name: 'overtaken' }));
+  const core = createTestCore(stores);
+  const copies = new TimerCopies(stores.redis, core.keys);
+  let puts = 0;
+  const publisher = new PlanPublisher({
+    outbox,
+    copies: {
+      put: async (...args: Parameters<TimerCopies['put']>) => {
+        if (++puts === 1) throw new Error('Connection is closed.');
+        return copies.put(...args);
+      },
+      forget: (...args: Parameters<TimerCopies['forget']>) => copies.forget(...args),
+    },
+    appCopies: new AppCopies(stores.redis, core.keys),
+    apps: new AppRepository(stores.database.db),
+    planner: core.planner,
+    stopper: { stopMany: async () => [] },
+    announce: async () => undefined,
+    timers,
+    tasks: new TaskRepository(stores.database.db, stores.database.pool),
+    stepMinutes: stores.config.migrateStepMinutes,
+    logger: createLogger('silent'),
+    now: () => Date.now(),
+  });
+  const runAt = Math.ceil((Date.now() + 3_600_000) / 60_000) * 60_000;
+  const run = { timerId: timer.id, app: timer.app, runAt, version: 5 };
+  const inSlice = async () => {
+    const minute = minuteKey(runAt);
+    const [count] = await core.slices.bucketCounts([Date.parse(`${minute}:00.000Z`)]);
+    if (!count) return false;
+    const runs = await core.slices.read(minute, timer.id % count, runAt, runAt + 1);
+    return runs.some((r) => r.timerId === timer.id);
+  };
+  // Change A (version 5) plans a run; its publish fails once.
+  const first = publisher.publish({
+    marks: await outbox.mark([timer.id]),
+    timers: [{ ...timer, version: 5 }],
+    announce: [timer.id],
+    change: { planned: [run], cancelled: [] },
+  });
+  await eventually(() => puts === 1, 'its first try failed');
+  // Change B (version 6) cancels it, and publishes before A's next try.
+  await publisher.publish({
+    marks: await outbox.mark([timer.id]),
+    timers: [{ ...timer, version: 6 }],
+    announce: [timer.id],
+    change: { planned: [], cancelled: [run] },
+  });
+  await first;
+  expect(puts).toBeGreaterThanOrEqual(3);
+  expect(await inSlice()).toBe(false);
 });
