@@ -119,8 +119,9 @@ export class PlanPublisher {
    */
   private readonly publishing = new Map<number, number>();
   /**
-   * The newest version of each timer with a publication here: a failed one tried again
-   * leaves out the runs it planned if a newer change of the timer came meanwhile.
+   * The newest version of each timer with a publication here that planned or cancelled
+   * its runs: a failed one tried again leaves out the runs it planned if a newer plan of
+   * the timer came meanwhile.
    */
   private readonly newest = new Map<number, number>();
 
@@ -142,7 +143,10 @@ export class PlanPublisher {
     this.lastPublishAt = Date.now();
     const ids = p.marks.map((m) => m.timerId);
     for (const id of ids) this.publishing.set(id, (this.publishing.get(id) ?? 0) + 1);
-    for (const t of p.timers) this.newest.set(t.id, Math.max(t.version, this.newest.get(t.id) ?? 0));
+    const replanned = new Set([...p.change.planned, ...p.change.cancelled].map((r) => r.timerId));
+    for (const t of p.timers) {
+      if (replanned.has(t.id)) this.newest.set(t.id, Math.max(t.version, this.newest.get(t.id) ?? 0));
+    }
     try {
       const { stopped } = await this.batches.add(p);
       if (stopped.length > 0) await settledWithin(Promise.all(stopped), this.d.stopWaitMs ?? STOP_WAIT_MS);
@@ -188,8 +192,10 @@ export class PlanPublisher {
     return ps.map((p) => ({ stopped: p.timers.flatMap((t) => begun.get(t.id) ?? []) }));
   }
 
-  /** `p` without the runs it planned for a timer version older than one published since. */
+  /** `p` without the runs it planned for a timer version older than a plan published since. */
   private stillNewest(p: Publication): Publication {
+    // The repair's runs are MySQL's pending ones, whatever version planned them.
+    if (p.repair) return p;
     const planned = p.change.planned.filter((r) => r.version >= (this.newest.get(r.timerId) ?? 0));
     return { ...p, change: { ...p.change, planned } };
   }

@@ -208,10 +208,15 @@ it('tries a failed publication again at once: a copy Redis refused once is there
   );
 });
 
-it('leaves out, trying a failed publication again, the runs of a version a newer change published meanwhile', async () => {
+/**
+ * Change A (version 5) plans a run and its publish fails once; change B (version 6) publishes
+ * before A's next try, cancelling that run (`replans`) or changing nothing of the plan.
+ * Whether A's run is in its slice after A's next try.
+ */
+async function afterAnOvertakenTry(name: string, replans: boolean): Promise<boolean> {
   const timers = new TimerRepository(stores.database.db);
   const outbox = new PlanOutboxRepository(stores.database.pool);
-  const timer = await timers.insert(testDraft({ app: 'flaky', name: 'overtaken' }));
+  const timer = await timers.insert(testDraft({ app: 'flaky', name }));
   const core = createTestCore(stores);
   const copies = new TimerCopies(stores.redis, core.keys);
   let puts = 0;
@@ -244,7 +249,6 @@ it('leaves out, trying a failed publication again, the runs of a version a newer
     const runs = await core.slices.read(minute, timer.id % count, runAt, runAt + 1);
     return runs.some((r) => r.timerId === timer.id);
   };
-  // Change A (version 5) plans a run; its publish fails once.
   const first = publisher.publish({
     marks: await outbox.mark([timer.id]),
     timers: [{ ...timer, version: 5 }],
@@ -252,14 +256,21 @@ it('leaves out, trying a failed publication again, the runs of a version a newer
     change: { planned: [run], cancelled: [] },
   });
   await eventually(() => puts === 1, 'its first try failed');
-  // Change B (version 6) cancels it, and publishes before A's next try.
   await publisher.publish({
     marks: await outbox.mark([timer.id]),
     timers: [{ ...timer, version: 6 }],
     announce: [timer.id],
-    change: { planned: [], cancelled: [run] },
+    change: { planned: [], cancelled: replans ? [run] : [] },
   });
   await first;
   expect(puts).toBeGreaterThanOrEqual(3);
-  expect(await inSlice()).toBe(false);
+  return inSlice();
+}
+
+it('leaves out, trying a failed publication again, the runs of a version a newer plan published meanwhile', async () => {
+  expect(await afterAnOvertakenTry('overtaken', true)).toBe(false);
+});
+
+it('keeps them when the newer change left the plan alone (a description, a label)', async () => {
+  expect(await afterAnOvertakenTry('relabelled', false)).toBe(true);
 });
