@@ -144,7 +144,7 @@ export class TimersAsCode {
   ): Promise<ApplyResult> {
     scope.useApp(app);
     await scope.spend();
-    await this.keepsNotify(scope, app, drafts);
+    await this.keepsNotify(scope, app, drafts, options.prune);
     return this.applyAs(app, drafts, options, scope.author);
   }
 
@@ -436,9 +436,15 @@ export class TimersAsCode {
    * already have (RETIRED_KEY otherwise): a dry run of the set says what would change. Any
    * notify it can so send is one the app's owner set.
    */
-  private async keepsNotify(scope: AccessScope, app: string, drafts: readonly TimerDraft[]): Promise<void> {
+  private async keepsNotify(
+    scope: AccessScope,
+    app: string,
+    drafts: readonly TimerDraft[],
+    prune = false,
+  ): Promise<void> {
     if (scope.actor.kind !== 'app' || !scope.actor.retired) return;
-    const { plan } = await this.applyAs(app, drafts, { prune: false, dryRun: true }, undefined);
+    // With the apply's prune: its deletes make the room its creates are checked against.
+    const { plan } = await this.applyAs(app, drafts, { prune, dryRun: true }, undefined);
     const notifies = new Set(drafts.filter((d) => d.notify !== null).map((d) => d.name));
     const changes = plan.some((step) =>
       step.action === 'create' ? notifies.has(step.name) : step.changes?.notify !== undefined,

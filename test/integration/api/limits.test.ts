@@ -237,6 +237,22 @@ describe('MAX_TIMERS_PER_APP', () => {
     expect(await timerCount('roomless')).toBe(2);
   });
 
+  it('lets a key in its grace period apply a pruned set that fits once its deletes are made', async () => {
+    const old = await newApp('graceful');
+    const { app: _, ...base } = timerBody({ cron: EVERY_5S });
+    const set = (names: string[]) => ({ timers: names.map((name) => ({ ...base, name })), prune: true });
+    expect((await call(app, 'POST', '/api/v1/apps/graceful/apply', set(['a', 'b']), ADMIN)).status).toBe(200);
+    const rotated = await call(app, 'POST', '/api/v1/apps/graceful/rotate', { rotate: 'key' }, ADMIN);
+    expect(rotated.status).toBe(200);
+    const renamed = await call(app, 'POST', '/api/v1/apps/graceful/apply', set(['a', 'c']), old);
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body.plan.map((s: { action: string }) => s.action)).toEqual([
+      'unchanged',
+      'create',
+      'delete',
+    ]);
+  });
+
   it('holds under concurrent creates (counted under the app lock)', async () => {
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>
