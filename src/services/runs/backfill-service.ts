@@ -160,6 +160,9 @@ export class BackfillService {
       const locked = await backfills.lockOne(id);
       if (locked?.timerId !== timer.id)
         throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
+      // One that ended stays completed, unless a run of it a user retried is still to end.
+      if (locked.stage === 'ended' && backfillState(locked, await backfills.progress(locked)) === 'completed')
+        return;
       const removed = await backfills.cancel(locked, this.deps.now());
       if (removed !== null && by) {
         await this.deps.audit.record(

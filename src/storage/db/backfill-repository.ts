@@ -211,17 +211,17 @@ export class BackfillRepository {
   /**
    * Cancels a backfill under way: its runs not yet queued are removed (those queued end as
    * they will, the pacer still watching them). Returns how many were removed; null if it
-   * had ended or was cancelled already.
+   * was cancelled already.
    */
   async cancel(b: Backfill, now: number): Promise<number | null> {
-    if (b.stage === 'ended' || b.cancelledAt !== null) return null;
+    if (b.cancelledAt !== null) return null;
     // updated_at is the pacer's clock (pacedAt): a cancel leaves it.
     await this.db
       .update(backfills)
       .set({ cancelledAt: new Date(now), updatedAt: sql`updated_at` })
       .where(eq(backfills.id, b.id));
     // After round 0 every run has been queued once: none is unsent.
-    if (b.round > 0) return 0;
+    if (b.round > 0 || b.stage === 'ended') return 0;
     const [resultResult] = await this.sql.query(
       `DELETE FROM tasks WHERE ${TO_SEND} AND status = 'pending'`,
       itsRuns(b, b.cursor),

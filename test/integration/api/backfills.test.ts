@@ -287,6 +287,9 @@ describe('the pacer', () => {
     await call(app, 'POST', `/api/v1/timers/${timer.id}/tasks/${timer.id}_${from + 2000}/retry`);
     const reopened = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
     expect(reopened.body).toMatchObject({ status: 'sent', progress: { pending: 1 } });
+    // Its Cancel (the console offers one while it reads sent) stops it being waited for.
+    const cancelled = await call(app, 'DELETE', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', progress: { pending: 1 } });
   });
 
   it('reads completed once all its runs ended, before the pacer looks again; the same range again plans nothing', async () => {
