@@ -104,6 +104,8 @@ export class CalendarService {
     const { deps } = this.store;
     await this.store.underAppLock(app, () =>
       deps.database.transaction(async (tx) => {
+        // The calendar's row before its timers', in the order a PATCH naming it locks them.
+        await this.store.calendars.withDb(tx.db).findMany(app, [name], true);
         const users = await this.store.timersIn(tx).usingCalendar(app, name);
         if (users.length > 0) {
           throw new XtimerError(

@@ -1,6 +1,6 @@
 import type { TargetGuard } from '../../callback/target-guard.js';
 import { type AuditAction, type ChangeAuthor, timerChange } from '../../domain/audit.js';
-import type { Calendar } from '../../domain/schedule/calendar.js';
+import type { Calendar, SkipDates } from '../../domain/schedule/calendar.js';
 import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import { changesSchedule, type Timer, type TimerDraft, type TimerPatch } from '../../domain/timer.js';
 import { matchesVersion, type VersionMatch } from '../../domain/version-match.js';
@@ -19,7 +19,7 @@ import type { PlanPublisher } from '../planning/plan-publisher.js';
 import type { PlanChange, RunPlanner } from '../planning/run-planner.js';
 import type { RunStopper } from '../planning/run-stopper.js';
 import { type AccessScope, assertCanUseApp } from './access.js';
-import { atIndex, skipDatesFrom } from './timer-rules.js';
+import { skipDatesFrom } from './timer-rules.js';
 
 /** The per-app mutex: 3 s, waited for up to as long. */
 export const APP_LOCK_TTL_MS = 3000;
@@ -166,32 +166,61 @@ export class TimerStore {
   }
 
   /**
-   * The drafts with their calendars' dates read again in `tx` (each app's calendars once),
-   * the error of one naming its index. A change under the app's mutex, which a calendar
-   * PUT holds too, reads them so: dates read before the mutex may predate a PUT.
+   * The drafts with their calendars' dates read again in `tx`, the calendars locked: dates
+   * read before may predate a calendar PUT, which this read waits for (or which waits for
+   * this transaction). Drafts naming the same calendars share their dates; the error of
+   * one names its index in its details.
    */
   async withDatesIn(tx: Transaction, drafts: readonly TimerDraft[]): Promise<TimerDraft[]> {
-    const calendars = this.calendars.withDb(tx.db);
-    const apps = [...new Set(drafts.filter((d) => d.skipCalendars.length > 0).map((d) => d.app))];
-    const byApp = new Map<string, Map<string, Calendar>>();
-    for (const app of apps) byApp.set(app, new Map((await calendars.list(app)).map((c) => [c.name, c])));
+    const byApp = await this.calendarsIn(tx, drafts);
+    const shared = new Map<string, SkipDates>();
     return drafts.map((d, i) => {
       if (d.skipCalendars.length === 0) return d;
-      try {
-        return { ...d, skipDates: skipDatesFrom(d.app, d.skipCalendars, byApp.get(d.app) ?? new Map()) };
-      } catch (err) {
-        throw atIndex(err, i);
+      const key = `${d.app}\0${d.skipCalendars.join('\0')}`;
+      let skipDates = shared.get(key);
+      if (skipDates === undefined) {
+        try {
+          skipDates = skipDatesFrom(d.app, d.skipCalendars, byApp.get(d.app) ?? new Map());
+        } catch (err) {
+          const e = err as XtimerError;
+          throw new XtimerError(e.code, e.message, [{ path: 'skipCalendars', message: e.message, index: i }]);
+        }
+        shared.set(key, skipDates);
       }
+      return { ...d, skipDates };
     });
   }
 
-  /** Are the drafts' calendars' dates in `tx` still those they carry (withDatesIn)? */
-  async datesStill(tx: Transaction, drafts: readonly TimerDraft[]): Promise<boolean> {
-    if (drafts.every((d) => d.skipCalendars.length === 0)) return true;
-    const fresh = await this.withDatesIn(tx, drafts).catch(() => null);
-    return (
-      fresh?.every((d, i) => JSON.stringify(d.skipDates) === JSON.stringify(drafts[i]!.skipDates)) ?? false
+  /**
+   * Are the calendars the drafts name in `tx` (locked) still as `seen` had them? An
+   * upsert or apply that planned by what it read before the app's mutex plans again if not.
+   */
+  async calendarsStill(
+    tx: Transaction,
+    drafts: readonly TimerDraft[],
+    seen: ReadonlyMap<string, Calendar>,
+  ): Promise<boolean> {
+    const now = await this.calendarsIn(tx, drafts);
+    return drafts.every((d) =>
+      d.skipCalendars.every((name) => {
+        const was = seen.get(name);
+        const is = now.get(d.app)?.get(name);
+        return was !== undefined && is !== undefined && was.dates.join() === is.dates.join();
+      }),
     );
+  }
+
+  /** The calendars of the drafts' apps that name any, read in `tx` with their rows locked. */
+  private async calendarsIn(
+    tx: Transaction,
+    drafts: readonly TimerDraft[],
+  ): Promise<Map<string, Map<string, Calendar>>> {
+    const calendars = this.calendars.withDb(tx.db);
+    const apps = [...new Set(drafts.filter((d) => d.skipCalendars.length > 0).map((d) => d.app))];
+    const byApp = new Map<string, Map<string, Calendar>>();
+    for (const app of apps)
+      byApp.set(app, new Map((await calendars.list(app, true)).map((c) => [c.name, c])));
+    return byApp;
   }
 
   /** `forUpdate`: the calendars locked for the transaction of `calendars` (a change not under the app's mutex). */

@@ -85,7 +85,10 @@ export class TimersAsCode {
     const what = `timer ${JSON.stringify(given.name)} of app ${given.app}`;
     for (let attempt = 0; ; attempt++) {
       // Its calendars' dates (CALENDAR_NOT_FOUND for one the app lacks), as a create or PATCH reads them.
-      const draft = await this.store.withSkipDates(given);
+      const calendars = new Map(
+        (await this.store.calendars.findMany(given.app, given.skipCalendars)).map((c) => [c.name, c]),
+      );
+      const draft = { ...given, skipDates: skipDatesFrom(given.app, given.skipCalendars, calendars) };
       const seen = await this.store.timers.findByName(draft.app, draft.name);
       if (ifMatch && !(seen && matchesVersion(ifMatch, seen.version))) {
         throw versionConflict(what, seen?.version ?? null);
@@ -95,11 +98,12 @@ export class TimersAsCode {
       await this.checkDefinition(draft, seen, diff, deps.now());
       const done = await this.store.underAppLock(draft.app, () =>
         deps.database.transaction(async (tx) => {
+          // Changed since the diff was made, or its calendars were: their rows locked first, as a
+          // calendar PUT locks them before the timers that name them.
+          if (!(await this.store.calendarsStill(tx, [draft], calendars))) return null;
           const timers = this.store.timersIn(tx);
           const current = await timers.findByName(draft.app, draft.name, { forUpdate: true });
-          // Changed since the diff was made, or its calendars were (a calendar PUT holds the mutex too).
           if ((current?.version ?? null) !== (seen?.version ?? null)) return null;
-          if (!(await this.store.datesStill(tx, [draft]))) return null;
           if (!current) {
             const { created, planned, marks } = await this.definitions.insertIn(tx, [draft], by);
             const change = { planned, cancelled: [] };
@@ -194,9 +198,11 @@ export class TimersAsCode {
       const lockMs = Math.max(APP_LOCK_TTL_MS, drafts.length * 40);
       const done = await this.store.underAppLocks([app], lockMs, async () => {
         const result = await deps.database.transaction(async (tx) => {
+          // Changed since the plan was made, or their calendars were: their rows locked first, as
+          // a calendar PUT locks them before the timers that name them.
+          if (!(await this.store.calendarsStill(tx, drafts, calendars))) return null;
           const current = await this.store.timersIn(tx).listByApp(app, { forUpdate: true });
-          // Changed since the plan was made, or their calendars were (a calendar PUT holds the mutex too).
-          if (!sameVersions(current, seen) || !(await this.store.datesStill(tx, drafts))) return null;
+          if (!sameVersions(current, seen)) return null;
           return this.carryOut(tx, steps, by, new Map(current.map((t) => [t.id, t])));
         });
         for (const id of result?.deleted ?? []) await this.store.tasks.deleteAllForTimer(id);

@@ -41,12 +41,10 @@ export class CalendarRepository {
     return rows.map(toCalendar);
   }
 
-  async list(app: string): Promise<Calendar[]> {
-    const rows = await this.db
-      .select()
-      .from(calendars)
-      .where(eq(calendars.app, app))
-      .orderBy(asc(calendars.name));
+  /** `forUpdate`: locked until the transaction ends (findMany). */
+  async list(app: string, forUpdate = false): Promise<Calendar[]> {
+    const query = this.db.select().from(calendars).where(eq(calendars.app, app)).orderBy(asc(calendars.name));
+    const rows = forUpdate ? await query.for('update') : await query;
     return rows.map(toCalendar);
   }
 
