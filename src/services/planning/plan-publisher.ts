@@ -119,9 +119,8 @@ export class PlanPublisher {
    */
   private readonly publishing = new Map<number, number>();
   /**
-   * The newest version of each timer with a publication here that planned or cancelled
-   * its runs: a failed one tried again leaves out the runs it planned if a newer plan of
-   * the timer came meanwhile.
+   * The newest plan of each timer with a publication here (newestPlans): a publication
+   * leaves out the runs it planned for an older one, whichever reaches Redis first.
    */
   private readonly newest = new Map<number, number>();
 
@@ -143,10 +142,8 @@ export class PlanPublisher {
     this.lastPublishAt = Date.now();
     const ids = p.marks.map((m) => m.timerId);
     for (const id of ids) this.publishing.set(id, (this.publishing.get(id) ?? 0) + 1);
-    const replanned = new Set([...p.change.planned, ...p.change.cancelled].map((r) => r.timerId));
-    for (const t of p.timers) {
-      if (replanned.has(t.id)) this.newest.set(t.id, Math.max(t.version, this.newest.get(t.id) ?? 0));
-    }
+    for (const [id, version] of newestPlans(p))
+      this.newest.set(id, Math.max(version, this.newest.get(id) ?? 0));
     try {
       const { stopped } = await this.batches.add(p);
       if (stopped.length > 0) await settledWithin(Promise.all(stopped), this.d.stopWaitMs ?? STOP_WAIT_MS);
@@ -175,7 +172,10 @@ export class PlanPublisher {
     const tries = ps.every((p) => p.repair) ? 1 : PUBLISH_TRIES;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.publishOnce(attempt === 1 ? ps : ps.map((p) => this.stillNewest(p)), begun);
+        await this.publishOnce(
+          ps.map((p) => this.stillNewest(p)),
+          begun,
+        );
         break;
       } catch (err) {
         if (attempt < tries) {
@@ -192,7 +192,11 @@ export class PlanPublisher {
     return ps.map((p) => ({ stopped: p.timers.flatMap((t) => begun.get(t.id) ?? []) }));
   }
 
-  /** `p` without the runs it planned for a timer version older than a plan published since. */
+  /**
+   * `p` without the runs it planned for a timer version older than a plan given to publish
+   * since: in one batch, or a batch tried again after a newer one went through, an older
+   * plan's runs would otherwise go back into the slices after the newer one took them out.
+   */
   private stillNewest(p: Publication): Publication {
     // The repair's runs are MySQL's pending ones, whatever version planned them.
     if (p.repair) return p;
@@ -314,4 +318,20 @@ async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
     () => undefined,
   );
   clearTimeout(timer);
+}
+
+/**
+ * The plan versions a publication stands for, by timer: its planned runs' version (the
+ * timer it carries was read after the commit, and a later change may have moved it on);
+ * a change that only cancelled or stopped runs, the timer's; a deleted timer, every one.
+ */
+function newestPlans(p: Publication): Map<number, number> {
+  const plans = new Map<number, number>();
+  for (const r of p.change.planned) plans.set(r.timerId, Math.max(r.version, plans.get(r.timerId) ?? 0));
+  const stopped = new Set(p.change.cancelled.map((r) => r.timerId));
+  for (const t of p.timers) {
+    if (!plans.has(t.id) && (stopped.has(t.id) || t.status === 'inactive')) plans.set(t.id, t.version);
+  }
+  for (const id of p.deleted ?? []) plans.set(id, Number.POSITIVE_INFINITY);
+  return plans;
 }
