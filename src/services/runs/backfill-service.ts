@@ -160,8 +160,11 @@ export class BackfillService {
       const locked = await backfills.lockOne(id);
       if (locked?.timerId !== timer.id)
         throw new XtimerError(ErrorCode.BACKFILL_NOT_FOUND, `timer ${timer.id} has no backfill ${id}`);
-      // One that ended stays completed, unless a run of it a user retried is still to end.
-      if (locked.stage === 'ended' && backfillState(locked, await backfills.progress(locked)) === 'completed')
+      // One whose runs have all ended stays completed (a run of it a user retried reopens it).
+      if (
+        locked.stage !== 'sending' &&
+        backfillState(locked, await backfills.progress(locked)) === 'completed'
+      )
         return;
       const removed = await backfills.cancel(locked, this.deps.now());
       if (removed !== null && by) {

@@ -305,6 +305,9 @@ describe('the pacer', () => {
     // The pacer has not looked since: its stage is still "sent".
     const got = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
     expect(got.body).toMatchObject({ status: 'completed', done: 5 });
+    // Completed, it is not cancelled after the fact.
+    const late = await call(app, 'DELETE', `/api/v1/timers/${timer.id}/backfills/${started.body.id}`);
+    expect(late.body).toMatchObject({ status: 'completed' });
     const again = await startBackfill(timer.id, range);
     expect(again.status, JSON.stringify(again.body)).toBe(202);
     expect(again.body).toMatchObject({ planned: 0 });
