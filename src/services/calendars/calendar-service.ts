@@ -56,7 +56,8 @@ export class CalendarService {
         }
         const changes: Array<[number, PlanChange]> = [];
         for (const timer of await timers.usingCalendar(app, name)) {
-          const skipDates = await this.store.skipDatesFor(app, timer.skipCalendars, calendars);
+          // Its other calendars as committed, not as this transaction first saw them.
+          const skipDates = await this.store.skipDatesFor(app, timer.skipCalendars, calendars, 'share');
           await timers.update({ ...timer, skipDates });
           const updated = await this.store.lockedTimer(tx, timer.id);
           if (updated.status !== 'active') {
@@ -105,7 +106,7 @@ export class CalendarService {
     await this.store.underAppLock(app, () =>
       deps.database.transaction(async (tx) => {
         // The calendar's row before its timers', in the order a PATCH naming it locks them.
-        await this.store.calendars.withDb(tx.db).findMany(app, [name], true);
+        await this.store.calendars.withDb(tx.db).findMany(app, [name], 'update');
         const users = await this.store.timersIn(tx).usingCalendar(app, name);
         if (users.length > 0) {
           throw new XtimerError(

@@ -195,7 +195,7 @@ export class TimerDefinitions {
                   existing.app,
                   names,
                   this.store.calendars.withDb(tx.db),
-                  true,
+                  'share',
                 ),
               };
         const current = await this.store.lockedTimer(tx, id, ifMatch);

@@ -183,7 +183,7 @@ export class TimerStore {
           skipDates = skipDatesFrom(d.app, d.skipCalendars, byApp.get(d.app) ?? new Map());
         } catch (err) {
           const e = err as XtimerError;
-          throw new XtimerError(e.code, e.message, [{ path: 'skipCalendars', message: e.message, index: i }]);
+          throw new XtimerError(e.code, e.message, [{ ...e.details[0]!, index: i }]);
         }
         shared.set(key, skipDates);
       }
@@ -201,31 +201,38 @@ export class TimerStore {
     seen: ReadonlyMap<string, Calendar>,
   ): Promise<boolean> {
     const now = await this.calendarsIn(tx, drafts);
-    return drafts.every((d) =>
-      d.skipCalendars.every((name) => {
+    for (const [app, names] of namedBy(drafts)) {
+      for (const name of names) {
         const was = seen.get(name);
-        const is = now.get(d.app)?.get(name);
-        return was !== undefined && is !== undefined && was.dates.join() === is.dates.join();
-      }),
-    );
+        const is = now.get(app)?.get(name);
+        if (was === undefined || is === undefined || was.dates.join() !== is.dates.join()) return false;
+      }
+    }
+    return true;
   }
 
-  /** The calendars of the drafts' apps that name any, read in `tx` with their rows locked. */
+  /** The calendars the drafts name, read in `tx` with their rows share-locked, app by app in order. */
   private async calendarsIn(
     tx: Transaction,
     drafts: readonly TimerDraft[],
   ): Promise<Map<string, Map<string, Calendar>>> {
     const calendars = this.calendars.withDb(tx.db);
-    const apps = [...new Set(drafts.filter((d) => d.skipCalendars.length > 0).map((d) => d.app))];
     const byApp = new Map<string, Map<string, Calendar>>();
-    for (const app of apps)
-      byApp.set(app, new Map((await calendars.list(app, true)).map((c) => [c.name, c])));
+    for (const [app, names] of namedBy(drafts)) {
+      const found = await calendars.findMany(app, [...names], 'share');
+      byApp.set(app, new Map(found.map((c) => [c.name, c])));
+    }
     return byApp;
   }
 
-  /** `forUpdate`: the calendars locked for the transaction of `calendars` (a change not under the app's mutex). */
-  async skipDatesFor(app: string, names: readonly string[], calendars = this.calendars, forUpdate = false) {
-    const found = await calendars.findMany(app, names, forUpdate);
+  /** `lock`: the calendars' rows locked for the transaction of `calendars` (CalendarRepository.findMany). */
+  async skipDatesFor(
+    app: string,
+    names: readonly string[],
+    calendars = this.calendars,
+    lock?: 'share' | 'update',
+  ) {
+    const found = await calendars.findMany(app, names, lock);
     return skipDatesFrom(app, names, new Map(found.map((c) => [c.name, c])));
   }
 
@@ -245,4 +252,16 @@ export class TimerStore {
     }
     return result.value;
   }
+}
+
+/** Each app's calendars that the drafts name, the apps in order (the order their rows are locked in). */
+function namedBy(drafts: readonly TimerDraft[]): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>();
+  for (const d of [...drafts].sort((a, b) => a.app.localeCompare(b.app))) {
+    if (d.skipCalendars.length === 0) continue;
+    const names = named.get(d.app) ?? new Set<string>();
+    for (const name of d.skipCalendars) names.add(name);
+    named.set(d.app, names);
+  }
+  return named;
 }

@@ -30,21 +30,38 @@ export class CalendarRepository {
     return rows[0] ? toCalendar(rows[0]) : null;
   }
 
-  /** `forUpdate`: locked until the transaction ends, so a calendar PUT waits for it (and it for the PUT). */
-  async findMany(app: string, names: readonly string[], forUpdate = false): Promise<Calendar[]> {
+  /**
+   * `lock`: the rows locked until the transaction ends, `share` for a change that reads
+   * the dates (a calendar PUT, which writes the row, waits for it, and it for the PUT),
+   * `update` for one that will delete the row.
+   */
+  async findMany(app: string, names: readonly string[], lock?: 'share' | 'update'): Promise<Calendar[]> {
     if (names.length === 0) return [];
+    if (lock === 'share') {
+      // MariaDB has no FOR SHARE, the only shared form drizzle writes.
+      const [rows] = await this.db.execute(
+        sql`SELECT app, name, dates, description, created_at AS createdAt, updated_at AS updatedAt
+              FROM calendars WHERE app = ${app} AND name IN (${sql.join(
+                names.map((n) => sql`${n}`),
+                sql`, `,
+              )}) LOCK IN SHARE MODE`,
+      );
+      return (rows as unknown as CalendarRow[]).map(toCalendar);
+    }
     const query = this.db
       .select()
       .from(calendars)
       .where(and(eq(calendars.app, app), inArray(calendars.name, [...names])));
-    const rows = forUpdate ? await query.for('update') : await query;
+    const rows = lock === 'update' ? await query.for('update') : await query;
     return rows.map(toCalendar);
   }
 
-  /** `forUpdate`: locked until the transaction ends (findMany). */
-  async list(app: string, forUpdate = false): Promise<Calendar[]> {
-    const query = this.db.select().from(calendars).where(eq(calendars.app, app)).orderBy(asc(calendars.name));
-    const rows = forUpdate ? await query.for('update') : await query;
+  async list(app: string): Promise<Calendar[]> {
+    const rows = await this.db
+      .select()
+      .from(calendars)
+      .where(eq(calendars.app, app))
+      .orderBy(asc(calendars.name));
     return rows.map(toCalendar);
   }
 
