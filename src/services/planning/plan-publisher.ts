@@ -321,17 +321,19 @@ async function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /**
- * The plan versions a publication stands for, by timer: its planned runs' version (the
- * timer it carries was read after the commit, and a later change may have moved it on);
- * a change that only cancelled or stopped runs, the timer's; a deleted timer, every one.
+ * The plan versions a publication stands for, by timer: its planned runs' version; for a
+ * change that only cancelled runs, one past theirs (the timer it carries was read after
+ * the commit, and a later change may have moved it on); a disabled timer's version; a
+ * deleted timer, every one.
  */
 function newestPlans(p: Publication): Map<number, number> {
   const plans = new Map<number, number>();
   for (const r of p.change.planned) plans.set(r.timerId, Math.max(r.version, plans.get(r.timerId) ?? 0));
-  const stopped = new Set(p.change.cancelled.map((r) => r.timerId));
-  for (const t of p.timers) {
-    if (!plans.has(t.id) && (stopped.has(t.id) || t.status === 'inactive')) plans.set(t.id, t.version);
-  }
+  const cancelled = new Map<number, number>();
+  for (const r of p.change.cancelled)
+    cancelled.set(r.timerId, Math.max(r.version + 1, cancelled.get(r.timerId) ?? 0));
+  for (const [id, version] of cancelled) if (!plans.has(id)) plans.set(id, version);
+  for (const t of p.timers) if (!plans.has(t.id) && t.status === 'inactive') plans.set(t.id, t.version);
   for (const id of p.deleted ?? []) plans.set(id, Number.POSITIVE_INFINITY);
   return plans;
 }

@@ -210,10 +210,15 @@ it('tries a failed publication again at once: a copy Redis refused once is there
 
 /**
  * Change A (version 5) plans a run and its publish fails once; change B (version 6) publishes
- * before A's next try, cancelling that run (`replans`) or changing nothing of the plan.
+ * before A's next try: cancelling that run (`overtakes`), changing nothing of the plan
+ * (`relabels`), or cancelling only runs of an older plan, read back after a later change
+ * (`cancelsOlder`: version 7, runs of version 4).
  * Whether A's run is in its slice after A's next try.
  */
-async function afterAnOvertakenTry(name: string, replans: boolean): Promise<boolean> {
+async function afterAnOvertakenTry(
+  name: string,
+  second: 'overtakes' | 'relabels' | 'cancelsOlder',
+): Promise<boolean> {
   const timers = new TimerRepository(stores.database.db);
   const outbox = new PlanOutboxRepository(stores.database.pool);
   const timer = await timers.insert(testDraft({ app: 'flaky', name }));
@@ -258,9 +263,17 @@ async function afterAnOvertakenTry(name: string, replans: boolean): Promise<bool
   await eventually(() => puts === 1, 'its first try failed');
   await publisher.publish({
     marks: await outbox.mark([timer.id]),
-    timers: [{ ...timer, version: 6 }],
+    timers: [{ ...timer, version: second === 'cancelsOlder' ? 7 : 6 }],
     announce: [timer.id],
-    change: { planned: [], cancelled: replans ? [run] : [] },
+    change: {
+      planned: [],
+      cancelled:
+        second === 'overtakes'
+          ? [run]
+          : second === 'cancelsOlder'
+            ? [{ ...run, runAt: runAt + 60_000, version: 4 }]
+            : [],
+    },
   });
   await first;
   expect(puts).toBeGreaterThanOrEqual(3);
@@ -268,9 +281,13 @@ async function afterAnOvertakenTry(name: string, replans: boolean): Promise<bool
 }
 
 it('leaves out, trying a failed publication again, the runs of a version a newer plan published meanwhile', async () => {
-  expect(await afterAnOvertakenTry('overtaken', true)).toBe(false);
+  expect(await afterAnOvertakenTry('overtaken', 'overtakes')).toBe(false);
 });
 
 it('keeps them when the newer change left the plan alone (a description, a label)', async () => {
-  expect(await afterAnOvertakenTry('relabelled', false)).toBe(true);
+  expect(await afterAnOvertakenTry('relabelled', 'relabels')).toBe(true);
+});
+
+it('keeps them when the newer change only cancelled runs of an older plan, whatever version it reads back', async () => {
+  expect(await afterAnOvertakenTry('cancels-older', 'cancelsOlder')).toBe(true);
 });
