@@ -40,13 +40,22 @@ export class CalendarRepository {
     if (lock === 'share') {
       // MariaDB has no FOR SHARE, the only shared form drizzle writes.
       const [rows] = await this.db.execute(
-        sql`SELECT app, name, dates, description, created_at AS createdAt, updated_at AS updatedAt
+        sql`SELECT app, name, dates, description,
+                   UNIX_TIMESTAMP(created_at) * 1000 AS createdMs, UNIX_TIMESTAMP(updated_at) * 1000 AS updatedMs
               FROM calendars WHERE app = ${app} AND name IN (${sql.join(
                 names.map((n) => sql`${n}`),
                 sql`, `,
               )}) LOCK IN SHARE MODE`,
       );
-      return (rows as unknown as CalendarRow[]).map(toCalendar);
+      // Read raw, its times come as numbers: made Dates as the builder's reads make them.
+      type Raw = Omit<CalendarRow, 'createdAt' | 'updatedAt'> & { createdMs: string; updatedMs: string };
+      return (rows as unknown as Raw[]).map(({ createdMs, updatedMs, ...row }) =>
+        toCalendar({
+          ...row,
+          createdAt: new Date(Number(createdMs)),
+          updatedAt: new Date(Number(updatedMs)),
+        }),
+      );
     }
     const query = this.db
       .select()
