@@ -112,6 +112,7 @@ describe('the xtimer CLI', () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({
       applied: false,
+      planId: expect.stringMatching(/^[0-9a-f]{16}$/),
       plan: [
         { name: 'heartbeat', action: 'unchanged' },
         { name: 'nightly-report', action: 'unchanged' },
