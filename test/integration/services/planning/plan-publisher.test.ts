@@ -167,10 +167,8 @@ it('leaves to a publication still under way here the mark it is to clear, and re
   expect(await outbox.olderThan(Date.now() + 60_000, 10)).toEqual([]);
 });
 
-it('tries a failed publication again at once: a copy Redis refused once is there when the change is answered', async () => {
-  const timers = new TimerRepository(stores.database.db);
-  const outbox = new PlanOutboxRepository(stores.database.pool);
-  const timer = await timers.insert(testDraft({ app: 'flaky', name: 'refused-once', status: 'inactive' }));
+/** A publisher over the test's stores whose first write of timer copies Redis refuses; `puts()` counts the writes. */
+function refusedOnce(timers: TimerRepository, outbox: PlanOutboxRepository) {
   const core = createTestCore(stores);
   const copies = new TimerCopies(stores.redis, core.keys);
   let puts = 0;
@@ -194,13 +192,21 @@ it('tries a failed publication again at once: a copy Redis refused once is there
     logger: createLogger('silent'),
     now: () => Date.now(),
   });
+  return { core, copies, publisher, puts: () => puts };
+}
+
+it('tries a failed publication again at once: a copy Redis refused once is there when the change is answered', async () => {
+  const timers = new TimerRepository(stores.database.db);
+  const outbox = new PlanOutboxRepository(stores.database.pool);
+  const timer = await timers.insert(testDraft({ app: 'flaky', name: 'refused-once', status: 'inactive' }));
+  const { copies, publisher, puts } = refusedOnce(timers, outbox);
   await publisher.publish({
     marks: await outbox.mark([timer.id]),
     timers: [timer],
     announce: [timer.id],
     change: { planned: [], cancelled: [] },
   });
-  expect(puts).toBe(2);
+  expect(puts()).toBe(2);
   expect((await copies.get([timer.id]))[0]).toMatchObject({ id: timer.id, status: 'inactive' });
   await eventually(
     async () => (await outbox.olderThan(Date.now() + 60_000, 10)).length === 0,
@@ -222,29 +228,7 @@ async function afterAnOvertakenTry(
   const timers = new TimerRepository(stores.database.db);
   const outbox = new PlanOutboxRepository(stores.database.pool);
   const timer = await timers.insert(testDraft({ app: 'flaky', name }));
-  const core = createTestCore(stores);
-  const copies = new TimerCopies(stores.redis, core.keys);
-  let puts = 0;
-  const publisher = new PlanPublisher({
-    outbox,
-    copies: {
-      put: async (...args: Parameters<TimerCopies['put']>) => {
-        if (++puts === 1) throw new Error('Connection is closed.');
-        return copies.put(...args);
-      },
-      forget: (...args: Parameters<TimerCopies['forget']>) => copies.forget(...args),
-    },
-    appCopies: new AppCopies(stores.redis, core.keys),
-    apps: new AppRepository(stores.database.db),
-    planner: core.planner,
-    stopper: { stopMany: async () => [] },
-    announce: async () => undefined,
-    timers,
-    tasks: new TaskRepository(stores.database.db, stores.database.pool),
-    stepMinutes: stores.config.migrateStepMinutes,
-    logger: createLogger('silent'),
-    now: () => Date.now(),
-  });
+  const { core, publisher, puts } = refusedOnce(timers, outbox);
   const runAt = Math.ceil((Date.now() + 3_600_000) / 60_000) * 60_000;
   const run = { timerId: timer.id, app: timer.app, runAt, version: 5 };
   const inSlice = async () => {
@@ -260,7 +244,7 @@ async function afterAnOvertakenTry(
     announce: [timer.id],
     change: { planned: [run], cancelled: [] },
   });
-  await eventually(() => puts === 1, 'its first try failed');
+  await eventually(() => puts() === 1, 'its first try failed');
   await publisher.publish({
     marks: await outbox.mark([timer.id]),
     timers: [{ ...timer, version: second === 'cancelsOlder' ? 7 : 6 }],
@@ -276,7 +260,7 @@ async function afterAnOvertakenTry(
     },
   });
   await first;
-  expect(puts).toBeGreaterThanOrEqual(3);
+  expect(puts()).toBeGreaterThanOrEqual(3);
   return inSlice();
 }
 
