@@ -21,7 +21,7 @@ export class Metrics {
 
   readonly lateness = new Histogram({
     name: 'xtimer_fire_lateness_seconds',
-    help: 'Time from a run’s scheduled instant to the moment its callback was sent.',
+    help: 'Time from a run’s scheduled instant to the moment its first call was sent.',
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
@@ -156,6 +156,15 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'xtimer_' });
+    // Each labelled series exists from the start at 0: one born at its first increment
+    // shows no increase() for it, and that first burst is the one the alerts are for.
+    for (const outcome of ['succeeded', 'failed', 'skipped', 'missed']) this.runs.inc({ outcome }, 0);
+    for (const stage of ['claim', 'history', 'fenced']) this.duplicates.inc({ stage }, 0);
+    for (const result of ['sent', 'failed']) this.notifications.inc({ result }, 0);
+    for (const acked of ['true', 'false']) this.slices.inc({ acked }, 0);
+    for (const action of ['refired', 'recovered', 'missed', 'skipped', 'requeued', 'completed', 'unstashed'])
+      this.compensated.inc({ action }, 0);
+    for (const action of ['added', 'dropped']) this.historyPartitions.inc({ action }, 0);
   }
 
   /** Adds a collector run before every scrape (gauges read from Redis or MySQL). */

@@ -526,8 +526,10 @@ export class RunExecutor {
     if (attempt > 1) d.metrics.retries.inc();
     this.calling++;
     const result = await sending.finally(() => this.calling--);
-    // A backfill's runs are past instants by design: their delay is no lateness.
-    if (x.run.trigger !== 'backfill') d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
+    // A run's first call only: a retry's wait is its backoff (or the user's asking, for a
+    // retry of an old run), and a backfill's runs are past instants by design.
+    if (attempt === 1 && x.run.trigger !== 'backfill')
+      d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
     d.metrics.callbackDuration.observe(result.durationMs / 1000);
     const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);
     if (isSuccess(result) || !isRetryable(result) || attempt >= maxAttempts) {
@@ -585,10 +587,11 @@ export class RunExecutor {
     const attempts = result === null ? attempt - 1 : attempt;
     const outcome = outcomeOf(x.run, status, attempts, { result, error: reason });
     d.recorder.record(outcome);
-    d.metrics.runs.inc({ outcome: status });
     // No heartbeat from here on: the finish ends the lease.
     d.leases.drop(x.lease);
     const finished = await d.claims.finish(x.ref, x.owner, attempt, status);
+    // Counted by the holder that finished it: one taken over is the new holder's to count.
+    if (finished) d.metrics.runs.inc({ outcome: status });
     await this.releaseOverlap(x);
     // Not finished here: another holder took the run over (this one froze past its lease),
     // and its notice, completion and failure count are that holder's to give.

@@ -43,3 +43,17 @@ describe('Metrics with another thread as a source', () => {
     expect(body).toContain('xtimer_runs_total{outcome="failed"} 1');
   });
 });
+
+describe('Metrics of a process just started', () => {
+  it('has every labelled series of its alerts at 0, so their first increment shows as one', async () => {
+    const { body } = await new Metrics().render();
+    for (const series of [
+      'xtimer_runs_total{outcome="missed"} 0',
+      'xtimer_slices_total{acked="false"} 0',
+      'xtimer_compensated_runs_total{action="requeued"} 0',
+      'xtimer_notifications_total{result="failed"} 0',
+      'xtimer_duplicates_suppressed_total{stage="fenced"} 0',
+    ])
+      expect(body).toContain(series);
+  });
+});

@@ -5,6 +5,7 @@ import { dayKey } from '../../../../src/domain/plan/slice.js';
 import { taskKey } from '../../../../src/domain/plan/task-key.js';
 import type { Timer } from '../../../../src/domain/timer.js';
 import { createLogger } from '../../../../src/observability/logger.js';
+import { Metrics } from '../../../../src/observability/metrics.js';
 import { AppSlots } from '../../../../src/services/firing/admission/app-slots.js';
 import { RunBudget } from '../../../../src/services/firing/admission/run-budget.js';
 import { LeaseKeeper } from '../../../../src/services/firing/lease-keeper.js';
@@ -56,6 +57,7 @@ interface Harness {
   cache: TimerCache;
   /** The runs handed to the aftermath (completion, notices, the failure count). */
   aftermaths: SettledRun[];
+  metrics: Metrics;
 }
 
 function ok(status = 200): CallResult {
@@ -81,6 +83,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
   h.answer = async () => ok();
   h.timers = known;
   h.aftermaths = [];
+  h.metrics = new Metrics();
   h.cache = new TimerCache(async (ids) => h.timers.filter((t) => ids.includes(t.id)));
   h.claims = claims;
   h.leases = leases;
@@ -124,6 +127,7 @@ function harness(timers: Timer | Timer[], perApp = 10, budget?: RunBudget): Harn
           },
         },
         redisMayHaveLostData: () => h.redisSuspect,
+        metrics: h.metrics,
         logger: createLogger('warn', {}, { write: (line: string) => h.logs.push(JSON.parse(line)) }),
         signing: {
           forApp: async () => {
@@ -829,6 +833,24 @@ describe('the claim of a run being called', () => {
     answer(ok(500));
     expect(await executing).toMatchObject({ verdict: 'failed' });
     expect(h.aftermaths).toEqual([]);
+    // Nor does it count the run: the holder that finished it does.
+    expect(await counted(h, 'xtimer_runs_total{outcome="failed"}')).toBe(0);
+  });
+
+  it('measures a run’s lateness at its first call only, not at a retry after its backoff', async () => {
+    const timer = testTimer({ retry: { maxAttempts: 3, backoffMs: 1000 } });
+    const h = harness(timer);
+    h.answer = async () => ok(500);
+    const run = dueRun(timer);
+    await h.executor.execute(run);
+    h.answer = async () => ok(200);
+    clock += h.retries[0]!.delayMs;
+    expect(await h.executor.execute({ ...run, slice: 'retry', afterAttempt: 1 })).toMatchObject({
+      verdict: 'succeeded',
+      attempt: 2,
+    });
+    expect(await counted(h, 'xtimer_fire_lateness_seconds_count')).toBe(1);
+    expect(await counted(h, 'xtimer_runs_total{outcome="succeeded"}')).toBe(1);
   });
 
   it('hands a run it settled to the aftermath', async () => {
@@ -905,3 +927,14 @@ describe('a job that came back after its holder died mid-call', () => {
     expect(h.sent.map((c) => c.headers['x-xtimer-attempt'])).toEqual(['2']);
   });
 });
+
+/** A figure of the harness's /metrics. */
+async function counted(h: Harness, series: string): Promise<number> {
+  const { body } = await h.metrics.render();
+  return Number(
+    body
+      .split('\n')
+      .find((l) => l.startsWith(`${series} `))
+      ?.split(' ')[1],
+  );
+}
