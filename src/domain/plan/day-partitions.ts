@@ -53,3 +53,12 @@ export function planPartitions(
   const cutoff = nowMs - retentionDays * DAY;
   return { add, drop: bounded.filter((p) => p.lessThan! <= cutoff) };
 }
+
+/**
+ * The earliest instant whose run rows are kept at least another day: the history's oldest
+ * day is dropped within one, so a run made or called again (a backfill, a retry) must not
+ * lie in it, or its row goes while the run is still under way.
+ */
+export function keptADayFrom(nowMs: number, retentionDays: number): number {
+  return dayStart(nowMs - retentionDays * DAY) + DAY;
+}

@@ -5,7 +5,7 @@ import {
   type BackfillProgress,
   backfillState,
 } from '../../domain/backfill.js';
-import { DAY } from '../../domain/plan/day-partitions.js';
+import { keptADayFrom } from '../../domain/plan/day-partitions.js';
 import { scheduleOf } from '../../domain/schedule/timer-schedule.js';
 import type { OverlapPolicy, Timer } from '../../domain/timer.js';
 import { ErrorCode, timerNotFound, XtimerError } from '../../errors.js';
@@ -205,11 +205,12 @@ export class BackfillService {
       ]);
     }
     const kept = this.deps.historyDays;
-    if (kept !== undefined && req.from < this.deps.now() - kept * DAY) {
+    if (kept !== undefined && req.from < keptADayFrom(this.deps.now(), kept)) {
+      const edge = new Date(keptADayFrom(this.deps.now(), kept)).toISOString();
       throw new XtimerError(
         ErrorCode.VALIDATION_FAILED,
-        `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS); a backfill reaches back at most that far`,
-        [{ path: 'from', message: `reaches back at most ${kept} days` }],
+        `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS) and drops its oldest day next; a backfill starts at ${edge} or later`,
+        [{ path: 'from', message: `must be ${edge} or later` }],
       );
     }
     if (timer.at !== null) {

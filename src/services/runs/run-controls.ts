@@ -1,5 +1,6 @@
 import { ANSWER_LIMITS, keptAnswers } from '../../domain/attempt-answers.js';
 import { auditEntry } from '../../domain/audit.js';
+import { keptADayFrom } from '../../domain/plan/day-partitions.js';
 import { parseTaskKey, taskKey } from '../../domain/plan/task-key.js';
 import { ErrorCode, XtimerError } from '../../errors.js';
 import type { AccessScope } from '../timers/access.js';
@@ -66,6 +67,13 @@ export class RunControls {
     const row = ref?.timerId === timerId ? await this.store.tasks.find(timerId, ref.runAt) : null;
     if (!ref || !row)
       throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
+    const kept = deps.historyDays;
+    if (kept !== undefined && ref.runAt < keptADayFrom(deps.now(), kept)) {
+      throw new XtimerError(
+        ErrorCode.TASK_NOT_RETRYABLE,
+        `run ${taskId} is in the run history's oldest day, dropped within a day (TASK_RETENTION_DAYS ${kept}): its retry would end with no record`,
+      );
+    }
     await deps.database.transaction(async (tx) => {
       if (!(await this.store.tasksIn(tx).reopen(timerId, ref.runAt))) {
         throw new XtimerError(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../api/app.js';
 import type { Core } from '../../../src/core.js';
+import { keptADayFrom } from '../../../src/domain/plan/day-partitions.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { BACKFILL_RECHECK_MS, BackfillPacer } from '../../../src/services/runs/backfill-pacer.js';
 import { BackfillRepository } from '../../../src/storage/db/backfill-repository.js';
@@ -152,6 +153,13 @@ describe('starting a backfill', () => {
     });
     expect(old.status).toBe(400);
     expect(old.body.error.message).toMatch(/^from: .*TASK_RETENTION_DAYS/);
+    // Nor into its oldest day, dropped within a day with the runs the backfill would make there.
+    const edge = keptADayFrom(now, 7);
+    const oldest = await startBackfill(timer.id, { from: iso(edge - 1000), to: iso(edge + 1000) });
+    expect(oldest.status).toBe(400);
+    expect(oldest.body.error.details).toEqual([
+      { path: 'from', message: `must be ${new Date(edge).toISOString()} or later` },
+    ]);
 
     const first = await startBackfill(timer.id, { from: iso(now - 100_000), to: iso(now - 50_000) });
     expect(first.status).toBe(202);
@@ -173,6 +181,18 @@ describe('starting a backfill', () => {
     const unknown = await call(app, 'GET', `/api/v1/timers/${timer.id}/backfills/999999`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('BACKFILL_NOT_FOUND');
+  });
+});
+
+describe('a retry near the history’s edge', () => {
+  it('is refused for a run in the history’s oldest day, whose row is dropped within a day', async () => {
+    const timer = await everySecond('bf-oldest');
+    const runAt = second(keptADayFrom(now, 7)) - 5000;
+    await recordRun(core.database, { timerId: timer.id, app: timer.app, runAt, status: 'failed' });
+    const res = await call(app, 'POST', `/api/v1/timers/${timer.id}/tasks/${timer.id}_${runAt}/retry`);
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.error.code).toBe('TASK_NOT_RETRYABLE');
+    expect(res.body.error.message).toMatch(/oldest day/);
   });
 });
 
