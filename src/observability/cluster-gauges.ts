@@ -17,10 +17,12 @@ export function collectClusterGauges(core: Core): void {
         core.metrics.queueDepth.set({ queue: queue.name, state }, n);
     }
     // Overload shows first as runs waiting in the execute lanes for an executor to fetch them.
+    // Backfills and retries are left out: their instants are past by design (earliestQueuedDue).
     let due = Date.now();
     for (const lane of [execute, executeLate]) {
       const [oldest] = await lane.getJobs(['wait'], 0, 0, true);
-      if (oldest) due = Math.min(due, ...runsOf(oldest.data).map((r) => r.runAt));
+      if (!oldest || oldest.data.slice === 'retry') continue;
+      for (const r of runsOf(oldest.data)) if (r.trigger !== 'backfill') due = Math.min(due, r.runAt);
     }
     core.metrics.oldestDueAge.set({ where: 'queue' }, Math.max(0, Date.now() - due) / 1000);
   });

@@ -116,6 +116,7 @@ export class MigrationRunner {
       });
       if (result.stopped) {
         // Not done: the window goes to the next migrator at once, not when the lock lapses.
+        d.metrics.migrationProgress.reset();
         await d.lock.release(lockKey, token);
         log.info(result, 'migration stopped part-way for shutdown');
         return;
@@ -131,6 +132,7 @@ export class MigrationRunner {
       );
     } catch (err) {
       // Keep the working lock: any migrator retries the window once it lapses.
+      d.metrics.migrationProgress.reset();
       log.error({ err: (err as Error).message }, 'migration failed');
     }
   }
