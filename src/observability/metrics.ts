@@ -195,8 +195,14 @@ export class Metrics {
       await this.collect();
       return { contentType: this.registry.contentType, body: await this.registry.metrics() };
     }
-    // A source that does not answer (its thread stopping) leaves its figures out of this scrape.
-    const all = await Promise.all([this.snapshot(), ...this.sources.map((read) => read().catch(() => []))]);
+    // A source that does not answer (its thread stalled, or stopping) gives its last figures:
+    // left out, its counters would fall to this thread's and read as a reset.
+    const read = this.sources.map(async (source, i) => {
+      const figures = await source().catch(() => this.lastFigures[i] ?? []);
+      this.lastFigures[i] = figures;
+      return figures;
+    });
+    const all = (await Promise.all([this.snapshot(), ...read])).map(worstLag);
     const merged = AggregatorRegistry.aggregate(all);
     // Figures no thread may sum (the process's start time) are this thread's to give.
     const own = all[0]!.filter((m) => m.aggregator === 'omit').map(exposition);
@@ -209,6 +215,19 @@ export class Metrics {
 
   private readonly collectors: Array<() => Promise<void>> = [];
   private readonly sources: Array<() => Promise<MetricsSnapshot>> = [];
+  private readonly lastFigures: MetricsSnapshot[] = [];
+}
+
+/**
+ * The figures with the event loop's lag merged as the worst thread's, not their average:
+ * a saturated roles thread beside an idle api thread would read half as late as it is.
+ */
+function worstLag(figures: MetricsSnapshot): MetricsSnapshot {
+  return figures.map((m) =>
+    m.name.startsWith('xtimer_nodejs_eventloop_lag') && m.aggregator === 'average'
+      ? { ...m, aggregator: 'max' }
+      : m,
+  );
 }
 
 /** One metric in the text exposition format. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Metrics } from '../../../src/observability/metrics.js';
+import { Metrics, type MetricsSnapshot } from '../../../src/observability/metrics.js';
 
 /** One process's /metrics when its roles run in a thread beside the api's. */
 describe('Metrics with another thread as a source', () => {
@@ -41,6 +41,36 @@ describe('Metrics with another thread as a source', () => {
     api.addSource(() => Promise.reject(new Error('no answer in 5000 ms')));
     const { body } = await api.render();
     expect(body).toContain('xtimer_runs_total{outcome="failed"} 1');
+  });
+
+  it('keeps the thread’s last figures while it does not answer, so its counters never seem reset', async () => {
+    const api = new Metrics();
+    const roles = new Metrics();
+    roles.runs.inc({ outcome: 'succeeded' }, 5);
+    let stalled = false;
+    api.addSource(() =>
+      stalled ? Promise.reject(new Error('no answer in 5000 ms')) : roles.snapshot({ processWide: false }),
+    );
+    expect((await api.render()).body).toContain('xtimer_runs_total{outcome="succeeded"} 5');
+    stalled = true;
+    expect((await api.render()).body).toContain('xtimer_runs_total{outcome="succeeded"} 5');
+  });
+
+  it('reports the event loop’s lag as the worse thread’s', async () => {
+    const api = new Metrics();
+    const lag = (value: number) =>
+      ({
+        name: 'xtimer_nodejs_eventloop_lag_p99_seconds',
+        help: 'lag',
+        type: 'gauge',
+        aggregator: 'average',
+        values: [{ value, labels: {} }],
+      }) as unknown as MetricsSnapshot[number];
+    // A saturated thread beside idle ones.
+    api.addSource(async () => [lag(0.9)]);
+    api.addSource(async () => [lag(0.001)]);
+    const { body } = await api.render();
+    expect(body).toMatch(/\nxtimer_nodejs_eventloop_lag_p99_seconds 0\.9\n/);
   });
 });
 
