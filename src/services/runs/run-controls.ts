@@ -64,14 +64,14 @@ export class RunControls {
     await scope.spend();
     const { deps } = this.store;
     const ref = parseTaskKey(taskId);
-    const row = ref?.timerId === timerId ? await this.store.tasks.find(timerId, ref.runAt) : null;
+    const row = ref?.timerId === timerId ? await this.store.tasks.findInHistory(timerId, ref.runAt) : null;
     if (!ref || !row)
       throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
     const kept = deps.historyDays;
     if (kept !== undefined && ref.runAt < keptADayFrom(deps.now(), kept)) {
       throw new XtimerError(
         ErrorCode.TASK_NOT_RETRYABLE,
-        `run ${taskId} is in the run history's oldest day, dropped within a day (TASK_RETENTION_DAYS ${kept}): its retry would end with no record`,
+        `run ${taskId} is in the run history's oldest day or before it (TASK_RETENTION_DAYS ${kept}): its day is dropped within a day, or was (the failure is kept apart), and a retry would end with no record`,
       );
     }
     await deps.database.transaction(async (tx) => {

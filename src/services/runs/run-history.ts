@@ -52,7 +52,7 @@ export class RunHistory {
   async detail(scope: AccessScope, timerId: number, taskId: string): Promise<RunDetail> {
     const timer = await this.store.owned(scope, timerId);
     const ref = parseTaskKey(taskId);
-    const task = ref?.timerId === timerId ? await this.store.tasks.find(timerId, ref.runAt) : null;
+    const task = ref?.timerId === timerId ? await this.store.tasks.findInHistory(timerId, ref.runAt) : null;
     if (!task) throw new XtimerError(ErrorCode.TASK_NOT_FOUND, `timer ${timerId} has no run ${taskId}`);
     const app = await new AppRepository(this.store.deps.database.db).find(timer.app);
     return runDetail(timer, task, Boolean(app?.signingSecret));

@@ -17,6 +17,10 @@ const FAILURE_PURGE_BATCH = 10_000;
 const RUN_COLUMNS = Object.values(getTableColumns(taskFailures))
   .map((c) => `\`${c.name}\``)
   .join(', ');
+/** Every column of a kept failure set from the row copied again. */
+const RUN_REFRESH = Object.values(getTableColumns(taskFailures))
+  .map((c) => `\`${c.name}\` = VALUES(\`${c.name}\`)`)
+  .join(', ');
 
 /**
  * The day partitions of `tasks` (domain/day-partitions.ts) in SQL: list them, split
@@ -51,13 +55,17 @@ export class TaskPartitions {
     );
   }
 
-  /** Copies a partition's failed and missed runs to `task_failures` (idempotent); returns how many it copied. */
+  /**
+   * Copies a partition's failed and missed runs to `task_failures`, or copies them again
+   * as they are now (a pass whose drop failed leaves them in both tables till the next);
+   * returns how many rows it wrote.
+   */
   async keepFailures(partition: string): Promise<number> {
     const [result] = await this.pool.query(
       `INSERT INTO task_failures (${RUN_COLUMNS})
        SELECT ${RUN_COLUMNS} FROM tasks PARTITION (\`${checkedName(partition)}\`)
         WHERE status IN ('failed', 'missed')
-       ON DUPLICATE KEY UPDATE id = task_failures.id`,
+       ON DUPLICATE KEY UPDATE ${RUN_REFRESH}`,
     );
     return (result as { affectedRows: number }).affectedRows;
   }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import { union } from 'drizzle-orm/mysql-core';
 import type { Pool } from 'mysql2/promise';
 import { taskKey } from '../../../domain/plan/task-key.js';
@@ -186,6 +186,17 @@ export class TaskRepository {
       .select()
       .from(tasks)
       .where(and(eq(tasks.timerId, timerId), eq(tasks.runAt, new Date(runAt))));
+    return rows[0] ? toTask(rows[0]) : null;
+  }
+
+  /** A run as the history shows it: its row, or the failure kept past TASK_RETENTION_DAYS. */
+  async findInHistory(timerId: number, runAt: number): Promise<Task | null> {
+    const live = await this.find(timerId, runAt);
+    if (live) return live;
+    const rows = await this.db
+      .select()
+      .from(taskFailures)
+      .where(and(eq(taskFailures.timerId, timerId), eq(taskFailures.runAt, new Date(runAt))));
     return rows[0] ? toTask(rows[0]) : null;
   }
 
@@ -642,7 +653,7 @@ export class TaskRepository {
 
   /** How many runs listForTimer can list (kept failures included). */
   async countForTimer(timerId: number, statuses?: readonly TaskStatus[]): Promise<number> {
-    const count = async (t: RunTable) => {
+    const count = async (t: RunTable, also?: SQL) => {
       const [row] = await this.db
         .select({ n: sql<number>`count(*)` })
         .from(t)
@@ -650,11 +661,14 @@ export class TaskRepository {
           and(
             eq(t.timerId, timerId),
             statuses && statuses.length > 0 ? inArray(t.status, [...statuses]) : undefined,
+            also,
           ),
         );
       return Number(row?.n ?? 0);
     };
-    const [live, kept] = await Promise.all([count(tasks), count(taskFailures)]);
+    // A failure kept a moment before its day is dropped is in both tables till then: once.
+    const copied = sql`EXISTS (SELECT 1 FROM tasks t WHERE t.timer_id = ${taskFailures.timerId} AND t.run_at = ${taskFailures.runAt})`;
+    const [live, kept] = await Promise.all([count(tasks), count(taskFailures, sql`NOT ${copied}`)]);
     return live + kept;
   }
 }

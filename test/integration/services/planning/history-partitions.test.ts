@@ -160,6 +160,20 @@ describe('the run history by day', () => {
     expect(await tasks.listForTimer({ timerId: 1, statuses: ['failed', 'missed'], limit: 100 })).toHaveLength(
       4 * 2 + 2,
     );
+    // And counted once, and copied again as it is now.
+    expect(await tasks.countForTimer(1, ['failed', 'missed'])).toBe(4 * 2 + 2);
+    const failedAt = at('2030-01-05T10:00:01Z');
+    await query("UPDATE tasks SET error = 'its answer, later' WHERE timer_id = 1 AND run_at = ?", [
+      sqlDateTime(failedAt),
+    ]);
+    await partitions.keepFailures('p20300105');
+    const [copy] = await query<{ error: string }>(
+      'SELECT error FROM task_failures WHERE timer_id = 1 AND run_at = ?',
+      [sqlDateTime(failedAt)],
+    );
+    expect(copy?.error).toBe('its answer, later');
+    // A kept failure is read as a run of the history.
+    expect(await tasks.findInHistory(1, at('2030-01-04T10:00:01Z'))).toMatchObject({ status: 'failed' });
     // A deleted timer leaves no kept failures behind either.
     await tasks.deleteAllForTimer(1);
     expect(await tasks.countForTimer(1)).toBe(0);
