@@ -1,6 +1,9 @@
 import type { Core } from '../core.js';
 import { runsOf } from '../storage/redis/queues.js';
 
+/** Waiting jobs of each execute lane the oldest-due gauge reads, from the next one on. */
+const GAUGE_JOBS_READ = 20;
+
 /** Gauges read from the shared stores when scraped: active timers (at most every 10 s) and queue depths. */
 export function collectClusterGauges(core: Core): void {
   let activeReadAt = 0;
@@ -16,13 +19,15 @@ export function collectClusterGauges(core: Core): void {
       for (const [state, n] of Object.entries(counts))
         core.metrics.queueDepth.set({ queue: queue.name, state }, n);
     }
-    // Overload shows first as runs waiting in the execute lanes for an executor to fetch them.
-    // Backfills and retries are left out: their instants are past by design (earliestQueuedDue).
+    // Overload shows first as runs waiting in the execute lanes for an executor to fetch them:
+    // the next few jobs of each, so a retry or a backfill at the head (their instants are past
+    // by design, and left out as earliestQueuedDue does) hides no backlog behind it.
     let due = Date.now();
     for (const lane of [execute, executeLate]) {
-      const [oldest] = await lane.getJobs(['wait'], 0, 0, true);
-      if (!oldest || oldest.data.slice === 'retry') continue;
-      for (const r of runsOf(oldest.data)) if (r.trigger !== 'backfill') due = Math.min(due, r.runAt);
+      for (const job of await lane.getJobs(['wait'], 0, GAUGE_JOBS_READ - 1, true)) {
+        if (!job || job.data.slice === 'retry') continue;
+        for (const r of runsOf(job.data)) if (r.trigger !== 'backfill') due = Math.min(due, r.runAt);
+      }
     }
     core.metrics.oldestDueAge.set({ where: 'queue' }, Math.max(0, Date.now() - due) / 1000);
   });

@@ -195,12 +195,17 @@ export class Metrics {
       await this.collect();
       return { contentType: this.registry.contentType, body: await this.registry.metrics() };
     }
-    // A source that does not answer (its thread stalled, or stopping) gives its last figures:
-    // left out, its counters would fall to this thread's and read as a reset.
+    // A source that does not answer (its thread stalled, or stopping) gives its last counts:
+    // left out, its counters would fall to this thread's and read as a reset. Its gauges are
+    // left out, not served stale: a stalled thread's lag would read as before the stall.
     const read = this.sources.map(async (source, i) => {
-      const figures = await source().catch(() => this.lastFigures[i] ?? []);
-      this.lastFigures[i] = figures;
-      return figures;
+      try {
+        const figures = await source();
+        this.lastCounts[i] = figures.filter((m) => String(m.type) !== 'gauge');
+        return figures;
+      } catch {
+        return this.lastCounts[i] ?? [];
+      }
     });
     const all = (await Promise.all([this.snapshot(), ...read])).map(worstLag);
     const merged = AggregatorRegistry.aggregate(all);
@@ -215,7 +220,7 @@ export class Metrics {
 
   private readonly collectors: Array<() => Promise<void>> = [];
   private readonly sources: Array<() => Promise<MetricsSnapshot>> = [];
-  private readonly lastFigures: MetricsSnapshot[] = [];
+  private readonly lastCounts: MetricsSnapshot[] = [];
 }
 
 /**

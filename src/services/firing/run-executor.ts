@@ -526,9 +526,9 @@ export class RunExecutor {
     if (attempt > 1) d.metrics.retries.inc();
     this.calling++;
     const result = await sending.finally(() => this.calling--);
-    // A run's first call only: a retry's wait is its backoff (or the user's asking, for a
-    // retry of an old run), and a backfill's runs are past instants by design.
-    if (attempt === 1 && x.run.trigger !== 'backfill')
+    // A run's first call only: a retry's wait is its backoff or the user's asking (a user's
+    // retry of a missed run is its first call), and a backfill's instants are past by design.
+    if (attempt === 1 && x.run.trigger !== 'backfill' && x.run.trigger !== 'retry')
       d.metrics.lateness.observe((result.sentAt - x.run.runAt) / 1000);
     d.metrics.callbackDuration.observe(result.durationMs / 1000);
     const maxAttempts = Math.max(timer.retry.maxAttempts, attempt);

@@ -47,13 +47,17 @@ describe('Metrics with another thread as a source', () => {
     const api = new Metrics();
     const roles = new Metrics();
     roles.runs.inc({ outcome: 'succeeded' }, 5);
+    roles.waitingRuns.set(7);
     let stalled = false;
     api.addSource(() =>
       stalled ? Promise.reject(new Error('no answer in 5000 ms')) : roles.snapshot({ processWide: false }),
     );
     expect((await api.render()).body).toContain('xtimer_runs_total{outcome="succeeded"} 5');
     stalled = true;
-    expect((await api.render()).body).toContain('xtimer_runs_total{outcome="succeeded"} 5');
+    const { body } = await api.render();
+    expect(body).toContain('xtimer_runs_total{outcome="succeeded"} 5');
+    // Its gauges are not served as they were before it stalled.
+    expect(body).toContain('xtimer_executor_waiting_runs 0');
   });
 
   it('reports the event loop’s lag as the worse thread’s', async () => {

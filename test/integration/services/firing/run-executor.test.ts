@@ -853,6 +853,14 @@ describe('the claim of a run being called', () => {
     expect(await counted(h, 'xtimer_runs_total{outcome="succeeded"}')).toBe(1);
   });
 
+  it('measures no lateness for a user’s retry of a missed run, though it is its first call', async () => {
+    const timer = testTimer();
+    const h = harness(timer);
+    const run = dueRun(timer, { trigger: 'retry', afterAttempt: 0 });
+    expect(await h.executor.execute(run)).toMatchObject({ verdict: 'succeeded', attempt: 1 });
+    expect(await counted(h, 'xtimer_fire_lateness_seconds_count')).toBe(0);
+  });
+
   it('hands a run it settled to the aftermath', async () => {
     const timer = testTimer();
     const h = harness(timer);
