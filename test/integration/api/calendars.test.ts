@@ -162,6 +162,8 @@ describe('calendars', () => {
       await other.query('COMMIT');
       expect((await patched).status).toBe(200);
     } finally {
+      // A wait that failed left the PUT's transaction open: its locks must not outlive the test.
+      await other.query('ROLLBACK').catch(() => undefined);
       other.release();
     }
     expect(await skipDates()).toEqual({ '2031-03-02': ['late-change'] });
