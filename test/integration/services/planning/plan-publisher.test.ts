@@ -115,39 +115,22 @@ it('answers a wave of disables without waiting for the stops queued behind other
 
 it('leaves to a publication still under way here the mark it is to clear, and repairs the mark once that publication failed', async () => {
   const timers = new TimerRepository(stores.database.db);
-  const tasks = new TaskRepository(stores.database.db, stores.database.pool);
   const outbox = new PlanOutboxRepository(stores.database.pool);
   const timer = await timers.insert(testDraft({ app: 'slow', name: 'behind-a-wave' }));
-  const core = createTestCore(stores);
-  const copies = new TimerCopies(stores.redis, core.keys);
   // Copies reach Redis when the test lets them: the publication's tries then fail, as Redis might.
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  let puts = 0;
   let failing = true;
-  const publisher = new PlanPublisher({
-    outbox,
-    copies: {
-      put: async (...args: Parameters<TimerCopies['put']>) => {
-        puts++;
-        if (!failing) return copies.put(...args);
-        await gate;
-        throw new Error('Connection is closed.');
-      },
-      forget: (...args: Parameters<TimerCopies['forget']>) => copies.forget(...args),
-    },
-    appCopies: new AppCopies(stores.redis, core.keys),
-    apps: new AppRepository(stores.database.db),
-    planner: core.planner,
-    stopper: { stopMany: async () => [] },
-    announce: async () => undefined,
+  const { publisher, puts } = flakyPublisher(
     timers,
-    tasks,
-    stepMinutes: stores.config.migrateStepMinutes,
-    logger: createLogger('silent'),
+    outbox,
+    async () => {
+      if (failing) await gate;
+      return failing;
+    },
     // Every mark is past REPAIR_AFTER_MS by this clock.
-    now: () => Date.now() + 60_000,
-  });
+    () => Date.now() + 60_000,
+  );
   const marks = await outbox.mark([timer.id]);
   const publishing = publisher.publish({
     marks,
@@ -155,20 +138,28 @@ it('leaves to a publication still under way here the mark it is to clear, and re
     announce: [timer.id],
     change: { planned: [], cancelled: [] },
   });
-  await eventually(() => puts === 1, 'the publication under way');
+  await eventually(() => puts() === 1, 'the publication under way');
   expect(await publisher.repair()).toBe(0);
-  expect(puts).toBe(1);
+  expect(puts()).toBe(1);
   open();
   await publishing;
   // It failed, tried again a few times: the mark is the repair's now.
-  expect(puts).toBeGreaterThan(2);
+  expect(puts()).toBeGreaterThan(2);
   failing = false;
   expect(await publisher.repair()).toBe(1);
   expect(await outbox.olderThan(Date.now() + 60_000, 10)).toEqual([]);
 });
 
-/** A publisher over the test's stores whose first write of timer copies Redis refuses; `puts()` counts the writes. */
-function refusedOnce(timers: TimerRepository, outbox: PlanOutboxRepository) {
+/**
+ * A publisher over the test's stores whose `n`th write of timer copies Redis refuses when
+ * `refuses(n)` says so; `puts()` counts the writes.
+ */
+function flakyPublisher(
+  timers: TimerRepository,
+  outbox: PlanOutboxRepository,
+  refuses: (n: number) => Promise<boolean>,
+  now: () => number = Date.now,
+) {
   const core = createTestCore(stores);
   const copies = new TimerCopies(stores.redis, core.keys);
   let puts = 0;
@@ -176,7 +167,7 @@ function refusedOnce(timers: TimerRepository, outbox: PlanOutboxRepository) {
     outbox,
     copies: {
       put: async (...args: Parameters<TimerCopies['put']>) => {
-        if (++puts === 1) throw new Error('Connection is closed.');
+        if (await refuses(++puts)) throw new Error('Connection is closed.');
         return copies.put(...args);
       },
       forget: (...args: Parameters<TimerCopies['forget']>) => copies.forget(...args),
@@ -190,10 +181,14 @@ function refusedOnce(timers: TimerRepository, outbox: PlanOutboxRepository) {
     tasks: new TaskRepository(stores.database.db, stores.database.pool),
     stepMinutes: stores.config.migrateStepMinutes,
     logger: createLogger('silent'),
-    now: () => Date.now(),
+    now,
   });
   return { core, copies, publisher, puts: () => puts };
 }
+
+/** A publisher whose first write of timer copies Redis refuses. */
+const refusedOnce = (timers: TimerRepository, outbox: PlanOutboxRepository) =>
+  flakyPublisher(timers, outbox, async (n) => n === 1);
 
 it('tries a failed publication again at once: a copy Redis refused once is there when the change is answered', async () => {
   const timers = new TimerRepository(stores.database.db);
