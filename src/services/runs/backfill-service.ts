@@ -205,8 +205,9 @@ export class BackfillService {
       ]);
     }
     const kept = this.deps.historyDays;
-    if (kept !== undefined && req.from < keptADayFrom(this.deps.now(), kept)) {
-      const edge = new Date(keptADayFrom(this.deps.now(), kept)).toISOString();
+    const keptFrom = kept === undefined ? null : keptADayFrom(this.deps.now(), kept);
+    if (keptFrom !== null && req.from < keptFrom) {
+      const edge = new Date(keptFrom).toISOString();
       throw new XtimerError(
         ErrorCode.VALIDATION_FAILED,
         `from: the run history keeps ${kept} days (TASK_RETENTION_DAYS) and drops its oldest day next; a backfill starts at ${edge} or later`,
