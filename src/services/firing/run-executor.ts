@@ -406,19 +406,37 @@ export class RunExecutor {
     if (policy === 'skip') return 'skip';
     if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
     this.detach(x, job);
-    for (;;) {
-      await d.sleep(OVERLAP_POLL_MS);
-      if (d.gate.closed) {
-        await d.overlap.releaseBuffered(timer.id, x.ref.key);
-        return 'withdrawn';
+    return this.waitingForTheRunBefore(x, async () => {
+      for (;;) {
+        await d.sleep(OVERLAP_POLL_MS);
+        if (d.gate.closed) {
+          await d.overlap.releaseBuffered(timer.id, x.ref.key);
+          return 'withdrawn';
+        }
+        if (await d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
+          x.holdsOverlap = true;
+          await d.overlap.releaseBuffered(timer.id, x.ref.key);
+          return 'go';
+        }
+        // Its place lapsed (a stall of more than its time to live) and another run waits there now.
+        if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
       }
-      if (await d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
-        x.holdsOverlap = true;
-        await d.overlap.releaseBuffered(timer.id, x.ref.key);
-        return 'go';
-      }
-      // Its place lapsed (a stall of more than its time to live) and another run waits there now.
-      if (!(await d.overlap.holdBuffered(timer.id, x.ref.key, BUFFERED_TTL_MS))) return 'skip';
+    });
+  }
+
+  /**
+   * A run waiting for its timer's run before it (buffer_one, or a retry whose place another
+   * run took) is not behind this executor: out of the oldest-due gauge meanwhile, which
+   * would read a slow receiver as a backlog.
+   */
+  private async waitingForTheRunBefore<T>(x: Execution, wait: () => Promise<T>): Promise<T> {
+    const due = this.unsent.get(x.lease);
+    this.unsent.delete(x.lease);
+    try {
+      return await wait();
+    } finally {
+      // Overdue from here on only: the wait for its app's slot that may follow is counted.
+      if (due !== undefined) this.unsent.set(x.lease, Math.max(due, this.d.now()));
     }
   }
 
@@ -430,14 +448,16 @@ export class RunExecutor {
     ttl: number,
   ): Promise<'go' | 'withdrawn'> {
     this.detach(x, job);
-    for (;;) {
-      await this.d.sleep(OVERLAP_POLL_MS);
-      if (this.d.gate.closed) return 'withdrawn';
-      if (await this.d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
-        x.holdsOverlap = true;
-        return 'go';
+    return this.waitingForTheRunBefore(x, async () => {
+      for (;;) {
+        await this.d.sleep(OVERLAP_POLL_MS);
+        if (this.d.gate.closed) return 'withdrawn';
+        if (await this.d.overlap.holdRunning(timer.id, x.ref.key, ttl)) {
+          x.holdsOverlap = true;
+          return 'go';
+        }
       }
-    }
+    });
   }
 
   private async releaseOverlap(x: Execution): Promise<void> {

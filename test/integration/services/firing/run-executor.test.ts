@@ -545,6 +545,13 @@ describe("an app's in-flight limit", () => {
     await eventually(() => h.sent.length === 1, 'called once the run before was done');
   });
 
+  it('is left out of the oldest-due figure while it waits for the run before it (a slow receiver, not a backlog)', async () => {
+    const { timer, h, keys } = await waitingBehindTheRunBefore();
+    expect(h.executor.oldestUnsentDue()).toBeNull();
+    await stores.redis.del(keys.overlap(timer.id, 'running'));
+    await eventually(() => h.sent.length === 1, 'called once the run before was done');
+  });
+
   it('is skipped under buffer_one when its waiting place lapsed and another run waits there', async () => {
     const { timer, h, keys, run } = await waitingBehindTheRunBefore();
     // It stalled past its place's time to live: a later run waits there now.
