@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { ErrorCode, XtimerError } from '../src/errors.js';
+import type { Liveness } from '../src/observability/liveness.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { Metrics } from '../src/observability/metrics.js';
 import type { AppService } from '../src/services/apps/app-service.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   /** The emergency brake: POST /api/v1/pause and /resume (the admin's). */
   servicePause: ServicePause;
   readiness: Record<string, ReadinessCheck>;
+  /** The threads /healthz watches beating; absent: none, alive while it answers. */
+  liveness?: Pick<Liveness, 'report'> | undefined;
   callbackTimeoutMs: number;
   logger: Logger;
   /**
@@ -159,7 +162,7 @@ export function createApp(deps: AppDeps) {
     (APPLY_PATH.test(c.req.path) ? bodyLimits.apply : bodyLimits.usual)(c, next),
   );
   app.use('/api/*', refuseProtoKeys);
-  app.route('/', healthRoutes(deps.readiness));
+  app.route('/', healthRoutes(deps.readiness, deps.liveness));
   app.route('/api/v1', timerSelectionRoutes({ timers: deps.timers }));
   app.route('/api/v1', timerRoutes({ timers: deps.timers, callbackTimeoutMs: deps.callbackTimeoutMs }));
   app.route('/api/v1', appRoutes(deps.apps));

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers, and its roles thread beats
+         * @description Never asks Redis or MySQL (an outage of theirs is no reason to restart): 503 only when a thread of the process has been silent for 60 s, a wedged loop that only a restart ends.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -20,6 +23,20 @@ export interface paths {
             responses: {
                 /** @description Alive */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                            checks?: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A thread is wedged */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -49,7 +66,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: Redis and MySQL answer */
+        /** Readiness: Redis and MySQL take writes */
         get: {
             parameters: {
                 query?: never;

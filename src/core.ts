@@ -2,6 +2,7 @@ import { TargetGuard } from './callback/target-guard.js';
 import type { Config } from './config.js';
 import { parseNotify } from './domain/timer.js';
 import { type ConnectionLogs, connectionLogs } from './observability/connection-log.js';
+import { Liveness } from './observability/liveness.js';
 import type { Logger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
 import { SecretBox } from './security/secret-box.js';
@@ -66,6 +67,8 @@ export interface Core {
   lulls: FiringLulls;
   /** Where every connection of the process says Redis or MySQL is away, or back. */
   connectionLogs: ConnectionLogs;
+  /** The threads this process's /healthz watches beating (the roles thread, when it has one). */
+  liveness: Liveness;
   now(): number;
 }
 
@@ -174,6 +177,11 @@ export function createCore(
     },
   });
   const servicePause = new ServicePause({ database, redis, key: keys.servicePause(), audit, now });
+  const metrics = new Metrics();
+  const liveness = new Liveness();
+  metrics.onScrape(async () => {
+    for (const { name, seconds } of liveness.silences()) metrics.threadSilence.set({ thread: name }, seconds);
+  });
   return {
     config,
     logger,
@@ -192,10 +200,11 @@ export function createCore(
     guard,
     queues,
     notifier,
-    metrics: new Metrics(),
+    metrics,
     foreground,
     lulls: new FiringLulls(now),
     connectionLogs: logs,
+    liveness,
     now,
   };
 }

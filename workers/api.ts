@@ -4,6 +4,7 @@ import { createDashboard, DASHBOARD_PATH } from '../dashboard/dashboard.js';
 import { isLoopbackHost } from '../src/config.js';
 import type { Core } from '../src/core.js';
 import { collectClusterGauges } from '../src/observability/cluster-gauges.js';
+import { readinessChecks } from '../src/observability/readiness.js';
 import type { RunningRole } from './running-role.js';
 
 /**
@@ -43,14 +44,8 @@ export async function startApi(core: Core): Promise<RunningRole> {
     callbackTimeoutMs: config.callbackTimeoutMs,
     logger: apiLogger,
     dashboard: { path: DASHBOARD_PATH, app: dashboard },
-    readiness: {
-      redis: async () => {
-        await redis.ping();
-      },
-      mysql: async () => {
-        await database.pool.query('SELECT 1');
-      },
-    },
+    readiness: readinessChecks(redis, database.pool, core.keys.readinessProbe()),
+    liveness: core.liveness,
     metrics: core.metrics,
     publicHosts: config.publicHosts,
     foreground: core.foreground,

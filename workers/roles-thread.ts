@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../src/config.js';
+import { BEAT_EVERY_MS } from '../src/observability/liveness.js';
 import { Foreground } from '../src/services/firing/admission/foreground.js';
 import { compose } from './compose.js';
 import type { ThreadAsk } from './start-roles-thread.js';
@@ -27,3 +28,5 @@ port.on('message', async ({ id, ask, reason, withinMs }: ThreadAsk) => {
   port.postMessage({ id, value });
 });
 port.postMessage({ started: true });
+// The main thread's /healthz fails when these stop: a wedged loop here would not show there.
+setInterval(() => port.postMessage({ beat: true }), BEAT_EVERY_MS).unref();

@@ -21,8 +21,8 @@ const METRICS_WITHIN_MS = 5000;
 
 /**
  * Starts the roles other than the api in a worker thread (workers/roles-thread.ts) and
- * resolves once they run: its figures join this process's /metrics, and it stops or
- * abandons when asked. A thread that ends on its own takes the process with it.
+ * resolves once they run: its figures join this process's /metrics, its beats /healthz,
+ * and it stops or abandons when asked. A thread that ends on its own takes the process with it.
  */
 export async function startRolesThread(
   config: Config,
@@ -41,11 +41,11 @@ export async function startRolesThread(
       replies.set(id, resolve as (value: unknown) => void);
       worker.postMessage({ id, ask: what, reason, withinMs } satisfies ThreadAsk);
     });
-
   let started = false;
   await new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: { started?: true; id?: number; value?: unknown }) => {
-      if (m.started) {
+    worker.on('message', (m: { started?: true; beat?: true; id?: number; value?: unknown }) => {
+      if (m.beat) core.liveness.beat('roles');
+      else if (m.started) {
         started = true;
         resolve();
       } else if (m.id !== undefined) {
@@ -66,6 +66,7 @@ export async function startRolesThread(
     });
   });
   core.metrics.addSource(() => withDeadline(ask<MetricsSnapshot>('metrics'), METRICS_WITHIN_MS));
+  core.liveness.watch('roles');
   return {
     close: () => {
       leaving = true;

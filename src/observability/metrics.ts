@@ -93,6 +93,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly threadSilence = new Gauge({
+    name: 'xtimer_thread_silent_seconds',
+    help: 'Seconds since a thread of this process last beat (the roles thread beats every second); /healthz fails past 60.',
+    labelNames: ['thread'] as const,
+    registers: [this.registry],
+  });
+
   readonly clockOffset = new Gauge({
     name: 'xtimer_clock_offset_seconds',
     help: 'How far Redis TIME is ahead of this process’s clock; runs are released by the corrected clock.',

@@ -2,6 +2,7 @@ import { type App, createApp } from '../../api/app.js';
 import { type BasicAuthCredentials, createDashboard, DASHBOARD_PATH } from '../../dashboard/dashboard.js';
 import type { Core } from '../../src/core.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { readinessChecks } from '../../src/observability/readiness.js';
 
 /**
  * The HTTP app over a test's core, driven with app.request() (no socket), with the
@@ -32,14 +33,8 @@ export function createTestApp(
     dashboard: { path: DASHBOARD_PATH, app: dashboard },
     publicHosts: core.config.publicHosts,
     foreground: core.foreground,
-    readiness: {
-      redis: async () => {
-        await core.redis.ping();
-      },
-      mysql: async () => {
-        await core.database.pool.query('SELECT 1');
-      },
-    },
+    readiness: readinessChecks(core.redis, core.database.pool, core.keys.readinessProbe()),
+    liveness: core.liveness,
   });
 }
 

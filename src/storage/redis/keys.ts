@@ -40,6 +40,8 @@ export interface Keys {
   lateSweepLock(): string;
   /** Present while the slices hold everything MySQL has planned; gone after Redis lost its data. */
   slicesIntact(): string;
+  /** Written by /readyz: Redis is ready only while it takes a write. */
+  readinessProbe(): string;
   /** Pub/sub channel announcing timer changes to every process's cache. */
   timerChanges(): string;
   /** Pub/sub channel announcing app changes (keys, signing secrets) to every process. */
@@ -81,6 +83,7 @@ export function createKeys(prefix: string, options: KeyOptions = {}): Keys {
     appCopy: (app) => `${prefix}app:${app}`,
     overlap: (timerId, slot) => `${prefix}overlap:{${timerId}}:${slot}`,
     slicesIntact: () => `${prefix}slices:intact`,
+    readinessProbe: () => `${prefix}readyz`,
     timerChanges: () => `${prefix}timer-changes`,
     appChanges: () => `${prefix}app-changes`,
     rateLimit: (app, window) => `${prefix}ratelimit:${app}:${window}`,
