@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { createCliContext } from './cli-context.js';
 import { registerApplyCommands } from './commands/apply.js';
+import { registerAppCommands } from './commands/apps.js';
+import { registerAuditCommand } from './commands/audit.js';
+import { registerCalendarCommands } from './commands/calendars.js';
 import { registerPauseCommands } from './commands/pause.js';
 import { registerPauseAllCommands } from './commands/pause-all.js';
 import { registerPreviewCommand } from './commands/preview.js';
@@ -17,7 +20,7 @@ export function createProgram(term: Terminal): Command {
   const program = new Command('xtimer');
   program
     .description(
-      'Manage xtimer timers: list, change, pause and resume, follow their runs, apply a timers file (timers as code), and pause everything in an emergency.',
+      'Manage xtimer: timers (list, change, pause and resume, backfill, follow their runs), a timers file (timers as code), apps and their calendars, the audit log, and the pause of everything in an emergency.',
     )
     .option('--url <url>', 'xtimer base URL (env XTIMER_URL)', term.env.XTIMER_URL || DEFAULT_URL)
     // The token's default (XTIMER_TOKEN) is read when used: help must not print a secret.
@@ -33,6 +36,9 @@ export function createProgram(term: Terminal): Command {
   registerPauseCommands(program, ctx);
   registerPauseAllCommands(program, ctx);
   registerApplyCommands(program, ctx);
+  registerAppCommands(program, ctx);
+  registerCalendarCommands(program, ctx);
+  registerAuditCommand(program, ctx);
   return program;
 }
 
@@ -74,8 +80,11 @@ export async function runCli(argv: readonly string[], term: Terminal): Promise<n
       }
       return EXIT.api;
     }
-    const cause = (err as { cause?: { message?: string } }).cause?.message;
-    term.stderr.write(`error: ${(err as Error).message}${cause ? ` (${cause})` : ''}\n`);
+    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+    term.stderr.write(`error: ${(err as Error).message}${cause?.message ? ` (${cause.message})` : ''}\n`);
+    // Nothing answers there: say where the CLI looked and how to point it elsewhere.
+    if (cause?.code === 'ECONNREFUSED' || cause?.code === 'ENOTFOUND')
+      term.stderr.write('Is xtimer running there? Give its address with --url or XTIMER_URL.\n');
     return EXIT.api;
   }
 }

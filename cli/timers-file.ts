@@ -25,6 +25,18 @@ export function readDocument(path: string): unknown {
   }
 }
 
+/** A request body given as `-f <file>` (YAML or JSON) or `--data <json>`: exactly one of them. */
+export function bodyFrom(opts: { file?: string | undefined; data?: string | undefined }): unknown {
+  if ((opts.file === undefined) === (opts.data === undefined))
+    throw new UsageError('give one of -f <file> and --data <json>');
+  if (opts.file !== undefined) return readDocument(opts.file);
+  try {
+    return JSON.parse(opts.data!);
+  } catch (err) {
+    throw new UsageError(`--data is not JSON: ${(err as Error).message}`);
+  }
+}
+
 /** A timers file `{app, timers: [...]}`; the timers themselves are the API's to check. */
 export function readTimersFile(path: string): TimersFile {
   const doc = readDocument(path) as Partial<TimersFile> | null;

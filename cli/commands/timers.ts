@@ -6,7 +6,8 @@ import { UsageError } from '../errors.js';
 import { table } from '../terminal.js';
 import { disableTimer, enableTimer, pauseFrom } from '../timer-pausing.js';
 import { scheduleOf } from '../timer-view.js';
-import { readDocument } from '../timers-file.js';
+import { bodyFrom } from '../timers-file.js';
+import { registerBackfillCommands } from './backfills.js';
 
 type Timer = components['schemas']['Timer'];
 
@@ -70,21 +71,52 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
     .option('-f, --file <path>', 'the timer, as YAML or JSON')
     .option('--data <json>', 'the timer, as JSON')
     .action(async (opts: { file?: string; data?: string }, cmd: Command) => {
-      if ((opts.file === undefined) === (opts.data === undefined))
-        throw new UsageError('give one of -f <file> and --data <json>');
-      let body: unknown;
-      if (opts.file !== undefined) body = readDocument(opts.file);
-      else {
-        try {
-          body = JSON.parse(opts.data!);
-        } catch (err) {
-          throw new UsageError(`--data is not JSON: ${(err as Error).message}`);
-        }
-      }
-      const created = await must(
-        clientOf(cmd).POST('/api/v1/timers', { body: body as components['schemas']['CreateTimer'] }),
+      const body = bodyFrom(opts) as components['schemas']['CreateTimer'];
+      printTimer(cmd, await must(clientOf(cmd).POST('/api/v1/timers', { body })));
+    });
+
+  timers
+    .command('update')
+    .description('Change a timer: only the fields given (the API’s PATCH body), from a file or --data')
+    .argument('<id>', 'timer id', timerId)
+    .option('-f, --file <path>', 'the fields, as YAML or JSON')
+    .option('--data <json>', 'the fields, as JSON, e.g. {"cron": "0 */5 * * * *"}')
+    .option('--if-match <etag>', 'only if the timer is still at this version (its ETag)')
+    .action(async (id: string, opts: { file?: string; data?: string; ifMatch?: string }, cmd: Command) => {
+      const body = bodyFrom(opts) as components['schemas']['UpdateTimer'];
+      const header = opts.ifMatch === undefined ? {} : { 'if-match': opts.ifMatch };
+      printTimer(
+        cmd,
+        await must(clientOf(cmd).PATCH('/api/v1/timers/{id}', { params: { path: { id }, header }, body })),
       );
-      printTimer(cmd, created);
+    });
+
+  timers
+    .command('preview')
+    .description('A saved timer’s next fire times, in its time zone')
+    .argument('<id>', 'timer id', timerId)
+    .option('--from <time>', 'from this time (ISO-8601 or epoch ms) instead of now')
+    .option('--count <n>', 'how many fire times', positiveInt, 10)
+    .option('--explain', 'every instant of the schedule, naming the calendars that skip one')
+    .action(async (id: string, opts: { from?: string; count: number; explain?: boolean }, cmd: Command) => {
+      const preview = await must(
+        clientOf(cmd).GET('/api/v1/timers/{id}/preview', {
+          params: {
+            path: { id },
+            query: {
+              count: opts.count,
+              ...(opts.from === undefined ? {} : { from: opts.from }),
+              ...(opts.explain ? { explain: 'true' } : {}),
+            },
+          },
+        }),
+      );
+      if (globals(cmd).json) return printJson(preview);
+      const line = (item: string | { at: string; skippedBy: string[] | null }) =>
+        typeof item === 'string'
+          ? item
+          : `${item.at}${item.skippedBy ? `  skipped: calendar ${item.skippedBy.join(', ')}` : ''}`;
+      out(preview.items.map((item) => `${line(item)}\n`).join(''));
     });
 
   timers
@@ -120,61 +152,7 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
       printTimer(cmd, await disableTimer(ctx, cmd, id, pauseFrom(opts, Date.now())));
     });
 
-  timers
-    .command('backfill')
-    .description('Run the schedule’s runs over a past range [from, to), paced; prints the backfill')
-    .argument('<id>', 'timer id', timerId)
-    .requiredOption('--from <time>', 'the first instant of the range (ISO time, included)')
-    .requiredOption('--to <time>', 'the end of the range (ISO time, not included)')
-    .option('--wait', 'print its progress until all its runs have ended')
-    .option('--dry-run', 'say how many runs it would send, and start nothing')
-    .action(
-      async (
-        id: string,
-        opts: { from: string; to: string; wait?: boolean; dryRun?: boolean },
-        cmd: Command,
-      ) => {
-        const client = clientOf(cmd);
-        if (opts.dryRun) {
-          const p = await must(
-            client.POST('/api/v1/timers/{id}/backfills/preview', {
-              params: { path: { id } },
-              body: { from: opts.from, to: opts.to },
-            }),
-          );
-          if (globals(cmd).json) return printJson(p);
-          return out(
-            `${p.runs} runs in the range; ${p.planned} would be sent (${p.runs - p.planned} already in the history).\n`,
-          );
-        }
-        let b = await must(
-          client.POST('/api/v1/timers/{id}/backfills', {
-            params: { path: { id } },
-            body: { from: opts.from, to: opts.to },
-          }),
-        );
-        const json = globals(cmd).json;
-        if (!json)
-          out(
-            `Backfill ${b.id} of timer ${b.timerId}: ${b.planned} of ${b.runs} runs to send (${b.status}).\n`,
-          );
-        let said = '';
-        while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
-          const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
-          if (!json && progress !== said) out(`  ${progress}\n`);
-          said = progress;
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          b = await must(
-            client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {
-              params: { path: { id, backfillId: String(b.id) } },
-            }),
-          );
-        }
-        if (json) return printJson(b);
-        if (opts.wait)
-          out(`Backfill ${b.id} ${b.status}: ${b.done} of ${b.planned} runs ended, ${b.failed} failed.\n`);
-      },
-    );
+  registerBackfillCommands(timers, ctx);
 
   timers
     .command('trigger')
