@@ -17,7 +17,9 @@ createServer((req, res) => {
     let run: XtimerRun;
     try {
       run = verifyCallback({ headers: req.headers, body }, secret);
-    } catch {
+    } catch (err) {
+      // Why, for you (an unsigned call, a wrong secret): the sender is told no more.
+      console.error('refused a call:', (err as Error).message);
       res.writeHead(401).end('bad signature');
       return;
     }
@@ -27,4 +29,4 @@ createServer((req, res) => {
     }
     res.writeHead(200).end('ok'); // 2xx = done; 5xx and 429 are retried (attempt + 1)
   });
-}).listen(Number(process.env.PORT || 3000));
+}).listen(Number(process.env.PORT || 3000), () => console.log('receiver listening'));
