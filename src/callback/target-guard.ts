@@ -194,12 +194,14 @@ export class TargetGuard {
   /** Refuses (400 TARGET_BLOCKED, naming `field`) a URL that may not be stored as a target. */
   async assertAllowed(rawUrl: string, field: string): Promise<void> {
     const problem = await this.urlProblem(rawUrl);
-    if (problem !== null) {
-      throw new XtimerError(
-        ErrorCode.TARGET_BLOCKED,
-        `${field}: ${problem}; list the host in CALLBACK_ALLOW_HOSTS to call it anyway`,
-      );
-    }
+    if (problem === null) return;
+    // A host listed at other ports needs this port listed too, not the host again.
+    const url = new URL(rawUrl);
+    const hint = problem.includes('only at port')
+      ? `add ${url.hostname}:${portOf(url)} to CALLBACK_ALLOW_HOSTS to call it anyway`
+      : 'list the host in CALLBACK_ALLOW_HOSTS to call it anyway';
+    const message = `${problem}; ${hint}`;
+    throw new XtimerError(ErrorCode.TARGET_BLOCKED, `${field}: ${message}`, [{ path: field, message }]);
   }
 
   /**

@@ -191,6 +191,13 @@ describe('CALLBACK_ALLOW_HOSTS with a port', () => {
     }
     const metrics = await call(app, 'POST', '/api/v1/timers', withUrl('http://127.0.0.1:8081/metrics'));
     expect(metrics.body.error.message).toContain(`listed in CALLBACK_ALLOW_HOSTS only at port ${sink.port}`);
+    // The way out is this port listed too, not the host again.
+    expect(metrics.body.error.message).toMatch(
+      /; add 127\.0\.0\.1:8081 to CALLBACK_ALLOW_HOSTS to call it anyway$/,
+    );
+    expect(metrics.body.error.details).toEqual([
+      { path: 'callback.url', message: expect.stringMatching(/only at port .*add 127\.0\.0\.1:8081/) },
+    ]);
 
     const guard = new TargetGuard({ blockPrivate: true, allowHosts: [listed] });
     const caller = new HttpCaller(4, { guard });
