@@ -74,11 +74,13 @@ export function createCliContext(term: Terminal): CliContext {
         printJson(t);
         return;
       }
+      const paused = [t.pausedNote, t.pausedUntil && `until ${t.pausedUntil}`].filter(Boolean).join(' ');
       const rows: Array<[string, string]> = [
         ['id', String(t.id)],
         ['app', t.app],
         ['name', t.name],
         ['status', t.status],
+        ...(paused ? [['paused', paused] as [string, string]] : []),
         ['schedule', scheduleOf(t)],
         ['timezone', t.timezone],
         ['callback', `${t.callback.method} ${t.callback.url}`],

@@ -93,6 +93,10 @@ describe('xtimer pause <timer>', () => {
         `Resume it with: xtimer resume ${id}\n`,
     );
 
+    // The timer as the CLI shows it says so too.
+    const shown = await xtimer(['timers', 'get', String(id)]);
+    expect(shown.stdout).toMatch(new RegExp(`\\npaused +INC-7: receiver down until ${after.pausedUntil}\\n`));
+
     // Pausing a paused timer replaces its pause; --json answers the timer.
     const until = '2099-01-01T09:00:00.000Z';
     const again = await xtimer(['pause', String(id), '--until', until, '--json']);
