@@ -9,11 +9,26 @@ export const positiveInt = (value: string): number => {
   return Number(value);
 };
 
-export const timerId = (value: string): string => {
-  if (!/^[1-9][0-9]{0,14}$/.test(value))
-    throw new InvalidArgumentError('expected a timer id (a positive number)');
-  return value;
-};
+/** An id as the API takes it in a path: a positive number, kept as text. */
+const positiveId =
+  (what: string) =>
+  (value: string): string => {
+    if (!/^[1-9][0-9]{0,14}$/.test(value))
+      throw new InvalidArgumentError(`expected a ${what} id (a positive number)`);
+    return value;
+  };
+
+export const timerId = positiveId('timer');
+export const backfillId = positiveId('backfill');
+
+/** Whole seconds from 0 to `max`; an empty value is refused, not read as 0. */
+export const seconds =
+  (max: number) =>
+  (value: string): number => {
+    if (!/^[0-9]{1,9}$/.test(value) || Number(value) > max)
+      throw new InvalidArgumentError(`expected whole seconds from 0 to ${max}`);
+    return Number(value);
+  };
 
 /**
  * `--until` as written: an ISO time, passed on for the API to check, or a duration from now

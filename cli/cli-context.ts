@@ -47,6 +47,21 @@ export async function must<T>(pending: Promise<Answer<T>>): Promise<T> {
   );
 }
 
+/** Reads pages until `limit` items or the last page; `page(cursor, n)` asks for at most n (the API's most is 500). */
+export async function collectPages<T>(
+  limit: number,
+  page: (cursor: string | undefined, n: number) => Promise<{ items: T[]; nextCursor?: string | null }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const got = await page(cursor, Math.min(500, limit - items.length));
+    items.push(...got.items);
+    cursor = got.nextCursor ?? undefined;
+  } while (cursor !== undefined && items.length < limit);
+  return items;
+}
+
 export function createCliContext(term: Terminal): CliContext {
   const out = (text: string): void => {
     term.stdout.write(text);

@@ -83,7 +83,7 @@ export async function runCli(argv: readonly string[], term: Terminal): Promise<n
     const cause = (err as { cause?: { message?: string; code?: string } }).cause;
     term.stderr.write(`error: ${(err as Error).message}${cause?.message ? ` (${cause.message})` : ''}\n`);
     // Nothing answers there: say where the CLI looked and how to point it elsewhere.
-    if (cause?.code === 'ECONNREFUSED' || cause?.code === 'ENOTFOUND')
+    if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ETIMEDOUT'].includes(cause?.code ?? ''))
       term.stderr.write('Is xtimer running there? Give its address with --url or XTIMER_URL.\n');
     return EXIT.api;
   }

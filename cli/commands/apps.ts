@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { components } from '../../client/index.js';
+import { seconds } from '../arguments.js';
 import { type CliContext, must } from '../cli-context.js';
 import { UsageError } from '../errors.js';
 import { table } from '../terminal.js';
@@ -95,12 +96,14 @@ export function registerAppCommands(program: Command, ctx: CliContext): void {
     .description('Issue a new API key or signing secret; the old one stays valid for a grace period')
     .argument('<app>', 'app name')
     .argument('<what>', 'key or secret')
-    .option('--grace <seconds>', 'how long the old one stays valid (0: revoke it at once)')
-    .action(async (app: string, what: string, opts: { grace?: string }, cmd: Command) => {
+    .option(
+      '--grace <seconds>',
+      'how long the old one stays valid (0: revoke it at once)',
+      seconds(30 * 86_400),
+    )
+    .action(async (app: string, what: string, opts: { grace?: number }, cmd: Command) => {
       if (what !== 'key' && what !== 'secret') throw new UsageError(`${what}: rotate key or secret`);
-      const graceSeconds = opts.grace === undefined ? undefined : Number(opts.grace);
-      if (graceSeconds !== undefined && !(Number.isInteger(graceSeconds) && graceSeconds >= 0))
-        throw new UsageError(`--grace ${opts.grace}: expected whole seconds, 0 or more`);
+      const graceSeconds = opts.grace;
       printApp(
         cmd,
         await must(

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { components } from '../../client/index.js';
 import { positiveInt, timerId } from '../arguments.js';
-import { type CliContext, must } from '../cli-context.js';
+import { type CliContext, collectPages, must } from '../cli-context.js';
 import { table } from '../terminal.js';
 
 type Entry = components['schemas']['AuditEntry'];
@@ -18,10 +18,8 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'at most this many', positiveInt, 50)
     .action(async (opts: { app?: string; timer?: string; batch?: string; limit: number }, cmd: Command) => {
       const client = clientOf(cmd);
-      const items: Entry[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await must(
+      const items = await collectPages(opts.limit, (cursor, limit) =>
+        must(
           client.GET('/api/v1/audit', {
             params: {
               query: {
@@ -29,14 +27,12 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
                 ...(opts.timer === undefined ? {} : { timerId: opts.timer }),
                 ...(opts.batch === undefined ? {} : { batchId: opts.batch }),
                 ...(cursor === undefined ? {} : { cursor }),
-                limit: Math.min(500, opts.limit - items.length),
+                limit,
               },
             },
           }),
-        );
-        items.push(...page.items);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor !== undefined && items.length < opts.limit);
+        ),
+      );
       if (globals(cmd).json) return printJson(items);
       const fields = (e: Entry) => Object.keys({ ...e.before, ...e.after }).join(', ');
       const rows = items.map((e) => [

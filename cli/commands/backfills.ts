@@ -1,23 +1,16 @@
 import type { Command } from 'commander';
 import type { components } from '../../client/index.js';
-import { timerId } from '../arguments.js';
+import { backfillId, timerId } from '../arguments.js';
 import { type CliContext, must } from '../cli-context.js';
-import { UsageError } from '../errors.js';
 import { table } from '../terminal.js';
 
 type Backfill = components['schemas']['Backfill'];
 
-const backfillId = (value: string): string => {
-  if (!/^[1-9][0-9]{0,14}$/.test(value))
-    throw new UsageError(`${value}: expected a backfill id (a positive number)`);
-  return value;
-};
-
 /** `xtimer timers backfill | backfills | backfill-cancel`: a timer's runs over a past range, paced. */
 export function registerBackfillCommands(timers: Command, ctx: CliContext): void {
   const { out, globals, clientOf, printJson } = ctx;
-  const summary = (b: Backfill) =>
-    `Backfill ${b.id} of timer ${b.timerId} ${b.status}: sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
+  const progress = (b: Backfill) => `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
+  const summary = (b: Backfill) => `Backfill ${b.id} of timer ${b.timerId} ${b.status}: ${progress(b)}`;
 
   timers
     .command('backfill')
@@ -59,9 +52,9 @@ export function registerBackfillCommands(timers: Command, ctx: CliContext): void
           );
         let said = '';
         while (opts.wait && b.status !== 'completed' && b.status !== 'cancelled') {
-          const progress = `sent ${b.sent} of ${b.planned}, ended ${b.done} (${b.failed} failed)`;
-          if (!json && progress !== said) out(`  ${progress}\n`);
-          said = progress;
+          const now = progress(b);
+          if (!json && now !== said) out(`  ${now}\n`);
+          said = now;
           await new Promise((resolve) => setTimeout(resolve, 1000));
           b = await must(
             client.GET('/api/v1/timers/{id}/backfills/{backfillId}', {

@@ -52,7 +52,9 @@ export function registerCalendarCommands(program: Command, ctx: CliContext): voi
 
   calendars
     .command('set')
-    .description('Create or replace a calendar with these dates; the timers naming it are planned again')
+    .description(
+      'Create or replace a calendar whole (its dates, and its description: none unless given); the timers naming it are planned again',
+    )
     .argument('<app>', 'app name')
     .argument('<name>', 'calendar name')
     .argument('[dates...]', 'dates YYYY-MM-DD (none: an empty calendar)')

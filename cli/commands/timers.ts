@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { components } from '../../client/index.js';
 import { positiveInt, timerId } from '../arguments.js';
-import { type CliContext, must } from '../cli-context.js';
+import { type CliContext, collectPages, must } from '../cli-context.js';
 import { UsageError } from '../errors.js';
 import { table } from '../terminal.js';
 import { disableTimer, enableTimer, pauseFrom } from '../timer-pausing.js';
@@ -25,10 +25,8 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'at most this many', positiveInt, 200)
     .action(async (opts: { app?: string; status?: string; label?: string; limit: number }, cmd: Command) => {
       const client = clientOf(cmd);
-      const items: Timer[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await must(
+      const items = await collectPages(opts.limit, (cursor, limit) =>
+        must(
           client.GET('/api/v1/timers', {
             params: {
               query: {
@@ -36,14 +34,12 @@ export function registerTimerCommands(program: Command, ctx: CliContext): void {
                 ...(opts.status === undefined ? {} : { status: opts.status as Timer['status'] }),
                 ...(opts.label === undefined ? {} : { label: opts.label }),
                 ...(cursor === undefined ? {} : { cursor }),
-                limit: Math.min(500, opts.limit - items.length),
+                limit,
               },
             },
           }),
-        );
-        items.push(...page.items);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor !== undefined && items.length < opts.limit);
+        ),
+      );
       if (globals(cmd).json) return printJson(items);
       const rows = items.map((t) => [
         String(t.id),

@@ -75,6 +75,8 @@ describe('xtimer apps', () => {
     ]);
     expect(rotated.signingSecret).toMatch(/^whsec_/);
     expect(rotated.previousSecretValidUntil).not.toBeNull();
+    // An unset variable is not a grace of 0, which would revoke the old secret at once.
+    expect(await xtimer(['apps', 'rotate', 'billing', 'key', '--grace', ''])).toMatchObject({ code: 2 });
     const wrong = await xtimer(['apps', 'rotate', 'billing', 'password']);
     expect(wrong).toMatchObject({ code: 2 });
     expect(wrong.stderr).toMatch(/rotate key or secret/);
