@@ -42,7 +42,9 @@ function runDetailText(d: RunDetail): string {
     '',
     `request   ${r.method} ${r.url}`,
     ...Object.entries(r.headers).map(([name, value]) => `  ${name}: ${value}`),
-    ...(r.signed ? ['  (signed: webhook-id, webhook-timestamp, webhook-signature per attempt)'] : []),
+    r.signed
+      ? '  (signed: webhook-id, webhook-timestamp, webhook-signature per attempt)'
+      : '  (not signed: the timer’s app has no record; xtimer apps create <app> makes one and its signing secret)',
     `body      ${r.bodyBytes} bytes${r.body ? `\n${r.body}` : ''}`,
     '',
   ];

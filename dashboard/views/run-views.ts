@@ -91,7 +91,7 @@ ${notice(v.done, v.task)}
 <div class="card" id="request"><h2>Request <span class="muted small">(each attempt)</span></h2>
 <p class="mono" data-field="request-line">${r.method} ${r.url}</p>
 ${headerList(r.headers, 'request-headers')}
-${r.signed ? html`<p class="muted small">Signed: each attempt adds webhook-id, webhook-timestamp and webhook-signature.</p>` : ''}
+${r.signed ? html`<p class="muted small">Signed: each attempt adds webhook-id, webhook-timestamp and webhook-signature.</p>` : html`<p class="small" data-field="unsigned">Not signed: app ${t.app} has no record (POST /api/v1/apps, or <code>xtimer apps create ${t.app}</code>, makes one and its signing secret).</p>`}
 <h3>Body <span class="muted small" data-field="request-bytes">${bytes(r.bodyBytes)}</span></h3>
 ${r.body === null || r.body === '' ? html`<p class="muted">none</p>` : html`<pre class="output mono" data-field="request-body">${r.body}</pre>`}
 <p class="muted small">Rebuilt from the timer's callback as it is now, as the latest attempt sent it (each attempt carries its own x-xtimer-attempt); secret header values show as ***.</p>

@@ -157,6 +157,10 @@ describe('the run inspector', () => {
     expect(await page.content()).not.toContain(SECRET);
     expect(await page.locator('[data-field="request-body"]').textContent()).toBe('{"n":"é"}');
     expect(await page.locator('[data-field="request-bytes"]').textContent()).toBe('10 bytes');
+    // Its app has no record, so nothing signs its calls: the page says so, and what makes one.
+    expect(await page.locator('[data-field="unsigned"]').textContent()).toContain(
+      'app console has no record',
+    );
     expect(await page.locator('[data-field="trigger"]').getAttribute('data-trigger')).toBe('manual');
     expect(await page.locator('[data-field="response-status"]').textContent()).toBe('502');
     expect(await page.locator('[data-field="response-body"]').textContent()).toBe('receiver down: try later');
@@ -167,6 +171,7 @@ describe('the run inspector', () => {
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain(`request   POST ${e2e.sink.url('/hooks/failing')}`);
     expect(cli.stdout).toContain('authorization: ***');
+    expect(cli.stdout).toContain('(not signed: the timer’s app has no record; xtimer apps create <app>');
     expect(cli.stdout).toContain('receiver down: try later');
     expect(cli.stdout).not.toContain(SECRET);
 
