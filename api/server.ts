@@ -46,6 +46,8 @@ export function listen(
   port: number,
   logger: Logger,
   what = 'api',
+  /** Pages to name in the line that says it listens, by their paths (the console's). */
+  pages: Record<string, string> = {},
 ): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     let server: ServerType;
@@ -54,7 +56,11 @@ export function listen(
       { fetch: closingUnreadRequests(app) as (r: Request) => Promise<Response>, hostname: host, port },
       (info) => {
         server.off('error', onError);
-        logger.info({ host, port: info.port }, `${what} listening`);
+        const base = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
+        const urls = Object.fromEntries(
+          Object.entries(pages).map(([name, path]) => [name, `${base}${path}`]),
+        );
+        logger.info({ host, port: info.port, ...urls }, `${what} listening`);
         resolve({
           port: info.port,
           close: () =>

@@ -134,7 +134,10 @@ try {
   // Another start script may have built while this one waited for the lock.
   if (!(ifStale && upToDate(hash))) {
     const started = Date.now();
-    if (ifStale) console.error('build: dist/ is older than the sources; building it (npm run build)');
+    if (ifStale)
+      console.error(
+        `build: dist/ is ${existsSync(stampFile) ? 'older than the sources' : 'not built yet'}; building it (npm run build)`,
+      );
     compile();
     const copied = copyAssets();
     writeFileSync(stampFile, hash);

@@ -50,7 +50,7 @@ export async function startApi(core: Core): Promise<RunningRole> {
     publicHosts: config.publicHosts,
     foreground: core.foreground,
   });
-  const api = await listen(app, config.host, config.port, logger);
+  const api = await listen(app, config.host, config.port, logger, 'api', { console: DASHBOARD_PATH });
   collectClusterGauges(core);
   return { close: () => api.close() };
 }

@@ -125,6 +125,8 @@ describe('tsx workers/main.ts', () => {
       throw new Error(`${(err as Error).message}${diagnostics()}`);
     }
     expect(await databaseExists(dbName)).toBe(true);
+    // The line that says it listens names where the console is.
+    expect(proc.stdout()).toContain(`"console":"${base}/dashboard"`);
 
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
